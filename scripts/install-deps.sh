@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the tests need into .deps/ (ignored by git): the pinned Claude Code CLI
+# and the npm ACP clients. Idempotent: a second run with everything present does nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEPS=.deps
+mkdir -p "$DEPS"
+# Pinned versions: change them here only.
+PKGS=(
+  "@anthropic-ai/claude-code@2.1.332"
+)
+stamp="$DEPS/.installed-$(printf '%s\n' "${PKGS[@]}" | sha1sum | cut -c1-12)"
+if [ -f "$stamp" ]; then exit 0; fi
+if [ ! -f "$DEPS/package.json" ]; then
+  echo '{"name":"claude-agent-acp-test-deps","private":true}' > "$DEPS/package.json"
+fi
+npm install --prefix "$DEPS" --no-audit --no-fund --loglevel=error "${PKGS[@]}"
+touch "$stamp"
