@@ -1,0 +1,693 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A Handler answers the requests and notifications a peer sends.
+//
+// For a request, the returned value is the result and a non-nil error the
+// error response (an *Error as it is; any other error becomes -32603 naming
+// the method). Returning (nil, nil) means the handler gave no answer; the
+// peer then gets -32603. For a notification the result is ignored and an
+// error is only logged.
+//
+// Handlers run in their own goroutine but start in wire order: the next
+// message is not dispatched until the handler returns or calls [Async]. A
+// handler that will wait (a prompt turn, a call to the peer) calls Async
+// first, after registering whatever later messages must find.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (any, error)
+}
+
+// HandlerFunc adapts a function to [Handler].
+type HandlerFunc func(ctx context.Context, req *Request) (any, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
+
+// Request is an inbound request or notification.
+type Request struct {
+	ID     ID // zero for a notification
+	Method string
+	Params json.RawMessage // nil when absent
+}
+
+// IsNotification reports whether the peer expects no response.
+func (r *Request) IsNotification() bool { return r.ID.IsZero() }
+
+// Options configure a [Conn]. The zero value is usable.
+type Options struct {
+	// Handler serves inbound messages; nil answers every request -32601.
+	Handler Handler
+	// Logger receives diagnostics; never message payloads. Nil discards.
+	Logger *slog.Logger
+	// MaxFrameSize bounds one inbound line (default DefaultMaxFrameSize).
+	// A larger frame is answered with an error; the connection lives on.
+	MaxFrameSize int
+	// MaxInFlight bounds concurrently running handlers (default 64). When
+	// it is reached the connection stops reading: backpressure on the peer.
+	MaxInFlight int
+	// MaxQueuedBytes bounds inbound messages read but not yet dispatched
+	// (default 128 MiB); past it the connection stops reading.
+	MaxQueuedBytes int
+	// CancelGrace is how long a handler may run after its request was
+	// cancelled before the connection answers for it (default 10 s).
+	CancelGrace time.Duration
+	// CancelledResult, if set, gives the successful result to send when a
+	// cancelled request's handler does not answer in time or panics (ACP's
+	// session/prompt answers {"stopReason":"cancelled"}). Otherwise -32800.
+	CancelledResult func(method string) (result any, ok bool)
+	// InitializeMethod, if set, gates the connection: until a request with
+	// this method has succeeded, other requests get -32600 and
+	// notifications are dropped; a second successful one gets -32600.
+	InitializeMethod string
+}
+
+// Conn is one JSON-RPC 2.0 connection over newline-delimited JSON. The same
+// type serves both ends of ACP: the agent answers the client's requests and
+// calls the client, and a client does the reverse.
+type Conn struct {
+	opts   Options
+	log    *slog.Logger
+	reader io.Reader
+	lr     *lineReader
+
+	wmu sync.Mutex // one whole frame per Write
+	w   io.Writer
+
+	mu          sync.Mutex
+	inflight    map[string]*inflight // inbound requests by id key
+	pending     map[string]*pending  // outbound calls by id key
+	initialized bool
+
+	qmu    sync.Mutex
+	qcond  *sync.Cond
+	queue  []*inflight
+	queued int
+
+	sem    chan struct{}
+	nextID atomic.Int64
+
+	handlers sync.WaitGroup
+	done     chan struct{}
+	doneOnce sync.Once
+	cause    error
+	readDone chan struct{}
+}
+
+// inflight tracks one inbound message from read to reply.
+type inflight struct {
+	req       Request
+	size      int
+	ctx       context.Context
+	cancel    context.CancelCauseFunc
+	mu        sync.Mutex
+	replied   bool
+	cancelled bool
+	grace     *time.Timer
+}
+
+type pending struct {
+	method string
+	ch     chan inbound
+}
+
+// NewConn starts a connection reading r and writing w. Reading begins at
+// once; the connection ends when r reaches EOF, a write fails, or Close.
+func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 64
+	}
+	if opts.MaxQueuedBytes <= 0 {
+		opts.MaxQueuedBytes = 128 << 20
+	}
+	if opts.CancelGrace <= 0 {
+		opts.CancelGrace = 10 * time.Second
+	}
+	if opts.Handler == nil {
+		opts.Handler = HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+			return nil, NewMethodNotFound(req.Method)
+		})
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Conn{
+		opts:     opts,
+		log:      log,
+		reader:   r,
+		lr:       newLineReader(r, opts.MaxFrameSize),
+		w:        w,
+		inflight: make(map[string]*inflight),
+		pending:  make(map[string]*pending),
+		sem:      make(chan struct{}, opts.MaxInFlight),
+		done:     make(chan struct{}),
+		readDone: make(chan struct{}),
+	}
+	c.qcond = sync.NewCond(&c.qmu)
+	go c.readLoop()
+	go c.dispatchLoop()
+	return c
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err says why the connection ended: ErrPeerClosed, ErrShutdown or an
+// error wrapping ErrTransport. It is nil while the connection is open.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+		return c.cause
+	default:
+		return nil
+	}
+}
+
+// Wait blocks until the connection has ended and every handler has
+// returned, and reports Err.
+func (c *Conn) Wait() error {
+	<-c.done
+	c.handlers.Wait()
+	return c.cause
+}
+
+// Close ends the connection: reading stops, handlers' contexts are
+// cancelled with ErrShutdown and pending calls fail. Nothing more is sent.
+func (c *Conn) Close() error {
+	c.shutdown(ErrShutdown)
+	if rc, ok := c.reader.(io.Closer); ok {
+		_ = rc.Close()
+	}
+	return nil
+}
+
+func (c *Conn) shutdown(cause error) {
+	c.doneOnce.Do(func() {
+		c.mu.Lock()
+		c.cause = cause
+		close(c.done)
+		running := c.inflight
+		pend := c.pending
+		c.inflight = map[string]*inflight{}
+		c.pending = map[string]*pending{}
+		c.mu.Unlock()
+		for _, f := range running {
+			f.cancel(cause)
+		}
+		for _, p := range pend {
+			p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + cause.Error()}}
+		}
+		c.qmu.Lock()
+		for _, f := range c.queue {
+			f.cancel(cause)
+		}
+		c.queue = nil
+		c.qcond.Broadcast()
+		c.qmu.Unlock()
+	})
+}
+
+// readLoop reads frames in wire order. It answers framing errors, routes
+// responses and $/cancel_request at once, and queues everything else for
+// the dispatcher, registering requests first so a cancel can find them.
+func (c *Conn) readLoop() {
+	defer close(c.readDone)
+	for {
+		line, err := c.lr.next()
+		if errors.Is(err, errFrameTooLarge) {
+			c.frameTooLarge()
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+				c.shutdown(ErrPeerClosed)
+			} else {
+				c.shutdown(fmt.Errorf("%w: read: %v", ErrTransport, err))
+			}
+			return
+		}
+		select {
+		case <-c.done:
+			return
+		default:
+		}
+		c.accept(classify(line))
+	}
+}
+
+func (c *Conn) accept(in inbound) {
+	switch in.kind {
+	case kindInvalid:
+		c.log.Debug("acp: invalid inbound message", "code", in.err.Code)
+		c.writeError(in.id, in.err)
+	case kindIgnore:
+		c.log.Debug("acp: ignoring malformed response")
+	case kindResponse:
+		c.deliver(in)
+	case kindNotification:
+		if in.method == methodCancelRequest {
+			c.cancelInbound(in.params)
+			return
+		}
+		c.enqueue(c.newInflight(in))
+	case kindRequest:
+		f := c.newInflight(in)
+		key := in.id.key()
+		c.mu.Lock()
+		_, dup := c.inflight[key]
+		if !dup {
+			c.inflight[key] = f
+		}
+		c.mu.Unlock()
+		if dup {
+			c.writeError(in.id, NewInvalidRequest("duplicate request id: a request with this id is still in flight"))
+			return
+		}
+		c.enqueue(f)
+	}
+}
+
+const methodCancelRequest = "$/cancel_request"
+
+func (c *Conn) newInflight(in inbound) *inflight {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &inflight{
+		req:    Request{ID: in.id, Method: in.method, Params: in.params},
+		size:   in.size,
+		ctx:    ctx,
+		cancel: cancel,
+	}
+}
+
+// enqueue hands a message to the dispatcher, blocking while too many bytes
+// wait: a peer that floods us is slowed by the pipe, not by dropping.
+func (c *Conn) enqueue(f *inflight) {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	for c.queued > 0 && c.queued+f.size > c.opts.MaxQueuedBytes && !c.closed() {
+		c.qcond.Wait()
+	}
+	if c.closed() {
+		f.cancel(c.cause)
+		return
+	}
+	c.queue = append(c.queue, f)
+	c.queued += f.size
+	c.qcond.Broadcast()
+}
+
+func (c *Conn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Conn) dequeue() *inflight {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	for len(c.queue) == 0 && !c.closed() {
+		c.qcond.Wait()
+	}
+	if c.closed() {
+		return nil
+	}
+	f := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	c.queued -= f.size
+	c.qcond.Broadcast()
+	return f
+}
+
+// dispatchLoop starts handlers one at a time in wire order, each after the
+// previous one has returned or called Async.
+func (c *Conn) dispatchLoop() {
+	for {
+		f := c.dequeue()
+		if f == nil {
+			return
+		}
+		if !c.admit(f) {
+			continue
+		}
+		select {
+		case c.sem <- struct{}{}:
+		case <-c.done:
+			return
+		}
+		hs := &handlerState{released: make(chan struct{})}
+		c.handlers.Add(1)
+		go c.run(f, hs)
+		select {
+		case <-hs.released:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// admit applies the initialize gate.
+func (c *Conn) admit(f *inflight) bool {
+	init := c.opts.InitializeMethod
+	if init == "" {
+		return true
+	}
+	c.mu.Lock()
+	initialized := c.initialized
+	c.mu.Unlock()
+	switch {
+	case f.req.IsNotification() && !initialized:
+		c.log.Debug("acp: dropping notification before initialize", "method", f.req.Method)
+		return false
+	case f.req.IsNotification():
+		return true
+	case f.req.Method == init && initialized:
+		c.reply(f, nil, NewInvalidRequest("the connection is already initialized; reconnect to initialize again"))
+		return false
+	case f.req.Method != init && !initialized:
+		c.reply(f, nil, NewInvalidRequest(init+" must complete before "+f.req.Method+" can be used"))
+		return false
+	}
+	return true
+}
+
+// handlerState lets a handler release the dispatcher early (Async).
+type handlerState struct {
+	once     sync.Once
+	released chan struct{}
+}
+
+func (h *handlerState) release() { h.once.Do(func() { close(h.released) }) }
+
+type handlerKey struct{}
+
+// Async lets the connection dispatch the next inbound message while the
+// calling handler keeps running. Call it once the handler has registered
+// what later messages depend on (a prompt's turn, so its cancel finds it).
+// It is a no-op outside a handler.
+func Async(ctx context.Context) {
+	if h, ok := ctx.Value(handlerKey{}).(*handlerState); ok {
+		h.release()
+	}
+}
+
+func (c *Conn) run(f *inflight, hs *handlerState) {
+	defer c.handlers.Done()
+	defer func() { <-c.sem }()
+	defer hs.release()
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("acp: handler panicked", "method", f.req.Method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			if !f.req.IsNotification() {
+				c.replyAbandoned(f, "handler panicked")
+			}
+		}
+	}()
+	ctx := context.WithValue(f.ctx, handlerKey{}, hs)
+	result, err := c.opts.Handler.Handle(ctx, &f.req)
+	if f.req.IsNotification() {
+		if err != nil {
+			c.log.Warn("acp: notification handler failed", "method", f.req.Method, "error", err)
+		}
+		f.cancel(nil)
+		return
+	}
+	switch {
+	case err != nil:
+		var e *Error
+		if !errors.As(err, &e) {
+			c.log.Warn("acp: request handler failed", "method", f.req.Method, "error", err)
+		}
+		c.reply(f, nil, toWireError(err, f.req.Method, f.isCancelled()))
+	case isNil(result):
+		c.replyAbandoned(f, "handler returned no result")
+	default:
+		if c.reply(f, result, nil) && f.req.Method == c.opts.InitializeMethod {
+			c.mu.Lock()
+			c.initialized = true
+			c.mu.Unlock()
+		}
+	}
+}
+
+// replyAbandoned answers a request whose handler gave no answer: -32800 (or
+// the cancelled result) if the peer had cancelled it, else -32603.
+func (c *Conn) replyAbandoned(f *inflight, why string) {
+	if f.isCancelled() {
+		c.replyCancelled(f)
+		return
+	}
+	c.reply(f, nil, &Error{Code: CodeInternalError, Message: "Internal error: " + why,
+		Data: mustMarshal(map[string]string{"method": f.req.Method})})
+}
+
+func (c *Conn) replyCancelled(f *inflight) {
+	if c.opts.CancelledResult != nil {
+		if res, ok := c.opts.CancelledResult(f.req.Method); ok {
+			c.reply(f, res, nil)
+			return
+		}
+	}
+	c.reply(f, nil, ErrRequestCancelled)
+}
+
+func (f *inflight) isCancelled() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cancelled
+}
+
+// reply sends the one response a request gets; later attempts, and any
+// attempt after the connection ended, send nothing. It reports whether this
+// call's answer went out.
+func (c *Conn) reply(f *inflight, result any, rerr *Error) bool {
+	f.mu.Lock()
+	if f.replied || c.closed() {
+		f.mu.Unlock()
+		return false
+	}
+	f.replied = true
+	if f.grace != nil {
+		f.grace.Stop()
+	}
+	f.mu.Unlock()
+	c.mu.Lock()
+	if c.inflight[f.req.ID.key()] == f {
+		delete(c.inflight, f.req.ID.key())
+	}
+	c.mu.Unlock()
+	defer f.cancel(nil)
+
+	buf := getBuf()
+	defer putBuf(buf)
+	if rerr == nil {
+		if err := encodeResult(buf, f.req.ID, result); err != nil {
+			c.log.Error("acp: cannot encode result", "method", f.req.Method, "error", err)
+			buf.Reset()
+			rerr = &Error{Code: CodeInternalError, Message: "Internal error: the result could not be encoded",
+				Data: mustMarshal(map[string]string{"method": f.req.Method})}
+		}
+	}
+	if rerr != nil {
+		encodeError(buf, f.req.ID, rerr)
+	}
+	return c.write(buf.Bytes()) == nil
+}
+
+// cancelInbound applies $/cancel_request: the handler's context is
+// cancelled, and if it has not answered within CancelGrace the connection
+// answers for it. Unknown ids and malformed params are ignored.
+func (c *Conn) cancelInbound(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		c.log.Debug("acp: ignoring malformed $/cancel_request")
+		return
+	}
+	c.mu.Lock()
+	f := c.inflight[idKey(p.RequestID)]
+	c.mu.Unlock()
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	if f.replied || f.cancelled {
+		f.mu.Unlock()
+		return
+	}
+	f.cancelled = true
+	f.grace = time.AfterFunc(c.opts.CancelGrace, func() { c.replyCancelled(f) })
+	f.mu.Unlock()
+	f.cancel(ErrCancelledByPeer)
+}
+
+// frameTooLarge answers an over-limit frame: a request gets -32600 naming
+// the limit; an over-limit response fails the call waiting for it.
+func (c *Conn) frameTooLarge() {
+	id, hasMethod := scanHead(c.lr.head)
+	size := c.lr.total
+	c.log.Warn("acp: inbound frame over the size limit", "bytes", size, "limit", c.opts.maxFrame())
+	e := NewInvalidRequest("frame too large").WithData(map[string]any{
+		"reason": "frame too large", "limit": c.opts.maxFrame(), "size": size})
+	if !hasMethod && !id.IsZero() {
+		c.mu.Lock()
+		p := c.pending[id.key()]
+		delete(c.pending, id.key())
+		c.mu.Unlock()
+		if p != nil {
+			p.ch <- inbound{err: e}
+			return
+		}
+	}
+	if hasMethod && id.IsZero() {
+		return // a notification: nothing to answer
+	}
+	c.writeError(orNull(id), e)
+}
+
+func (o *Options) maxFrame() int {
+	if o.MaxFrameSize > 0 {
+		return o.MaxFrameSize
+	}
+	return DefaultMaxFrameSize
+}
+
+func (c *Conn) writeError(id ID, e *Error) {
+	buf := getBuf()
+	defer putBuf(buf)
+	encodeError(buf, id, e)
+	_ = c.write(buf.Bytes())
+}
+
+// write sends one whole frame. A failed write ends the connection.
+func (c *Conn) write(frame []byte) error {
+	if c.closed() {
+		return c.cause
+	}
+	c.wmu.Lock()
+	_, err := c.w.Write(frame)
+	c.wmu.Unlock()
+	if err != nil {
+		err = fmt.Errorf("%w: write: %v", ErrTransport, err)
+		c.shutdown(err)
+		return err
+	}
+	return nil
+}
+
+// Notify sends a notification. It returns once the frame is written, so
+// notifications sent before a handler returns precede its response.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := encodeNotification(buf, method, params); err != nil {
+		return fmt.Errorf("acp: encoding %s params: %w", method, err)
+	}
+	return c.write(buf.Bytes())
+}
+
+// Call sends a request and waits for its response, decoding the result
+// into result (which may be nil). An error response is returned as *Error.
+// If ctx ends first, the peer is sent $/cancel_request and Call returns the
+// context's cause at once; a late response is quietly absorbed.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	id := IntID(c.nextID.Add(1))
+	key := id.key()
+	p := &pending{method: method, ch: make(chan inbound, 1)}
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := encodeRequest(buf, id, method, params); err != nil {
+		return fmt.Errorf("acp: encoding %s params: %w", method, err)
+	}
+	c.mu.Lock()
+	if c.closed() {
+		c.mu.Unlock()
+		return c.cause
+	}
+	c.pending[key] = p
+	c.mu.Unlock()
+	if err := c.write(buf.Bytes()); err != nil {
+		c.mu.Lock()
+		delete(c.pending, key)
+		c.mu.Unlock()
+		return err
+	}
+	select {
+	case in := <-p.ch:
+		if in.err != nil {
+			return in.err
+		}
+		if result == nil {
+			return nil
+		}
+		if err := json.Unmarshal(in.result, result); err != nil {
+			return fmt.Errorf("acp: decoding %s result: %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		go c.sendCancel(id)
+		return context.Cause(ctx)
+	}
+}
+
+// sendCancel tells the peer we no longer wait for id. It runs off the
+// caller's return path so a slow peer cannot delay the caller.
+func (c *Conn) sendCancel(id ID) {
+	_ = c.Notify(context.Background(), methodCancelRequest, map[string]json.RawMessage{"requestId": json.RawMessage(id.raw)})
+}
+
+func (c *Conn) deliver(in inbound) {
+	key := in.id.key()
+	c.mu.Lock()
+	p := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if p == nil {
+		c.log.Debug("acp: response for an unknown id")
+		return
+	}
+	p.ch <- in
+}
+
+// isNil reports whether v is nil or a nil pointer, map or slice inside an
+// interface: a typed handler returning (*T)(nil) gave no answer.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuf() *bytes.Buffer { return bufPool.Get().(*bytes.Buffer) }
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() > 1<<20 {
+		return // let huge buffers go
+	}
+	b.Reset()
+	bufPool.Put(b)
+}
