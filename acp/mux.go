@@ -56,6 +56,10 @@ func On[P, R any](m *Mux, method string, fn func(ctx context.Context, params *P)
 		}
 		r, err := fn(ctx, p)
 		if err != nil {
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				return nil, NewInvalidParams(fe.Path, fe.Reason)
+			}
 			return nil, err
 		}
 		return r, nil
