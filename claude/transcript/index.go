@@ -169,9 +169,14 @@ func (x *index) nearestMessage(start int32, memo []int32) int32 {
 // getSessionMessages: among the nodes nothing points to (terminals), take
 // each one's nearest user or assistant ancestor; prefer those that are not
 // sidechain, team or meta messages, and among them the one written last.
-// preferred, when it names a main-chain message that is not already on the
-// way up from that leaf, wins instead (see Reader).
-func (x *index) leaf(preferred int32) int32 {
+//
+// preferred is the leaf the CLI recorded in its newest last-prompt line,
+// written at prefOff. It wins when that line comes after the leaf found
+// above and names a main-chain message: the CLI writes it at the end of each
+// turn and when the user rewinds, so a newer one that points elsewhere means
+// the conversation was rewound after the last message was written. An older
+// one is stale: messages written after it are the newer truth.
+func (x *index) leaf(preferred int32, prefOff int64) int32 {
 	n := len(x.nodes)
 	hasChild := make([]uint64, (n+63)/64)
 	for i := range x.nodes {
@@ -205,28 +210,13 @@ func (x *index) leaf(preferred int32) int32 {
 	if bestMain >= 0 {
 		best = bestMain
 	}
-	if preferred >= 0 && preferred != best {
+	if preferred >= 0 && preferred != best && (best < 0 || prefOff > x.nodes[best].off) {
 		p := &x.nodes[preferred]
-		if p.defined() && p.userOrAssistant() && p.flags&flagSidechain == 0 && !x.isAncestor(preferred, best) {
+		if p.defined() && p.userOrAssistant() && p.flags&flagSidechain == 0 {
 			return preferred
 		}
 	}
 	return best
-}
-
-// isAncestor reports whether a lies on the parent chain above b.
-func (x *index) isAncestor(a, b int32) bool {
-	for steps, cur := 0, b; cur >= 0 && steps <= len(x.nodes); steps++ {
-		if cur == a {
-			return true
-		}
-		nd := &x.nodes[cur]
-		if !nd.defined() {
-			return false
-		}
-		cur = nd.parent
-	}
-	return false
 }
 
 // chain returns the node ids from the root down to leaf. It stops at a

@@ -64,6 +64,8 @@ type Reader struct {
 	buf    []byte
 	log    *slog.Logger
 	logged int
+
+	leafOff int64 // offset of the last-prompt line that set meta.LeafUUID
 }
 
 // Open indexes the transcript at path. The file is read up to its size at
@@ -105,7 +107,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	if r.meta.LeafUUID != "" {
 		preferred = x.lookup([]byte(r.meta.LeafUUID))
 	}
-	r.chain, r.stats.BrokenChain = x.chain(x.leaf(preferred))
+	r.chain, r.stats.BrokenChain = x.chain(x.leaf(preferred, r.leafOff))
 	r.nodes = x.nodes
 	if r.stats.Corrupt > 0 || r.stats.TruncatedTail || r.stats.BrokenChain {
 		r.log.Warn("transcript: skipped lines", "corrupt", r.stats.Corrupt,
@@ -298,7 +300,7 @@ func (r *Reader) take(x *index, s *scanner, off int64, n int32) {
 	case t.is("progress"):
 		kind = nodeProgress
 	default:
-		r.takeMeta(s)
+		r.takeMeta(s, off)
 		return
 	}
 	u := &s.vals[fUUID]
@@ -332,7 +334,7 @@ func (r *Reader) take(x *index, s *scanner, off int64, n int32) {
 const maxPromptCandidates = 16
 
 // takeMeta records the session-wide fields of a metadata line.
-func (r *Reader) takeMeta(s *scanner) {
+func (r *Reader) takeMeta(s *scanner, off int64) {
 	m := &r.meta
 	if v := s.text(fCustomTitle); v != "" {
 		m.CustomTitle = v
@@ -353,6 +355,7 @@ func (r *Reader) takeMeta(s *scanner) {
 		// The newest last-prompt decides; an explicit null clears the leaf.
 		if l := &s.vals[fLeafUUID]; l.set {
 			m.LeafUUID = l.str()
+			r.leafOff = off
 		}
 	}
 }
