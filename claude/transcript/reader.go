@@ -49,14 +49,19 @@ type Meta struct {
 	LastTimestamp  string
 }
 
+// span locates one line of the file.
+type span struct {
+	off int64
+	n   int32
+}
+
 // Reader gives access to the active branch of one transcript. It holds the
 // compact index of the first pass and reads record lines on demand. A Reader
 // is not safe for concurrent use.
 type Reader struct {
 	ra     io.ReaderAt
 	closer io.Closer
-	chain  []int32 // node ids of the active branch, root first
-	nodes  []node
+	chain  []span // lines of the active branch, root first
 	meta   Meta
 	stats  Stats
 	prompt []int64 // offsets of the first user lines, for Title
@@ -65,7 +70,8 @@ type Reader struct {
 	log    *slog.Logger
 	logged int
 
-	leafOff int64 // offset of the last-prompt line that set meta.LeafUUID
+	leafOff int64            // offset of the last-prompt line that set meta.LeafUUID
+	latest  [numFields]value // newest metadata values, during the first pass
 }
 
 // Open indexes the transcript at path. The file is read up to its size at
@@ -107,8 +113,15 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	if r.meta.LeafUUID != "" {
 		preferred = x.lookup([]byte(r.meta.LeafUUID))
 	}
-	r.chain, r.stats.BrokenChain = x.chain(x.leaf(preferred, r.leafOff))
-	r.nodes = x.nodes
+	ids, broken := x.chain(x.leaf(preferred, r.leafOff))
+	r.stats.BrokenChain = broken
+	// Keep only the branch; the index of the whole tree is dropped here.
+	r.chain = make([]span, 0, len(ids))
+	for _, id := range ids {
+		if nd := &x.nodes[id]; nd.kind != nodeProgress {
+			r.chain = append(r.chain, span{off: nd.off, n: nd.n})
+		}
+	}
 	if r.stats.Corrupt > 0 || r.stats.TruncatedTail || r.stats.BrokenChain {
 		r.log.Warn("transcript: skipped lines", "corrupt", r.stats.Corrupt,
 			"truncatedTail", r.stats.TruncatedTail, "brokenChain", r.stats.BrokenChain)
@@ -133,8 +146,8 @@ func (r *Reader) Meta() Meta { return r.meta }
 // Records are added to Corrupt.
 func (r *Reader) Stats() Stats { return r.stats }
 
-// Len returns the number of lines on the active branch, an upper bound of
-// the records Records yields (progress lines are skipped).
+// Len returns the number of records on the active branch; Records yields
+// fewer only if lines changed on disk since Open.
 func (r *Reader) Len() int { return len(r.chain) }
 
 // LeafUUID returns the uuid of the last message of the active branch, or "".
@@ -142,7 +155,8 @@ func (r *Reader) LeafUUID() string {
 	if len(r.chain) == 0 {
 		return ""
 	}
-	rec, err := r.read(r.nodes[r.chain[len(r.chain)-1]].off, r.nodes[r.chain[len(r.chain)-1]].n)
+	last := r.chain[len(r.chain)-1]
+	rec, err := r.read(last.off, last.n)
 	if err != nil || rec == nil {
 		return ""
 	}
@@ -154,12 +168,8 @@ func (r *Reader) LeafUUID() string {
 // skipped and counted; an I/O error is yielded once and ends the sequence.
 func (r *Reader) Records() iter.Seq2[*Record, error] {
 	return func(yield func(*Record, error) bool) {
-		for _, id := range r.chain {
-			nd := &r.nodes[id]
-			if nd.kind == nodeProgress {
-				continue
-			}
-			rec, err := r.read(nd.off, nd.n)
+		for _, sp := range r.chain {
+			rec, err := r.read(sp.off, sp.n)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -266,6 +276,7 @@ func (r *Reader) index(src io.Reader) (*index, error) {
 			r.take(x, &s, start, int32(length))
 		}
 		if err == io.EOF {
+			r.finishMeta()
 			return x, nil
 		}
 	}
@@ -280,11 +291,11 @@ func (r *Reader) take(x *index, s *scanner, off int64, n int32) {
 	if m.Cwd == "" {
 		m.Cwd = s.text(fCwd)
 	}
-	if ts := s.text(fTimestamp); ts != "" {
+	if ts := &s.vals[fTimestamp]; ts.kind == kindString && len(ts.raw) > 0 {
 		if m.FirstTimestamp == "" {
-			m.FirstTimestamp = ts
+			m.FirstTimestamp = ts.str()
 		}
-		m.LastTimestamp = ts
+		keep(&r.latest[fTimestamp], ts)
 	}
 	t := &s.vals[fType]
 	var kind uint8
@@ -335,29 +346,39 @@ const maxPromptCandidates = 16
 
 // takeMeta records the session-wide fields of a metadata line.
 func (r *Reader) takeMeta(s *scanner, off int64) {
-	m := &r.meta
-	if v := s.text(fCustomTitle); v != "" {
-		m.CustomTitle = v
-	}
-	if v := s.text(fAITitle); v != "" {
-		m.AITitle = v
-	}
-	if v := s.text(fSummary); v != "" {
-		m.Summary = v
-	}
-	if v := s.text(fLastPrompt); v != "" {
-		m.LastPrompt = v
-	}
-	if v := s.text(fAgentName); v != "" {
-		m.AgentName = v
+	for _, f := range [...]field{fCustomTitle, fAITitle, fSummary, fLastPrompt, fAgentName} {
+		if v := &s.vals[f]; v.kind == kindString && len(v.raw) > 0 {
+			keep(&r.latest[f], v)
+		}
 	}
 	if s.vals[fType].is("last-prompt") {
 		// The newest last-prompt decides; an explicit null clears the leaf.
 		if l := &s.vals[fLeafUUID]; l.set {
-			m.LeafUUID = l.str()
+			keep(&r.latest[fLeafUUID], l)
 			r.leafOff = off
 		}
 	}
+}
+
+// keep copies v into dst, reusing dst's buffer: metadata repeats on every
+// turn, and only the newest value is decoded, once, at the end of the pass.
+func keep(dst, v *value) {
+	raw := append(dst.raw[:0], v.raw...)
+	*dst = *v
+	dst.raw = raw
+}
+
+// finishMeta decodes the newest metadata values.
+func (r *Reader) finishMeta() {
+	m := &r.meta
+	m.CustomTitle = r.latest[fCustomTitle].str()
+	m.AITitle = r.latest[fAITitle].str()
+	m.Summary = r.latest[fSummary].str()
+	m.LastPrompt = r.latest[fLastPrompt].str()
+	m.AgentName = r.latest[fAgentName].str()
+	m.LeafUUID = r.latest[fLeafUUID].str()
+	m.LastTimestamp = r.latest[fTimestamp].str()
+	r.latest = [numFields]value{}
 }
 
 // Title returns the display title of the session, by the same rule as
