@@ -1,0 +1,598 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"go/format"
+	"strings"
+)
+
+//go:embed runtime.go.tmpl
+var runtimeSource string
+
+// runtimeNames are the exported names runtime.go.tmpl and optional.go
+// declare; schema types must not take them.
+var runtimeNames = []string{
+	"DecodeError", "MethodReceiver", "ReceiverAgent", "ReceiverClient", "ReceiverProtocol",
+	"MethodSpec", "LookupMethod", "Methods", "Opt", "Some", "Null", "OptFromPtr",
+}
+
+type emitter struct {
+	bytes.Buffer
+}
+
+func (e *emitter) p(format string, args ...any) {
+	fmt.Fprintf(&e.Buffer, format, args...)
+	e.WriteByte('\n')
+}
+
+func (e *emitter) doc(indent string, lines []string) {
+	for _, l := range lines {
+		if l == "" {
+			e.p("%s//", indent)
+		} else {
+			e.p("%s// %s", indent, l)
+		}
+	}
+}
+
+// emit renders the model as gofmt'ed Go source.
+func emit(m *model, header []string) ([]byte, error) {
+	var e emitter
+	for _, h := range header {
+		e.p("// %s", h)
+	}
+	e.p("")
+	e.p("package acp")
+	e.p("")
+	e.p("import (")
+	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
+		e.p("\t%q", imp)
+	}
+	e.p(")")
+	e.p("")
+	e.methods(m)
+	for _, t := range m.Types {
+		switch t.Kind {
+		case kindAlias:
+			e.alias(t)
+		case kindEnum:
+			e.enum(t)
+		case kindStruct:
+			e.structType(t)
+		case kindUnion:
+			e.union(t)
+		case kindValueUnion:
+			e.valueUnion(t)
+		}
+	}
+	e.WriteString(runtimeSource)
+	out, err := format.Source(e.Bytes())
+	if err != nil {
+		return e.Bytes(), fmt.Errorf("formatting generated code: %w", err)
+	}
+	return out, nil
+}
+
+func (e *emitter) typeDoc(t *goType) {
+	if len(t.Doc) == 0 {
+		e.p("// %s is the schema type %s.", t.Name, t.Schema)
+		return
+	}
+	lines := append([]string{t.Name + ": " + t.Doc[0]}, t.Doc[1:]...)
+	e.doc("", lines)
+}
+
+func (e *emitter) alias(t *goType) {
+	e.typeDoc(t)
+	e.p("type %s %s", t.Name, t.Under)
+	e.p("")
+}
+
+func (e *emitter) enum(t *goType) {
+	e.typeDoc(t)
+	if t.Open {
+		e.doc("", []string{"", "Values other than the constants below are valid and must be preserved."})
+	}
+	e.p("type %s string", t.Name)
+	e.p("")
+	e.p("const (")
+	for _, v := range t.Values {
+		e.doc("\t", v.Doc)
+		e.p("\t%s %s = %q", v.Go, t.Name, v.Value)
+	}
+	e.p(")")
+	e.p("")
+	if t.Open {
+		return
+	}
+	e.p("// UnmarshalJSON accepts only the values the schema lists.")
+	e.p("func (v *%s) UnmarshalJSON(data []byte) error {", t.Name)
+	e.p("\tvar s string")
+	e.p("\tif err := json.Unmarshal(data, &s); err != nil {")
+	e.p("\t\treturn err")
+	e.p("\t}")
+	e.p("\tswitch %s(s) {", t.Name)
+	var names []string
+	for _, v := range t.Values {
+		names = append(names, v.Go)
+	}
+	e.p("\tcase %s:", strings.Join(names, ", "))
+	e.p("\t\t*v = %s(s)", t.Name)
+	e.p("\t\treturn nil")
+	e.p("\t}")
+	e.p("\treturn &DecodeError{Err: fmt.Errorf(\"unknown %s %%q\", s)}", t.Name)
+	e.p("}")
+	e.p("")
+}
+
+// goFieldType is the Go type of a field: optional nullable structs are
+// pointers, other optional nullable values are Opt[T].
+func goFieldType(f *field) string {
+	switch {
+	case !f.Nullable:
+		return f.T.Go
+	case f.T.Kind == tObject:
+		return "*" + f.T.Go
+	}
+	return "Opt[" + f.T.Go + "]"
+}
+
+func (e *emitter) fieldDecls(fields []*field) {
+	for _, f := range fields {
+		e.doc("\t", f.Doc)
+		tag := f.JSON
+		if !f.Required {
+			tag += ",omitzero"
+		}
+		e.p("\t%s %s `json:%q`", f.Go, goFieldType(f), tag)
+	}
+}
+
+func (e *emitter) structType(t *goType) {
+	e.typeDoc(t)
+	if len(t.Dropped) > 0 {
+		e.doc("", []string{"", fmt.Sprintf("Members not generated (%s) are kept in Extra.", strings.Join(t.Dropped, ", "))})
+	}
+	e.p("type %s struct {", t.Name)
+	e.fieldDecls(t.Fields)
+	if len(t.Flat) > 0 {
+		e.p("")
+		var names []string
+		for _, v := range t.Flat {
+			names = append(names, v.Field)
+		}
+		e.p("\t// Exactly one of %s is set; its members are members of this object.", strings.Join(names, ", "))
+		e.p("")
+		for _, v := range t.Flat {
+			e.doc("\t", v.Doc)
+			e.p("\t%s *%s `json:\"-\"`", v.Field, v.Type.Go)
+		}
+	}
+	e.p("")
+	e.p("\t// Extra holds members this schema version does not define, written back unchanged.")
+	e.p("\tExtra map[string]json.RawMessage `json:\"-\"`")
+	e.p("}")
+	e.p("")
+	e.p("func (x *%s) UnmarshalJSON(data []byte) error {", t.Name)
+	e.p("\t*x = %s{}", t.Name)
+	e.p("\treturn codecUnmarshalStruct(data, x)")
+	e.p("}")
+	e.p("")
+	e.p("func (x %s) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }", t.Name)
+	e.p("")
+	e.p("func (x *%s) extraMembers() map[string]json.RawMessage { return x.Extra }", t.Name)
+	e.p("")
+	e.p("func (x *%s) setExtra(m map[string]json.RawMessage) { x.Extra = m }", t.Name)
+	e.p("")
+	e.p("func (x *%s) decodeFields(m codecMembers) error {", t.Name)
+	e.decodeFields(t.Fields, len(t.Flat) == 0)
+	if len(t.Flat) > 0 {
+		e.p("\tvar errs []error")
+		for _, v := range t.Flat {
+			e.p("\tv%s := new(%s)", v.Field, v.Type.Go)
+			e.p("\terr%s := codecTry(m, v%s)", v.Field, v.Field)
+			e.p("\tif err%s == nil {", v.Field)
+			e.p("\t\tx.%s = v%s", v.Field, v.Field)
+			e.p("\t\treturn nil")
+			e.p("\t}")
+			e.p("\terrs = append(errs, err%s)", v.Field)
+		}
+		e.p("\treturn codecNoMatch(%q, errs)", t.Name)
+	}
+	e.p("}")
+	e.p("")
+	e.p("func (x *%s) encodeFields(w *codecWriter) {", t.Name)
+	e.encodeFields(t.Fields)
+	if len(t.Flat) > 0 {
+		var set []string
+		for _, v := range t.Flat {
+			set = append(set, "x."+v.Field+" != nil")
+		}
+		e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+		e.p("\t\tw.fail(err)")
+		e.p("\t\treturn")
+		e.p("\t}")
+		e.p("\tswitch {")
+		for _, v := range t.Flat {
+			e.p("\tcase x.%s != nil:", v.Field)
+			e.p("\t\tx.%s.encodeFields(w)", v.Field)
+		}
+		e.p("\t}")
+	}
+	e.p("}")
+	e.p("")
+}
+
+func flagsOf(f *field) string {
+	var fl []string
+	if f.Required {
+		fl = append(fl, "codecRequired")
+	}
+	if f.Nullable || f.T.Kind == tRaw {
+		fl = append(fl, "codecNullable")
+	}
+	if f.Lenient {
+		fl = append(fl, "codecLenient")
+	}
+	if f.NullDefault {
+		fl = append(fl, "codecNullDefault")
+	}
+	if f.SkipInvalid {
+		fl = append(fl, "codecSkipInvalid")
+	}
+	if f.T.RequestID {
+		fl = append(fl, "codecRequestID")
+	}
+	if len(fl) == 0 {
+		return "0"
+	}
+	return strings.Join(fl, "|")
+}
+
+// decodeFields emits "return codecFirst(...)" over the fields, or, with
+// last == false, an early return on the first error.
+func (e *emitter) decodeFields(fields []*field, last bool) {
+	if len(fields) == 0 {
+		if last {
+			e.p("\treturn nil")
+		}
+		return
+	}
+	if last {
+		e.p("\treturn codecFirst(")
+	} else {
+		e.p("\tif err := codecFirst(")
+	}
+	for _, f := range fields {
+		fn := "codecField"
+		if f.T.Kind == tSlice {
+			fn = "codecList"
+			if f.Nullable {
+				fn = "codecOptList"
+			}
+		}
+		e.p("\t\t%s(m, %q, &x.%s, %s),", fn, f.JSON, f.Go, flagsOf(f))
+	}
+	if last {
+		e.p("\t)")
+	} else {
+		e.p("\t); err != nil {")
+		e.p("\t\treturn err")
+		e.p("\t}")
+	}
+}
+
+func (e *emitter) encodeFields(fields []*field) {
+	for _, f := range fields {
+		v := "x." + f.Go
+		var cond, write string
+		switch f.T.Kind {
+		case tString:
+			cond, write = v+` != ""`, fmt.Sprintf("w.str(%q, string(%s))", f.JSON, v)
+		case tInt:
+			cond, write = v+" != 0", fmt.Sprintf("w.int(%q, int64(%s))", f.JSON, v)
+		case tUint:
+			cond, write = v+" != 0", fmt.Sprintf("w.uint(%q, uint64(%s))", f.JSON, v)
+		case tBool:
+			cond, write = v, fmt.Sprintf("w.bool(%q, %s)", f.JSON, v)
+		case tFloat:
+			cond, write = v+" != 0", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+		case tObject:
+			cond, write = "!codecIsZero("+v+")", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+		case tRaw:
+			cond, write = v+" != nil", fmt.Sprintf("w.raw(%q, %s)", f.JSON, v)
+		case tSlice, tMap, tMeta:
+			cond, write = v+" != nil", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+		}
+		if f.Nullable {
+			write = fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+			if f.T.Kind == tObject {
+				cond = v + " != nil"
+			} else {
+				cond = "!" + v + ".IsZero()"
+			}
+		}
+		switch {
+		case !f.Required:
+			e.p("\tif %s {", cond)
+			e.p("\t\t%s", write)
+			e.p("\t}")
+		case f.T.Kind == tSlice || f.T.Kind == tMap:
+			empty := "[]"
+			if f.T.Kind == tMap {
+				empty = "{}"
+			}
+			e.p("\tif %s == nil {", v)
+			e.p("\t\tw.raw(%q, json.RawMessage(%q))", f.JSON, empty)
+			e.p("\t} else {")
+			e.p("\t\t%s", write)
+			e.p("\t}")
+		default:
+			e.p("\t%s", write)
+		}
+	}
+}
+
+func variantDoc(t *goType, v *variant) []string {
+	var note string
+	switch {
+	case v.Tag != "":
+		note = fmt.Sprintf("%s is set when %q is %q.", v.Field, t.Tag, v.Tag)
+	case t.Kind == kindUnion:
+		note = fmt.Sprintf("%s is set when %q is absent.", v.Field, t.Tag)
+	default:
+		return v.Doc
+	}
+	if len(v.Doc) == 0 {
+		return []string{note}
+	}
+	return append([]string{note}, v.Doc...)
+}
+
+func (e *emitter) union(t *goType) {
+	e.typeDoc(t)
+	e.doc("", []string{"", fmt.Sprintf("Exactly one variant field is set. A %q this package does not know", t.Tag),
+		"decodes into Unknown and is written back verbatim."})
+	e.p("type %s struct {", t.Name)
+	if len(t.Fields) > 0 {
+		e.p("\t// Members shared by every variant.")
+		e.fieldDecls(t.Fields)
+		e.p("")
+	}
+	for _, v := range t.Variants {
+		e.doc("\t", variantDoc(t, v))
+		e.p("\t%s *%s `json:\"-\"`", v.Field, v.Type.Go)
+	}
+	e.p("\t// Unknown holds a variant this package does not know, as received.")
+	e.p("\tUnknown json.RawMessage `json:\"-\"`")
+	e.p("}")
+	e.p("")
+
+	// Tag.
+	e.p("// Tag returns the %q of the variant that is set.", t.Tag)
+	e.p("func (u %s) Tag() string {", t.Name)
+	e.p("\tswitch {")
+	for _, v := range t.Variants {
+		if v.Tag == "" {
+			continue
+		}
+		e.p("\tcase u.%s != nil:", v.Field)
+		e.p("\t\treturn %q", v.Tag)
+	}
+	e.p("\tcase u.Unknown != nil:")
+	e.p("\t\treturn codecRawTag(u.Unknown, %q)", t.Tag)
+	e.p("\t}")
+	e.p("\treturn \"\"")
+	e.p("}")
+	e.p("")
+
+	// MarshalJSON.
+	var set []string
+	for _, v := range t.Variants {
+		set = append(set, "u."+v.Field+" != nil")
+	}
+	set = append(set, "u.Unknown != nil")
+	e.p("func (u %s) MarshalJSON() ([]byte, error) {", t.Name)
+	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+	e.p("\t\treturn nil, err")
+	e.p("\t}")
+	e.p("\tvar w codecWriter")
+	e.p("\tswitch {")
+	for _, v := range t.Variants {
+		e.p("\tcase u.%s != nil:", v.Field)
+		if len(t.Fields) == 0 {
+			e.p("\t\treturn w.tagged(%q, %q, u.%s)", t.Tag, v.Tag, v.Field)
+			continue
+		}
+		if v.Tag != "" {
+			e.p("\t\tw.str(%q, %q)", t.Tag, v.Tag)
+		}
+		e.p("\t\tu.encodeCommon(&w)")
+		e.p("\t\treturn w.variant(u.%s)", v.Field)
+	}
+	e.p("\t}")
+	e.p("\treturn codecUnknown(%q, u.Unknown)", t.Name)
+	e.p("}")
+	e.p("")
+
+	// UnmarshalJSON.
+	common, commonFn := "", "nil"
+	if len(t.Fields) > 0 {
+		common, commonFn = "u.decodeCommon(m)", "u.decodeCommon"
+	}
+	e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
+	e.p("\t*u = %s{}", t.Name)
+	e.p("\tm, err := codecUnionObject(data, %q)", t.Name)
+	e.p("\tif err != nil {")
+	e.p("\t\treturn err")
+	e.p("\t}")
+	e.p("\ttag, hasTag, err := codecTag(m, %q)", t.Tag)
+	e.p("\tif err != nil {")
+	e.p("\t\treturn err")
+	e.p("\t}")
+	e.p("\tswitch {")
+	for _, v := range t.Variants {
+		if v.Tag == "" {
+			continue
+		}
+		e.p("\tcase hasTag && tag == %q:", v.Tag)
+		e.p("\t\treturn codecVariant(m, %q, %s, &u.%s)", t.Tag, commonFn, v.Field)
+	}
+	e.p("\t}")
+	switch d := t.Default; {
+	case d != nil && t.HasOther:
+		// The schema has its own catch-all branch for unknown tags, so the
+		// default variant applies only when the tag is absent.
+		e.p("\tif !hasTag {")
+		if common != "" {
+			e.p("\t\tif err := %s; err != nil {", common)
+			e.p("\t\t\treturn err")
+			e.p("\t\t}")
+		}
+		e.p("\t\tv := new(%s)", d.Type.Go)
+		e.p("\t\tif err := codecDecodeInto(m, v); err != nil {")
+		e.p("\t\t\treturn err")
+		e.p("\t\t}")
+		e.p("\t\tu.%s = v", d.Field)
+		e.p("\t\treturn nil")
+		e.p("\t}")
+	case d != nil:
+		// Without a tag the default variant applies. With an unknown tag it
+		// is tried as well, because the schema's anyOf accepts any object
+		// that fits the default; what does not fit is Unknown.
+		e.p("\tmm := m")
+		e.p("\tif hasTag {")
+		e.p("\t\tmm = maps.Clone(m)")
+		e.p("\t}")
+		e.p("\tv := new(%s)", d.Type.Go)
+		if common != "" {
+			e.p("\terr = u.decodeCommon(mm)")
+			e.p("\tif err == nil {")
+			e.p("\t\terr = codecDecodeInto(mm, v)")
+			e.p("\t}")
+		} else {
+			e.p("\terr = codecDecodeInto(mm, v)")
+		}
+		e.p("\tif err == nil {")
+		e.p("\t\tu.%s = v", d.Field)
+		e.p("\t\treturn nil")
+		e.p("\t}")
+		e.p("\tif !hasTag {")
+		e.p("\t\treturn err")
+		e.p("\t}")
+		e.p("\t*u = %s{}", t.Name)
+	default:
+		e.p("\tif !hasTag {")
+		e.p("\t\treturn &DecodeError{Path: %q, Err: codecErrMissing}", t.Tag)
+		e.p("\t}")
+	}
+	e.p("\tu.Unknown = append(json.RawMessage(nil), data...)")
+	e.p("\treturn nil")
+	e.p("}")
+	e.p("")
+
+	if len(t.Fields) > 0 {
+		e.p("func (x *%s) decodeCommon(m codecMembers) error {", t.Name)
+		e.decodeFields(t.Fields, true)
+		e.p("}")
+		e.p("")
+		e.p("func (x *%s) encodeCommon(w *codecWriter) {", t.Name)
+		e.encodeFields(t.Fields)
+		e.p("}")
+		e.p("")
+	}
+}
+
+func (e *emitter) valueUnion(t *goType) {
+	e.typeDoc(t)
+	e.doc("", []string{"", "Exactly one field is set; decoding tries the forms in order."})
+	e.p("type %s struct {", t.Name)
+	for _, v := range t.Variants {
+		e.doc("\t", v.Doc)
+		e.p("\t%s %s", v.Field, valueFieldType(v))
+	}
+	e.p("}")
+	e.p("")
+	var set []string
+	for _, v := range t.Variants {
+		set = append(set, "u."+v.Field+" != nil")
+	}
+	e.p("func (u %s) MarshalJSON() ([]byte, error) {", t.Name)
+	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+	e.p("\t\treturn nil, err")
+	e.p("\t}")
+	e.p("\tswitch {")
+	for _, v := range t.Variants[:len(t.Variants)-1] {
+		e.p("\tcase u.%s != nil:", v.Field)
+		e.p("\t\treturn codecMarshal(%s)", valueDeref(v))
+	}
+	e.p("\t}")
+	e.p("\treturn codecMarshal(%s)", valueDeref(t.Variants[len(t.Variants)-1]))
+	e.p("}")
+	e.p("")
+	e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
+	e.p("\t*u = %s{}", t.Name)
+	e.p("\tif codecIsNull(data) {")
+	e.p("\t\treturn &DecodeError{Err: errors.New(\"%s must not be null\")}", t.Name)
+	e.p("\t}")
+	e.p("\tvar errs []error")
+	for _, v := range t.Variants {
+		e.p("\tvar v%s %s", v.Field, v.Type.Go)
+		e.p("\tif err := json.Unmarshal(data, &v%s); err == nil {", v.Field)
+		if v.Type.Kind == tSlice {
+			e.p("\t\tu.%s = v%s", v.Field, v.Field)
+		} else {
+			e.p("\t\tu.%s = &v%s", v.Field, v.Field)
+		}
+		e.p("\t\treturn nil")
+		e.p("\t} else {")
+		e.p("\t\terrs = append(errs, err)")
+		e.p("\t}")
+	}
+	e.p("\treturn codecNoMatch(%q, errs)", t.Name)
+	e.p("}")
+	e.p("")
+}
+
+// valueFieldType: slices are set when non-nil, everything else is a pointer.
+func valueFieldType(v *variant) string {
+	if v.Type.Kind == tSlice {
+		return v.Type.Go
+	}
+	return "*" + v.Type.Go
+}
+
+func valueDeref(v *variant) string {
+	if v.Type.Kind == tSlice || v.Type.Kind == tObject {
+		return "u." + v.Field
+	}
+	return "*u." + v.Field
+}
+
+func (e *emitter) methods(m *model) {
+	e.p("// Method names, from the schema's x-method.")
+	e.p("const (")
+	for _, mt := range m.Methods {
+		if mt.Unstable {
+			e.p("\t// %s", unstableNote)
+		}
+		e.p("\t%s = %q", mt.Const, mt.Name)
+	}
+	e.p(")")
+	e.p("")
+	e.p("var codecMethods = map[string]MethodSpec{")
+	for _, mt := range m.Methods {
+		recv := map[string]string{"agent": "ReceiverAgent", "client": "ReceiverClient", "protocol": "ReceiverProtocol"}[mt.Receiver]
+		e.p("\t%s: {", mt.Const)
+		e.p("\t\tName: %s, Receiver: %s, Notification: %v, Unstable: %v,", mt.Const, recv, mt.Notification, mt.Unstable)
+		e.p("\t\tnewParams: func() any { return new(%s) },", mt.Params)
+		if mt.Result != "" {
+			e.p("\t\tnewResult: func() any { return new(%s) },", mt.Result)
+		}
+		e.p("\t},")
+	}
+	e.p("}")
+	e.p("")
+}

@@ -1,0 +1,793 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// A kind is how a schema definition is represented in Go.
+type kind int
+
+const (
+	kindStruct     kind = iota // object with properties
+	kindAlias                  // named string or integer
+	kindEnum                   // named string with constants
+	kindUnion                  // object union picked by a discriminator member
+	kindValueUnion             // untagged union tried branch by branch
+)
+
+// goType is one generated top-level Go type.
+type goType struct {
+	Name      string // Go name
+	Schema    string // $defs name; "" for synthesized variant types
+	Kind      kind
+	Doc       []string
+	Unstable  bool
+	Synthetic bool
+
+	Under  string // kindAlias: underlying Go type
+	Open   bool   // kindEnum: values outside the list are accepted
+	Values []enumValue
+
+	Fields   []*field   // kindStruct fields; kindUnion fields shared by all variants
+	Tag      string     // kindUnion: discriminator member
+	Variants []*variant // kindUnion, kindValueUnion
+	Default  *variant   // kindUnion: variant used when the discriminator is absent
+	HasOther bool       // kindUnion: the schema names an explicit catch-all branch
+	Flat     []*variant // kindStruct: untagged alternatives that share the object
+
+	Dropped []string // properties left out (unstable, not generated)
+}
+
+type enumValue struct {
+	Go, Value string
+	Doc       []string
+}
+
+// variant is one branch of a union.
+type variant struct {
+	Field string // Go field name
+	Tag   string // discriminator value; "" for untagged branches
+	Type  *tref  // payload type: a generated struct, or a scalar/slice in value unions
+	Doc   []string
+}
+
+// field is one object member.
+type field struct {
+	JSON, Go    string
+	Doc         []string
+	T           *tref
+	Required    bool
+	Nullable    bool // optional and null allowed: Opt[T] or *T
+	Lenient     bool // x-deserialize-default-on-error
+	SkipInvalid bool // x-deserialize-skip-invalid-items
+	NullDefault bool // x-deserialize-default-on-null
+	Unstable    bool
+}
+
+// A tkind classifies a field's Go type for encoding decisions.
+type tkind int
+
+const (
+	tString tkind = iota // string or named string
+	tInt                 // signed integer or named one
+	tUint                // unsigned integer or named one
+	tFloat
+	tBool
+	tObject // generated struct or union
+	tSlice
+	tMap
+	tRaw  // json.RawMessage
+	tMeta // map[string]json.RawMessage
+)
+
+// tref is a Go type expression with enough structure to encode it.
+type tref struct {
+	Go        string
+	Kind      tkind
+	Elem      *tref
+	RequestID bool // json.RawMessage standing for the schema's RequestId
+}
+
+// config selects what to generate beyond the stable schema and what to skip.
+type config struct {
+	// skip lists $defs not generated: JSON-RPC envelopes and the error
+	// object, which the hand-written connection code owns.
+	skip map[string]bool
+	// unstableDefs are unstable-only $defs to generate.
+	unstableDefs []string
+	// unstableProps are unstable properties added to stable $defs.
+	unstableProps map[string][]string
+	// inline lists scalar $defs not generated as named types; references
+	// use the underlying Go type. ProtocolVersion is inlined as uint16
+	// because the connection code owns the name (the version constant).
+	inline map[string]bool
+	// reserved are Go names owned by hand-written code in the package.
+	reserved []string
+}
+
+var defaultConfig = config{
+	skip: map[string]bool{
+		"Error": true, "ErrorCode": true, "RequestId": true,
+		"ExtRequest": true, "ExtResponse": true, "ExtNotification": true,
+	},
+	inline:       map[string]bool{"ProtocolVersion": true},
+	unstableDefs: []string{"ForkSessionRequest", "ForkSessionResponse", "SessionForkCapabilities", "Usage"},
+	unstableProps: map[string][]string{
+		"SessionCapabilities": {"fork"},
+		"PromptResponse":      {"usage"},
+	},
+	reserved: []string{
+		"Conn", "Error", "ErrorCode", "Handler", "HandlerFunc", "Option", "Request",
+		"Response", "Notification", "Message", "ID", "Dispatcher", "Side", "NewConn",
+		"ProtocolVersion", "NegotiateVersion",
+	},
+}
+
+// method is one row of the generated method table.
+type method struct {
+	Name         string
+	Const        string
+	Receiver     string // x-side
+	Notification bool
+	Unstable     bool
+	Params       string // Go type
+	Result       string // Go type; "" for notifications
+}
+
+// model is everything the emitter needs.
+type model struct {
+	Types   []*goType
+	Methods []*method
+	byName  map[string]*goType // by $defs name
+}
+
+type builder struct {
+	cfg      config
+	stable   map[string]*Schema
+	unstable map[string]*Schema
+	included map[string]bool
+	unstabl  map[string]bool // included defs that exist only in the unstable schema
+	m        *model
+	goNames  map[string]string
+}
+
+// build converts the schemas into the Go model.
+func build(stable, unstable *Schema, cfg config) (*model, error) {
+	b := &builder{
+		cfg:      cfg,
+		stable:   stable.Defs.Map,
+		unstable: unstable.Defs.Map,
+		included: map[string]bool{},
+		unstabl:  map[string]bool{},
+		m:        &model{byName: map[string]*goType{}},
+		goNames:  map[string]string{},
+	}
+	var order []string
+	for _, name := range stable.Defs.Keys {
+		s := b.stable[name]
+		if cfg.skip[name] || cfg.inline[name] || s.XDocsIgnore {
+			continue
+		}
+		order = append(order, name)
+		b.included[name] = true
+	}
+	for _, name := range cfg.unstableDefs {
+		if b.stable[name] != nil {
+			return nil, fmt.Errorf("unstable def %s is already stable; drop it from the config", name)
+		}
+		if b.unstable[name] == nil {
+			return nil, fmt.Errorf("unstable def %s not found", name)
+		}
+		order = append(order, name)
+		b.included[name] = true
+		b.unstabl[name] = true
+	}
+	for _, name := range order {
+		b.goNames[name] = goName(name)
+	}
+	for _, name := range order {
+		s, err := b.defSchema(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.addDef(name, s); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if err := b.methods(unstable); err != nil {
+		return nil, err
+	}
+	if err := b.checkNames(); err != nil {
+		return nil, err
+	}
+	return b.m, nil
+}
+
+// defSchema returns the definition to generate: the stable one, widened by
+// the configured unstable properties, or an unstable-only definition.
+func (b *builder) defSchema(name string) (*Schema, error) {
+	if b.unstabl[name] {
+		return b.unstable[name], nil
+	}
+	s := b.stable[name]
+	extra := b.cfg.unstableProps[name]
+	if len(extra) == 0 {
+		return s, nil
+	}
+	u := b.unstable[name]
+	if u == nil || u.Properties == nil {
+		return nil, fmt.Errorf("%s: no unstable properties", name)
+	}
+	merged := *s
+	props := &orderedSchemas{Map: map[string]*Schema{}}
+	for _, k := range u.Properties.Keys {
+		switch {
+		case s.Properties.get(k) != nil:
+			props.Map[k] = s.Properties.Map[k]
+		case slices.Contains(extra, k):
+			p := *u.Properties.Map[k]
+			p.Description = "**UNSTABLE**\n\n" + p.Description
+			props.Map[k] = &p
+		default:
+			continue
+		}
+		props.Keys = append(props.Keys, k)
+	}
+	for _, k := range extra {
+		if props.Map[k] == nil {
+			return nil, fmt.Errorf("%s: unstable property %s not found", name, k)
+		}
+	}
+	merged.Properties = props
+	return &merged, nil
+}
+
+func (b *builder) add(t *goType) {
+	b.m.Types = append(b.m.Types, t)
+	if t.Schema != "" {
+		b.m.byName[t.Schema] = t
+	}
+}
+
+// addDef classifies one definition and adds its Go type(s).
+func (b *builder) addDef(name string, s *Schema) error {
+	t := &goType{
+		Name:     b.goNames[name],
+		Schema:   name,
+		Unstable: b.unstabl[name],
+	}
+	t.Doc = docText(s.Description, false, typeDoc)
+	if t.Unstable && !slices.Contains(t.Doc, unstableNote) {
+		t.Doc = append(t.Doc, "", unstableNote)
+	}
+	branches := s.OneOf
+	if len(branches) == 0 {
+		branches = s.AnyOf
+	}
+	switch {
+	case len(branches) > 0 && isEnum(branches):
+		return b.addEnum(t, branches)
+	case len(branches) > 0:
+		return b.addUnion(t, s, branches)
+	case s.Type.nonNull() == "string" && s.Properties == nil:
+		t.Kind, t.Under = kindAlias, "string"
+	case s.Type.nonNull() == "integer":
+		t.Kind, t.Under = kindAlias, intType(s.Format)
+	case s.Type.nonNull() == "object" || s.Properties != nil:
+		t.Kind = kindStruct
+		fields, err := b.fields(t, s, "")
+		if err != nil {
+			return err
+		}
+		t.Fields = fields
+	default:
+		return fmt.Errorf("unsupported definition shape")
+	}
+	b.add(t)
+	return nil
+}
+
+// isEnum reports whether every branch is a string constant or the
+// catch-all "other" string.
+func isEnum(branches []*Schema) bool {
+	for _, br := range branches {
+		if _, ok := br.constString(); ok && br.Properties == nil {
+			continue
+		}
+		if br.Title == "other" && br.Type.nonNull() == "string" && br.Properties == nil {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func (b *builder) addEnum(t *goType, branches []*Schema) error {
+	t.Kind, t.Under = kindEnum, "string"
+	for _, br := range branches {
+		v, ok := br.constString()
+		if !ok {
+			t.Open = true
+			continue
+		}
+		t.Values = append(t.Values, enumValue{
+			Go:    t.Name + goName(v),
+			Value: v,
+			Doc:   docText(br.Description, false, fieldDoc),
+		})
+	}
+	b.add(t)
+	return nil
+}
+
+// tagOf returns the discriminator member and value of a branch: the one
+// required property whose schema is a string constant.
+func tagOf(br *Schema) (key, value string, ok bool) {
+	if br.Properties == nil {
+		return "", "", false
+	}
+	for _, k := range br.Properties.Keys {
+		if v, isConst := br.Properties.Map[k].constString(); isConst && br.isRequired(k) {
+			return k, v, true
+		}
+	}
+	return "", "", false
+}
+
+func (b *builder) addUnion(t *goType, s *Schema, branches []*Schema) error {
+	tagged := false
+	for _, br := range branches {
+		if key, _, ok := tagOf(br); ok {
+			if t.Tag != "" && t.Tag != key {
+				return fmt.Errorf("mixed discriminators %s and %s", t.Tag, key)
+			}
+			t.Tag, tagged = key, true
+		}
+	}
+	if s.Discriminator != nil && s.Discriminator.PropertyName != t.Tag {
+		return fmt.Errorf("discriminator %s does not match branches", s.Discriminator.PropertyName)
+	}
+	var common []*field
+	if s.Properties != nil {
+		var err error
+		if common, err = b.fields(t, s, t.Tag); err != nil {
+			return err
+		}
+	}
+	switch {
+	case tagged:
+		t.Kind, t.Fields = kindUnion, common
+	case s.Properties != nil:
+		t.Kind, t.Fields = kindStruct, common
+	default:
+		t.Kind = kindValueUnion
+	}
+	b.add(t)
+	for _, br := range branches {
+		if br.Title == "other" && br.Not != nil {
+			if !tagged {
+				return fmt.Errorf("catch-all branch in an untagged union")
+			}
+			t.HasOther = true
+			continue
+		}
+		v, err := b.variant(t, br)
+		if err != nil {
+			return err
+		}
+		switch {
+		case t.Kind == kindStruct:
+			t.Flat = append(t.Flat, v)
+		case tagged && v.Tag == "":
+			if t.Default != nil {
+				return fmt.Errorf("two untagged branches in a tagged union")
+			}
+			t.Default = v
+			t.Variants = append(t.Variants, v)
+		default:
+			t.Variants = append(t.Variants, v)
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range t.Fields {
+		seen[f.Go] = true
+	}
+	for _, v := range append(slices.Clone(t.Variants), t.Flat...) {
+		if seen[v.Field] {
+			return fmt.Errorf("variant field %s collides", v.Field)
+		}
+		seen[v.Field] = true
+	}
+	return nil
+}
+
+// variant builds one union branch. Branches that carry their own
+// properties, or none, get a synthesized struct named after the union.
+func (b *builder) variant(t *goType, br *Schema) (*variant, error) {
+	v := &variant{Doc: docText(br.Description, false, fieldDoc)}
+	key, tag, tagged := tagOf(br)
+	if tagged {
+		v.Tag = tag
+		v.Field = goName(tag)
+	} else {
+		if br.Title == "" {
+			return nil, fmt.Errorf("untagged branch without a title")
+		}
+		v.Field = goName(br.Title)
+	}
+	if t.Kind == kindValueUnion && br.refName() == "" {
+		// A scalar or array branch of a value union.
+		rt, nullable, err := b.typeOf(br)
+		if err != nil || rt == nil || nullable {
+			return nil, fmt.Errorf("branch %s: unsupported value type", v.Field)
+		}
+		v.Type = rt
+		return v, nil
+	}
+	var ref string
+	switch {
+	case br.refName() != "":
+		ref = br.refName()
+	case len(br.AllOf) == 1 && br.AllOf[0].refName() != "":
+		ref = br.AllOf[0].refName()
+	case len(br.AllOf) > 1:
+		return nil, fmt.Errorf("branch %s: allOf with %d members", v.Field, len(br.AllOf))
+	}
+	inline := br.Properties != nil && len(br.Properties.Keys) > 0 && !(tagged && len(br.Properties.Keys) == 1)
+	switch {
+	case ref != "" && inline:
+		return nil, fmt.Errorf("branch %s: both a reference and inline properties", v.Field)
+	case ref != "":
+		rt, err := b.refType(ref)
+		if err != nil {
+			return nil, err
+		}
+		if rt == nil || rt.Kind != tObject || b.m.byName[ref] != nil && b.m.byName[ref].Kind != kindStruct {
+			return nil, fmt.Errorf("branch %s: payload %s is not a struct", v.Field, ref)
+		}
+		v.Type = rt
+	default:
+		// Inline properties, or a bare tag: synthesize a struct.
+		st := &goType{
+			Name:      t.Name + v.Field,
+			Kind:      kindStruct,
+			Unstable:  t.Unstable,
+			Synthetic: true,
+		}
+		if tagged {
+			st.Doc = []string{fmt.Sprintf("%s is the payload of a %s whose %s is %q.", st.Name, t.Name, key, tag)}
+		} else {
+			st.Doc = []string{fmt.Sprintf("%s is the %s form of a %s.", st.Name, br.Title, t.Name)}
+		}
+		if br.Properties != nil {
+			fields, err := b.fields(st, br, key)
+			if err != nil {
+				return nil, err
+			}
+			st.Fields = fields
+		}
+		b.add(st)
+		v.Type = &tref{Go: st.Name, Kind: tObject}
+	}
+	return v, nil
+}
+
+// fields converts the properties of s, leaving out the discriminator.
+func (b *builder) fields(t *goType, s *Schema, tag string) ([]*field, error) {
+	var out []*field
+	if s.Properties == nil {
+		return nil, nil
+	}
+	for _, k := range s.Properties.Keys {
+		if k == tag {
+			continue
+		}
+		p := s.Properties.Map[k]
+		f := &field{
+			JSON:        k,
+			Go:          goName(k),
+			Required:    s.isRequired(k),
+			Lenient:     p.XDefaultOnError,
+			SkipInvalid: p.XSkipInvalid,
+			NullDefault: p.XDefaultOnNull,
+		}
+		if k == "_meta" {
+			f.Go = "Meta"
+			f.T = &tref{Go: "map[string]json.RawMessage", Kind: tMeta}
+			f.Lenient = true
+			f.Doc = []string{"Meta is the _meta extension object, kept verbatim (numbers keep their precision)."}
+			out = append(out, f)
+			continue
+		}
+		rt, nullable, err := b.typeOf(p)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: %w", k, err)
+		}
+		if rt == nil {
+			// References an unstable definition that is not generated.
+			t.Dropped = append(t.Dropped, k)
+			continue
+		}
+		f.T = rt
+		f.Nullable = nullable && !f.Required
+		f.Unstable = strings.HasPrefix(p.Description, "**UNSTABLE**")
+		f.Doc = docText(p.Description, false, fieldDoc)
+		if f.Required && nullable && rt.Kind != tRaw {
+			return nil, fmt.Errorf("property %s: required and nullable", k)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// typeOf maps a property (or value-union branch) schema to a Go type.
+// A nil type with no error means the property references a definition that
+// is not generated.
+func (b *builder) typeOf(p *Schema) (*tref, bool, error) {
+	if name := p.refName(); name != "" {
+		rt, err := b.refType(name)
+		return rt, false, err
+	}
+	if len(p.AnyOf) == 2 && p.Properties == nil {
+		var ref *Schema
+		nullable := false
+		for _, br := range p.AnyOf {
+			if br.isNullOnly() {
+				nullable = true
+			} else {
+				ref = br
+			}
+		}
+		if nullable && ref != nil && ref.refName() != "" {
+			rt, err := b.refType(ref.refName())
+			return rt, true, err
+		}
+		return nil, false, fmt.Errorf("unsupported anyOf")
+	}
+	if len(p.AnyOf) > 0 || len(p.OneOf) > 0 || len(p.AllOf) > 0 {
+		return nil, false, fmt.Errorf("unsupported inline composition")
+	}
+	nullable := p.Type.has("null")
+	switch p.Type.nonNull() {
+	case "":
+		if len(p.Type) == 0 {
+			return &tref{Go: "json.RawMessage", Kind: tRaw}, false, nil
+		}
+		return nil, false, fmt.Errorf("unsupported type %v", p.Type)
+	case "string":
+		return &tref{Go: "string", Kind: tString}, nullable, nil
+	case "boolean":
+		return &tref{Go: "bool", Kind: tBool}, nullable, nil
+	case "number":
+		return &tref{Go: "float64", Kind: tFloat}, nullable, nil
+	case "integer":
+		g := intType(p.Format)
+		k := tInt
+		if strings.HasPrefix(g, "uint") {
+			k = tUint
+		}
+		return &tref{Go: g, Kind: k}, nullable, nil
+	case "array":
+		if p.Items == nil {
+			return nil, false, fmt.Errorf("array without items")
+		}
+		et, en, err := b.typeOf(p.Items)
+		if err != nil || et == nil {
+			return et, false, err
+		}
+		if en {
+			return nil, false, fmt.Errorf("nullable array items")
+		}
+		return &tref{Go: "[]" + et.Go, Kind: tSlice, Elem: et}, nullable, nil
+	case "object":
+		ap := strings.TrimSpace(string(p.AdditionalProperties))
+		if p.Properties != nil {
+			return nil, false, fmt.Errorf("inline object with properties")
+		}
+		if ap == "" || ap == "true" {
+			return &tref{Go: "map[string]json.RawMessage", Kind: tMeta}, nullable, nil
+		}
+		var vs Schema
+		if err := jsonStrict([]byte(ap), &vs); err != nil {
+			return nil, false, err
+		}
+		et, en, err := b.typeOf(&vs)
+		if err != nil || et == nil {
+			return et, false, err
+		}
+		if en {
+			return nil, false, fmt.Errorf("nullable map values")
+		}
+		return &tref{Go: "map[string]" + et.Go, Kind: tMap, Elem: et}, nullable, nil
+	}
+	return nil, false, fmt.Errorf("unsupported type %v", p.Type)
+}
+
+// refType maps a $defs reference to a Go type. RequestId becomes
+// json.RawMessage so the connection can match ids with its own ID rules.
+func (b *builder) refType(name string) (*tref, error) {
+	if name == "RequestId" {
+		return &tref{Go: "json.RawMessage", Kind: tRaw, RequestID: true}, nil
+	}
+	if b.cfg.inline[name] {
+		s := b.stable[name]
+		if s == nil || s.Type.nonNull() != "integer" && s.Type.nonNull() != "string" {
+			return nil, fmt.Errorf("cannot inline %s", name)
+		}
+		rt, _, err := b.typeOf(s)
+		return rt, err
+	}
+	if !b.included[name] {
+		if b.stable[name] == nil && b.unstable[name] != nil {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reference to skipped definition %s", name)
+	}
+	s := b.stable[name]
+	if s == nil {
+		s = b.unstable[name]
+	}
+	g := b.goNames[name]
+	branches := s.OneOf
+	if len(branches) == 0 {
+		branches = s.AnyOf
+	}
+	switch {
+	case len(branches) > 0 && isEnum(branches):
+		return &tref{Go: g, Kind: tString}, nil
+	case len(branches) > 0, s.Type.nonNull() == "object", s.Properties != nil:
+		return &tref{Go: g, Kind: tObject}, nil
+	case s.Type.nonNull() == "string":
+		return &tref{Go: g, Kind: tString}, nil
+	case s.Type.nonNull() == "integer":
+		if strings.HasPrefix(intType(s.Format), "uint") {
+			return &tref{Go: g, Kind: tUint}, nil
+		}
+		return &tref{Go: g, Kind: tInt}, nil
+	}
+	return nil, fmt.Errorf("unsupported reference %s", name)
+}
+
+func intType(format string) string {
+	switch format {
+	case "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64":
+		return format
+	}
+	return "int64"
+}
+
+// methods builds the method table from x-method/x-side, using the
+// JSON-RPC envelope definitions to tell params, results and notifications
+// apart.
+func (b *builder) methods(unstable *Schema) error {
+	refsOf := func(names ...string) map[string]bool {
+		out := map[string]bool{}
+		for _, n := range names {
+			collectRefs(b.unstable[n], out)
+		}
+		return out
+	}
+	requests := refsOf("AgentRequest", "ClientRequest")
+	results := refsOf("AgentResponse", "ClientResponse")
+	notes := refsOf("AgentNotification", "ClientNotification")
+	for _, top := range unstable.AnyOf {
+		if top.Title == "ProtocolLevel" {
+			collectRefs(top, notes)
+		}
+	}
+	byMethod := map[string]*method{}
+	for _, t := range b.m.Types {
+		if t.Schema == "" {
+			continue
+		}
+		s := b.stable[t.Schema]
+		if s == nil {
+			s = b.unstable[t.Schema]
+		}
+		if s.XMethod == "" {
+			continue
+		}
+		m := byMethod[s.XMethod]
+		if m == nil {
+			m = &method{Name: s.XMethod, Const: "Method" + goName(s.XMethod), Receiver: s.XSide}
+			byMethod[s.XMethod] = m
+		}
+		if m.Receiver != s.XSide {
+			return fmt.Errorf("method %s: conflicting x-side", s.XMethod)
+		}
+		m.Unstable = m.Unstable || t.Unstable
+		switch {
+		case results[t.Schema]:
+			m.Result = t.Name
+		case notes[t.Schema]:
+			m.Notification = true
+			m.Params = t.Name
+		case requests[t.Schema]:
+			m.Params = t.Name
+		default:
+			return fmt.Errorf("%s: x-method %s but in no envelope", t.Schema, s.XMethod)
+		}
+		t.Doc = append(t.Doc, "", methodDoc(t.Name, m.Name, s.XSide, results[t.Schema], notes[t.Schema]))
+	}
+	for _, m := range byMethod {
+		if m.Params == "" || (!m.Notification && m.Result == "") || (m.Notification && m.Result != "") {
+			return fmt.Errorf("method %s: incomplete (params %q, result %q)", m.Name, m.Params, m.Result)
+		}
+		b.m.Methods = append(b.m.Methods, m)
+	}
+	sort.Slice(b.m.Methods, func(i, j int) bool { return b.m.Methods[i].Name < b.m.Methods[j].Name })
+	return nil
+}
+
+func methodDoc(typ, name, side string, result, note bool) string {
+	who := "the " + side
+	if side == "protocol" {
+		who = "either side"
+	}
+	switch {
+	case result:
+		return fmt.Sprintf("%s is the result of %s, which %s handles.", typ, name, who)
+	case note:
+		return fmt.Sprintf("%s is the params of the %s notification, which %s handles.", typ, name, who)
+	}
+	return fmt.Sprintf("%s is the params of %s, which %s handles.", typ, name, who)
+}
+
+func collectRefs(s *Schema, out map[string]bool) {
+	if s == nil {
+		return
+	}
+	if n := s.refName(); n != "" && s.Ref != "" {
+		out[n] = true
+	}
+	for _, list := range [][]*Schema{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, c := range list {
+			collectRefs(c, out)
+		}
+	}
+	if s.Properties != nil {
+		for _, k := range s.Properties.Keys {
+			collectRefs(s.Properties.Map[k], out)
+		}
+	}
+}
+
+// checkNames refuses output that would collide with itself or with the
+// names the hand-written connection code owns.
+func (b *builder) checkNames() error {
+	seen := map[string]string{}
+	claim := func(name, what string) error {
+		if prev, ok := seen[name]; ok {
+			return fmt.Errorf("Go name %s used by %s and %s", name, prev, what)
+		}
+		if slices.Contains(b.cfg.reserved, name) || strings.HasPrefix(name, "Err") || strings.HasPrefix(name, "Code") {
+			return fmt.Errorf("Go name %s (%s) is reserved for the connection code", name, what)
+		}
+		seen[name] = what
+		return nil
+	}
+	for _, t := range b.m.Types {
+		if err := claim(t.Name, "type "+t.Name); err != nil {
+			return err
+		}
+		for _, v := range t.Values {
+			if err := claim(v.Go, "enum value of "+t.Name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range b.m.Methods {
+		if err := claim(m.Const, "method "+m.Name); err != nil {
+			return err
+		}
+	}
+	for _, n := range runtimeNames {
+		if err := claim(n, "runtime"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
