@@ -250,7 +250,8 @@ func (a *answer) hang() {
 	a.startSSE()
 	if a.event("message_start", a.messageStart()) != nil ||
 		a.event("content_block_start", blockStart(0, "text", map[string]any{"text": ""})) != nil ||
-		a.event("content_block_delta", delta(0, map[string]any{"type": "text_delta", "text": text})) != nil {
+		a.event("content_block_delta", delta(0, deltaBody{Type: "text_delta", Text: &text})) != nil ||
+		a.flush() != nil {
 		return
 	}
 	if a.wait() != nil || a.event("content_block_stop", blockStop(0)) != nil {

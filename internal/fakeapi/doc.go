@@ -55,7 +55,8 @@
 //
 // Fields common to every kind: "repeat" (how many requests the step answers; 0 and 1 mean
 // once, -1 forever), "delay_ms" (wait before answering), "chunk_delay_ms" (wait between SSE
-// events), "usage" (merged into the reported usage, e.g. {"input_tokens":100000} to trip a
+// events; it also makes every event flush on its own, whereas by default runs of deltas
+// share the response buffer and reach the client in batches), "usage" (merged into the reported usage, e.g. {"input_tokens":100000} to trip a
 // budget), "model" (the model echoed back instead of the requested one), "headers" (extra
 // response headers, e.g. retry-after or anthropic-ratelimit-unified-*), and "match".
 //

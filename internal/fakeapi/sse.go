@@ -18,8 +18,11 @@ func (a *answer) startSSE() {
 	a.w.WriteHeader(http.StatusOK)
 }
 
-// event writes one SSE event and flushes it, then waits chunk_delay_ms. Each event is
-// flushed on its own, like the real API, so clients see realistic delta boundaries.
+// event writes one SSE event, flushes it, then waits chunk_delay_ms. Without a chunk
+// delay, content_block_delta events are left in the response buffer (flushed when it fills
+// or at the block's stop): flushing each of 20,000 deltas would make the fake, not the
+// program under test, dominate throughput benchmarks. Set chunk_delay_ms to get one
+// flush per event.
 func (a *answer) event(name string, data any) error {
 	select {
 	case <-a.done:
@@ -40,11 +43,16 @@ func (a *answer) event(name string, data any) error {
 	if _, err := a.w.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	if err := http.NewResponseController(a.w).Flush(); err != nil {
+	if a.step.ChunkDelayMS == 0 && name == "content_block_delta" {
+		return nil
+	}
+	if err := a.flush(); err != nil {
 		return err
 	}
 	return a.sleep(time.Duration(a.step.ChunkDelayMS) * time.Millisecond)
 }
+
+func (a *answer) flush() error { return http.NewResponseController(a.w).Flush() }
 
 func (a *answer) messageStart() map[string]any {
 	u, _ := a.usage()
@@ -61,8 +69,25 @@ func blockStart(index int, typ string, fields map[string]any) map[string]any {
 	return map[string]any{"type": "content_block_start", "index": index, "content_block": block}
 }
 
-func delta(index int, d map[string]any) map[string]any {
-	return map[string]any{"type": "content_block_delta", "index": index, "delta": d}
+// deltaEvent is a content_block_delta. It is a struct, not a map, because it is by far
+// the most frequent event and maps are slow to encode.
+type deltaEvent struct {
+	Type  string `json:"type"`
+	Index int    `json:"index"`
+	Delta any    `json:"delta"`
+}
+
+// deltaBody is the delta of a content_block_delta; exactly one payload field is set.
+type deltaBody struct {
+	Type        string  `json:"type"`
+	Text        *string `json:"text,omitempty"`
+	Thinking    *string `json:"thinking,omitempty"`
+	Signature   *string `json:"signature,omitempty"`
+	PartialJSON *string `json:"partial_json,omitempty"`
+}
+
+func delta(index int, d deltaBody) deltaEvent {
+	return deltaEvent{Type: "content_block_delta", Index: index, Delta: d}
 }
 
 // stream writes the whole SSE sequence of a message: message_start, ping, each block's
@@ -86,23 +111,24 @@ func (a *answer) stream(blocks []Block, stop string) error {
 // streamBlock writes one content block: start, deltas, stop.
 func (a *answer) streamBlock(i int, b Block) error {
 	var start map[string]any
-	var deltas []map[string]any
+	var deltas []deltaBody
 	switch b.Type {
 	case "thinking":
 		start = blockStart(i, "thinking", map[string]any{"thinking": "", "signature": ""})
 		for _, piece := range splitWords(b.Thinking) {
-			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": piece})
+			deltas = append(deltas, deltaBody{Type: "thinking_delta", Thinking: &piece})
 		}
-		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": signature(b)})
+		sig := signature(b)
+		deltas = append(deltas, deltaBody{Type: "signature_delta", Signature: &sig})
 	case "tool_use":
 		start = blockStart(i, "tool_use", map[string]any{"id": toolID(b), "name": b.Name, "input": map[string]any{}})
 		for _, piece := range splitN(inputJSON(b.Input), 3) {
-			deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": piece})
+			deltas = append(deltas, deltaBody{Type: "input_json_delta", PartialJSON: &piece})
 		}
 	default:
 		start = blockStart(i, "text", map[string]any{"text": ""})
 		for _, piece := range a.splitText(b.Text) {
-			deltas = append(deltas, map[string]any{"type": "text_delta", "text": piece})
+			deltas = append(deltas, deltaBody{Type: "text_delta", Text: &piece})
 		}
 	}
 	if err := a.event("content_block_start", start); err != nil {
