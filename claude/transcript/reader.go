@@ -3,7 +3,6 @@ package transcript
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -215,8 +214,7 @@ func (r *Reader) read(off int64, n int32) (*Record, error) {
 		return nil, fmt.Errorf("transcript: reading line at offset %d: %w", off, err)
 	}
 	rec, err := decodeRecord(b)
-	var typeErr *json.UnmarshalTypeError
-	if err != nil && !errors.As(err, &typeErr) {
+	if err != nil {
 		r.skip(off, err.Error())
 		return nil, nil
 	}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -185,12 +186,16 @@ type wireRecord struct {
 	Attachment              json.RawMessage `json:"attachment"`
 }
 
-// decodeRecord decodes one line. Only the type of each field is checked,
-// leniently where the CLI has varied (status numbers, system content).
+// decodeRecord decodes one line. A field of an unexpected JSON type is left
+// zero rather than failing the record (encoding/json decodes the rest);
+// only a line that is not JSON fails.
 func decodeRecord(line []byte) (*Record, error) {
 	var w wireRecord
 	if err := json.Unmarshal(line, &w); err != nil {
-		return nil, err
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return nil, err
+		}
 	}
 	r := &Record{
 		Type:                    w.Type,

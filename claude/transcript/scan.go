@@ -101,8 +101,8 @@ func (v *value) str() string {
 	if !v.set || v.kind != kindString {
 		return ""
 	}
-	if !v.esc {
-		return strings.ToValidUTF8(string(v.raw), "\uFFFD")
+	if !v.esc && utf8.Valid(v.raw) {
+		return string(v.raw)
 	}
 	raw := v.raw
 	if v.trunc {
@@ -114,7 +114,9 @@ func (v *value) str() string {
 	q = append(q, '"')
 	var s string
 	if err := json.Unmarshal(q, &s); err != nil {
-		return strings.ToValidUTF8(string(v.raw), "\uFFFD")
+		// Not a valid JSON string (raw control characters, bad escapes):
+		// keep the bytes, made printable.
+		return strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	return s
 }
@@ -433,15 +435,4 @@ func (s *scanner) text(f field) string { return s.vals[f].str() }
 func (s *scanner) isTrue(f field) bool {
 	v := &s.vals[f]
 	return v.set && v.kind == kindTrue
-}
-
-// validUTF8Prefix cuts s to at most n bytes without splitting a rune.
-func validUTF8Prefix(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
