@@ -1,0 +1,328 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// controlReply is the outcome of one of our control requests.
+type controlReply struct {
+	resp json.RawMessage
+	err  error
+}
+
+// cancelWriteTimeout bounds the background write of a
+// control_cancel_request, so a CLI that stopped reading cannot keep the
+// goroutine alive past Close.
+const cancelWriteTimeout = 5 * time.Second
+
+// Request sends a control request with the given subtype and returns the
+// `response` payload of the CLI's success answer (nil when it has none). The
+// payload is marshalled as a JSON object (nil means no fields) and must not
+// contain a "subtype" key. An error answer becomes a *ControlError carrying
+// the CLI's text. If ctx ends first, Request returns the context's error and
+// tells the CLI with control_cancel_request.
+func (p *Process) Request(ctx context.Context, subtype string, payload any) (json.RawMessage, error) {
+	body, err := requestBody(subtype, payload)
+	if err != nil {
+		return nil, err
+	}
+	id := p.idPrefix + "-" + strconv.FormatUint(p.nextID.Add(1), 10)
+	line, err := marshalLine(struct {
+		Type      string          `json:"type"`
+		RequestID string          `json:"request_id"`
+		Request   json.RawMessage `json:"request"`
+	}{"control_request", id, body})
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan controlReply, 1)
+	p.mu.Lock()
+	if p.pending == nil {
+		p.mu.Unlock()
+		return nil, p.deadError()
+	}
+	p.pending[id] = ch
+	p.cond.Broadcast() // a pending request lifts the queue bound
+	p.mu.Unlock()
+
+	if err := p.writeLine(ctx.Done(), line); err != nil {
+		p.dropPending(id)
+		if errors.Is(err, errCanceledWrite) {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			var ce *ControlError
+			if errors.As(r.err, &ce) {
+				ce.Subtype = subtype
+			}
+		}
+		return r.resp, r.err
+	case <-ctx.Done():
+		if p.dropPending(id) {
+			p.sendCancel(id)
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// requestBody builds the request object: the payload's fields plus subtype.
+func requestBody(subtype string, payload any) (json.RawMessage, error) {
+	head, _ := json.Marshal(subtype)
+	if payload == nil {
+		return json.RawMessage(`{"subtype":` + string(head) + `}`), nil
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("claude: %s request: %w", subtype, err)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("claude: %s request: payload is not a JSON object", subtype)
+	}
+	rest := bytes.TrimSpace(b[1:])
+	out := make([]byte, 0, len(b)+len(head)+12)
+	out = append(out, `{"subtype":`...)
+	out = append(out, head...)
+	if rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...), nil
+}
+
+// dropPending forgets a pending request and reports whether it was still
+// pending.
+func (p *Process) dropPending(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.pending[id]; !ok {
+		return false
+	}
+	delete(p.pending, id)
+	p.cond.Broadcast()
+	return true
+}
+
+// sendCancel withdraws one of our requests, off the caller's return path.
+func (p *Process) sendCancel(id string) {
+	line, _ := marshalLine(struct {
+		Type      string `json:"type"`
+		RequestID string `json:"request_id"`
+	}{"control_cancel_request", id})
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), cancelWriteTimeout)
+		defer cancel()
+		_ = p.writeLine(ctx.Done(), line)
+	}()
+}
+
+// handleResponse routes the CLI's answer to one of our requests.
+func (p *Process) handleResponse(line []byte) {
+	var f struct {
+		Response struct {
+			Subtype   string          `json:"subtype"`
+			RequestID string          `json:"request_id"`
+			Response  json.RawMessage `json:"response"`
+			Error     string          `json:"error"`
+			ErrorCode string          `json:"error_code"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(line, &f); err != nil {
+		p.skipLine(line)
+		return
+	}
+	r := f.Response
+	p.mu.Lock()
+	ch, ok := p.pending[r.RequestID]
+	delete(p.pending, r.RequestID)
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	if !ok {
+		p.log.Debug("claude: response to an unknown or withdrawn request", "request_id", r.RequestID)
+		return
+	}
+	if r.Subtype == "error" {
+		msg := r.Error
+		if msg == "" {
+			msg = "unknown error"
+		}
+		ch <- controlReply{err: &ControlError{Message: msg, Code: r.ErrorCode}}
+		return
+	}
+	if bytes.Equal(r.Response, []byte("null")) {
+		r.Response = nil
+	}
+	ch <- controlReply{resp: r.Response}
+}
+
+// Interrupt stops the current turn. The CLI answers at once; the aborted
+// assistant frame and an error result follow on Messages. Interrupting an
+// idle session does nothing.
+func (p *Process) Interrupt(ctx context.Context) error {
+	_, err := p.Request(ctx, "interrupt", nil)
+	return err
+}
+
+// SetPermissionMode changes the permission mode (see the Permission*
+// constants) for the following tool calls.
+func (p *Process) SetPermissionMode(ctx context.Context, mode string) error {
+	_, err := p.Request(ctx, "set_permission_mode", map[string]string{"mode": mode})
+	return err
+}
+
+// SetModel switches the model; an empty model resets to the default. The
+// CLI validates the model with one small API request and echoes the change
+// as a replayed user frame.
+func (p *Process) SetModel(ctx context.Context, model string) error {
+	var m any
+	if model != "" {
+		m = model
+	}
+	_, err := p.Request(ctx, "set_model", map[string]any{"model": m})
+	return err
+}
+
+// SetMaxThinkingTokens sets the thinking budget; a negative value resets it
+// to the default and 0 disables thinking.
+func (p *Process) SetMaxThinkingTokens(ctx context.Context, tokens int) error {
+	var v any
+	if tokens >= 0 {
+		v = tokens
+	}
+	_, err := p.Request(ctx, "set_max_thinking_tokens", map[string]any{"max_thinking_tokens": v})
+	return err
+}
+
+// StopTask stops a background task (see [TaskEvent]).
+func (p *Process) StopTask(ctx context.Context, taskID string) error {
+	_, err := p.Request(ctx, "stop_task", map[string]string{"task_id": taskID})
+	return err
+}
+
+// MCPStatus returns the state of every MCP server.
+func (p *Process) MCPStatus(ctx context.Context) (*MCPStatus, error) {
+	raw, err := p.Request(ctx, "mcp_status", nil)
+	if err != nil {
+		return nil, err
+	}
+	st := &MCPStatus{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, st); err != nil {
+			return nil, fmt.Errorf("claude: mcp_status response: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// RewindFiles restores the files changed since the user message with the
+// given uuid (which must have been sent with that uuid, and the process
+// started with EnableFileCheckpointing). With dryRun it only reports what
+// would change.
+func (p *Process) RewindFiles(ctx context.Context, userMessageID string, dryRun bool) (*RewindFilesResult, error) {
+	payload := map[string]any{"user_message_id": userMessageID}
+	if dryRun {
+		payload["dry_run"] = true
+	}
+	raw, err := p.Request(ctx, "rewind_files", payload)
+	if err != nil {
+		return nil, err
+	}
+	res := &RewindFilesResult{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, res); err != nil {
+			return nil, fmt.Errorf("claude: rewind_files response: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// InitializeResponse is the CLI's answer to initialize. Raw holds all of it;
+// the typed fields are the ones an adapter needs.
+type InitializeResponse struct {
+	Commands              []SlashCommand `json:"commands"`
+	Agents                []AgentInfo    `json:"agents"`
+	OutputStyle           string         `json:"output_style"`
+	AvailableOutputStyles []string       `json:"available_output_styles"`
+	Models                []ModelInfo    `json:"models"`
+	Account               AccountInfo    `json:"account"`
+	PID                   int            `json:"pid"`
+	ClaudeCodeVersion     string         `json:"claude_code_version"`
+	CurrentPermissionMode string         `json:"current_permission_mode"`
+	FastModeState         string         `json:"fast_mode_state"`
+	SessionState          string         `json:"session_state"`
+	Capabilities          []string       `json:"capabilities"`
+
+	Raw json.RawMessage `json:"-"`
+}
+
+// SlashCommand is one command the CLI offers.
+type SlashCommand struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argumentHint"`
+}
+
+// AgentInfo is one subagent the CLI offers.
+type AgentInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Model       string `json:"model,omitempty"`
+}
+
+// ModelInfo is one model the CLI offers.
+type ModelInfo struct {
+	Value                    string   `json:"value"`
+	ResolvedModel            string   `json:"resolvedModel"`
+	DisplayName              string   `json:"displayName"`
+	Description              string   `json:"description"`
+	SupportsEffort           bool     `json:"supportsEffort"`
+	SupportedEffortLevels    []string `json:"supportedEffortLevels"`
+	SupportsAdaptiveThinking bool     `json:"supportsAdaptiveThinking"`
+	SupportsFastMode         bool     `json:"supportsFastMode"`
+	SupportsAutoMode         bool     `json:"supportsAutoMode"`
+	SupportsThinkingOff      bool     `json:"supportsThinkingOff"`
+}
+
+// AccountInfo says how the CLI authenticates.
+type AccountInfo struct {
+	TokenSource  string `json:"tokenSource"`
+	APIKeySource string `json:"apiKeySource"`
+	APIProvider  string `json:"apiProvider"`
+}
+
+// MCPStatus is the answer to mcp_status.
+type MCPStatus struct {
+	MCPServers []MCPServerStatus `json:"mcpServers"`
+}
+
+// MCPServerStatus is one MCP server in [MCPStatus].
+type MCPServerStatus struct {
+	Name       string          `json:"name"`
+	Status     string          `json:"status"`
+	Error      string          `json:"error,omitempty"`
+	ServerInfo json.RawMessage `json:"serverInfo,omitempty"`
+	Transport  string          `json:"transport,omitempty"`
+	Scope      string          `json:"scope,omitempty"`
+	Source     string          `json:"source,omitempty"`
+	Tools      json.RawMessage `json:"tools,omitempty"`
+}
+
+// RewindFilesResult is the answer to rewind_files.
+type RewindFilesResult struct {
+	CanRewind    bool     `json:"canRewind"`
+	Error        string   `json:"error,omitempty"`
+	FilesChanged []string `json:"filesChanged,omitempty"`
+	Insertions   int      `json:"insertions,omitempty"`
+	Deletions    int      `json:"deletions,omitempty"`
+}

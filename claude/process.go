@@ -1,0 +1,498 @@
+package claude
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Shutdown timings of [Process.Close], the TypeScript SDK's values. They
+// are variables only so that tests can shorten them.
+var (
+	closeGrace = 2 * time.Second // after closing stdin, before SIGTERM
+	termGrace  = 5 * time.Second // after SIGTERM, before SIGKILL
+)
+
+// ErrExited is returned by calls on a process that has exited on its own.
+// The error wraps the process's exit error when there is one.
+var ErrExited = errors.New("claude: Claude Code process has exited")
+
+// errKilled is returned by Close when the CLI ignored stdin EOF and SIGTERM.
+var errKilled = errors.New("claude: Claude Code process did not exit after SIGTERM and was killed")
+
+// A Process is one running Claude Code CLI. Its methods are safe for
+// concurrent use. See the package documentation for the model.
+type Process struct {
+	opts Options
+	log  *slog.Logger
+	cmd  *exec.Cmd
+	pid  int
+
+	stdin  *os.File
+	stdout *os.File
+	stderr *os.File
+	tail   *tailBuffer
+
+	// writeSem serialises writes to stdin so that every line goes out
+	// whole: a half line kills the CLI.
+	writeSem    chan struct{}
+	stdinClosed atomic.Bool
+
+	// ctx ends when the process has ended; callback contexts derive from it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	idPrefix string
+	nextID   atomic.Uint64
+
+	mu       sync.Mutex
+	cond     *sync.Cond // signals changes of queue, pending, eof, draining, abandon
+	queue    []Message
+	queued   int  // bytes in queue
+	eof      bool // the reader has finished; nothing more will be queued
+	draining bool // shutting down: the reader ignores the queue bound
+	abandon  bool // the owner stopped the process: drop undelivered messages
+	pending  map[string]chan controlReply
+	incoming map[string]context.CancelFunc
+	results  []*ResultMessage // error results seen before initialize finished
+	started  bool
+	err      error
+
+	closing   atomic.Bool // Close or Kill was called
+	closeOnce sync.Once
+	closeErr  error
+	abandonCh chan struct{}
+	abandonMu sync.Once
+
+	sigMu     sync.Mutex // guards reaped against signalling a reused group
+	reaped    bool
+	exitedNow atomic.Bool
+	exited    chan struct{}
+	waitErr   error
+	state     *os.ProcessState
+
+	stderrDone   chan struct{}
+	done         chan struct{}
+	out          chan Message
+	deliveryDone chan struct{}
+	bg           sync.WaitGroup // callbacks and cancel writers
+
+	initResp *InitializeResponse
+}
+
+// Start runs the CLI with opts, performs the initialize handshake and
+// returns the running process.
+//
+// ctx bounds only the startup: once Start has returned, cancelling ctx does
+// not affect the process (end it with Close or Kill). This lets a caller
+// pass a request-scoped context. Startup failures are *StartupError values
+// that carry the CLI's own explanation (error result text, stderr tail).
+func Start(ctx context.Context, opts Options) (*Process, error) {
+	exe := opts.Executable
+	if exe == "" {
+		var err error
+		if exe, err = FindExecutable(); err != nil {
+			return nil, err
+		}
+	}
+	args, err := opts.args()
+	if err != nil {
+		return nil, err
+	}
+	base := opts.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = opts.env(base)
+	setProcessGroup(cmd)
+
+	p := &Process{
+		opts:         opts,
+		log:          opts.Logger,
+		cmd:          cmd,
+		tail:         newTailBuffer(stderrTailSize),
+		writeSem:     make(chan struct{}, 1),
+		pending:      make(map[string]chan controlReply),
+		incoming:     make(map[string]context.CancelFunc),
+		abandonCh:    make(chan struct{}),
+		exited:       make(chan struct{}),
+		stderrDone:   make(chan struct{}),
+		done:         make(chan struct{}),
+		out:          make(chan Message),
+		deliveryDone: make(chan struct{}),
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	p.cond = sync.NewCond(&p.mu)
+	var idb [4]byte
+	_, _ = rand.Read(idb[:])
+	p.idPrefix = hex.EncodeToString(idb[:])
+
+	if err := p.startCmd(); err != nil {
+		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run %s: %w", exe, err)}
+	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	go p.waitLoop()
+	go p.stderrLoop()
+	go p.readLoop()
+	go p.deliverLoop()
+
+	if err := p.initialize(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// startCmd creates the three pipes and starts the command. We make the
+// pipes ourselves instead of using exec's StdoutPipe so that exec.Cmd.Wait
+// never closes a pipe we are still reading.
+func (p *Process) startCmd() (err error) {
+	var closers []*os.File
+	defer func() {
+		for _, f := range closers {
+			f.Close()
+		}
+	}()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return err
+	}
+	// The child's ends are closed in the parent whatever happens.
+	closers = append(closers, inR, outW, errW)
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
+	if err := p.cmd.Start(); err != nil {
+		closers = append(closers, inW, outR, errR)
+		return err
+	}
+	p.pid = p.cmd.Process.Pid
+	p.stdin, p.stdout, p.stderr = inW, outR, errR
+	return nil
+}
+
+// initialize performs the handshake and turns every failure into a
+// *StartupError after stopping the process.
+func (p *Process) initialize(ctx context.Context) error {
+	timeout := p.opts.StartupTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartupTimeout
+	}
+	ictx, cancel := context.WithTimeoutCause(ctx, timeout, ErrStartupTimeout)
+	defer cancel()
+	raw, err := p.Request(ictx, "initialize", p.opts.initializeRequest())
+	if err == nil {
+		resp := &InitializeResponse{Raw: raw}
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, resp); err != nil {
+				p.log.Debug("claude: initialize response did not fully decode", "err", err)
+			}
+		}
+		p.mu.Lock()
+		p.initResp = resp
+		p.started = true
+		p.results = nil
+		p.mu.Unlock()
+		return nil
+	}
+
+	se := &StartupError{}
+	switch {
+	case errors.Is(err, ErrExited):
+		// The CLI exited: its exit status, error result and stderr say why.
+		<-p.done
+		se.Err = p.Err()
+		if se.Err == nil {
+			se.Err = errors.New("claude: the CLI exited before answering initialize")
+		}
+	case errors.Is(context.Cause(ictx), ErrStartupTimeout) && ctx.Err() == nil:
+		se.Reason = ErrStartupTimeout
+	case ctx.Err() != nil:
+		se.Err = context.Cause(ctx)
+	default:
+		se.Err = err // for example a *ControlError
+	}
+	_ = p.Kill()
+	p.mu.Lock()
+	for _, r := range p.results {
+		se.Errors = append(se.Errors, r.Errors...)
+	}
+	p.mu.Unlock()
+	se.Stderr = p.tail.String()
+	if se.Reason == nil {
+		se.Reason = classifyStartup(se.Errors, se.Stderr)
+	}
+	return se
+}
+
+// PID returns the process id of the CLI, which is also its process group id.
+func (p *Process) PID() int { return p.pid }
+
+// InitializeResponse returns the CLI's answer to initialize.
+func (p *Process) InitializeResponse() *InitializeResponse {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.initResp
+}
+
+// Messages returns the frames the CLI writes, in wire order. The channel is
+// unbuffered: a consumer that does not receive slows the reading of the
+// CLI's output (and so the CLI) down, and nothing is ever dropped while the
+// process runs. It is closed after the process has ended and every frame has
+// been received, or when Close or Kill has stopped the process; Err then
+// says why the process ended.
+func (p *Process) Messages() <-chan Message { return p.out }
+
+// Done returns a channel that is closed when the process has ended and all
+// its output has been read. Err is final then.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the process to end and returns Err.
+func (p *Process) Wait() error {
+	<-p.done
+	return p.Err()
+}
+
+// Err returns why the process ended: nil while it runs and after a clean
+// exit with status 0, ErrClosed when Close or Kill ended it, and an
+// *ExitError (with the stderr tail) when it failed on its own.
+func (p *Process) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Close stops the process the way the SDK does: close stdin and wait 2 s for
+// the CLI to exit (it finishes a running turn first), then SIGTERM and wait
+// 5 s, then SIGKILL — always to the whole process group. It returns once the
+// process has ended, all goroutines of the Process are done, and the
+// Messages channel is closed; frames not yet received by then are dropped.
+// Callbacks must return when their context ends, or Close waits for them.
+// Close returns an error only when the CLI had to be killed.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() {
+		p.beginShutdown()
+		p.closeStdin()
+		if !p.waitExit(closeGrace) {
+			p.signal(syscall.SIGTERM)
+			if !p.waitExit(termGrace) {
+				p.signal(syscall.SIGKILL)
+				p.closeErr = errKilled
+			}
+		}
+		p.finishShutdown()
+	})
+	return p.closeErr
+}
+
+// Kill stops the process group at once with SIGKILL and, like Close, returns
+// once everything has shut down.
+func (p *Process) Kill() error {
+	p.beginShutdown()
+	p.signal(syscall.SIGKILL)
+	p.finishShutdown()
+	return nil
+}
+
+func (p *Process) beginShutdown() {
+	p.closing.Store(true)
+	p.mu.Lock()
+	p.draining = true
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+func (p *Process) finishShutdown() {
+	<-p.exited
+	p.closeStdin()
+	<-p.done
+	p.stopDelivery()
+	<-p.deliveryDone
+	p.bg.Wait()
+}
+
+// stopDelivery makes the delivery goroutine drop what is left and close the
+// Messages channel, so that no goroutine waits for a consumer that is gone.
+func (p *Process) stopDelivery() {
+	p.abandonMu.Do(func() {
+		p.mu.Lock()
+		p.abandon = true
+		p.cond.Broadcast()
+		p.mu.Unlock()
+		close(p.abandonCh)
+	})
+}
+
+func (p *Process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// signal sends sig to the process group unless the leader has been reaped
+// (after which the group id could belong to someone else).
+func (p *Process) signal(sig syscall.Signal) {
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if !p.reaped {
+		signalGroup(p.pid, sig)
+	}
+}
+
+func (p *Process) closeStdin() {
+	if p.stdinClosed.CompareAndSwap(false, true) {
+		p.stdin.Close()
+	}
+}
+
+// waitLoop waits for the CLI to exit, kills what is left of its process
+// group, reaps it, and bounds how long the readers wait for EOF afterwards.
+func (p *Process) waitLoop() {
+	if err := waitExited(p.pid); err == nil {
+		p.sigMu.Lock()
+		signalGroup(p.pid, syscall.SIGKILL)
+		p.reaped = true
+		p.sigMu.Unlock()
+		p.waitErr = p.cmd.Wait()
+	} else {
+		p.waitErr = p.cmd.Wait()
+		p.sigMu.Lock()
+		signalGroup(p.pid, syscall.SIGKILL)
+		p.reaped = true
+		p.sigMu.Unlock()
+	}
+	p.state = p.cmd.ProcessState
+	p.exitedNow.Store(true)
+	// A descendant that left the group could keep our pipes open forever;
+	// once the CLI is gone, stop reading after a quiet moment.
+	deadline := time.Now().Add(exitReadGrace)
+	_ = p.stdout.SetReadDeadline(deadline)
+	_ = p.stderr.SetReadDeadline(deadline)
+	close(p.exited)
+}
+
+// exitReadGrace is how long the readers keep waiting for more output after
+// the CLI has exited, when the pipe is empty.
+const exitReadGrace = 500 * time.Millisecond
+
+// afterExitReader refreshes the read deadline before each read once the
+// process has exited, so buffered output is always read in full but an
+// empty pipe held open by a stray descendant ends the read.
+type afterExitReader struct {
+	f      *os.File
+	exited *atomic.Bool
+}
+
+func (r afterExitReader) Read(b []byte) (int, error) {
+	if r.exited.Load() {
+		_ = r.f.SetReadDeadline(time.Now().Add(exitReadGrace))
+	}
+	n, err := r.f.Read(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (p *Process) stderrLoop() {
+	defer close(p.stderrDone)
+	defer p.stderr.Close()
+	var w io.Writer = p.tail
+	if p.opts.Stderr != nil {
+		w = io.MultiWriter(p.tail, p.opts.Stderr)
+	}
+	buf := make([]byte, 32<<10)
+	r := afterExitReader{p.stderr, &p.exitedNow}
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			_, _ = w.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// finish runs when stdout is at EOF: it records why the process ended,
+// fails the pending requests and ends the callback contexts.
+func (p *Process) finish() {
+	<-p.stderrDone
+	<-p.exited
+	err := p.exitError()
+	p.mu.Lock()
+	p.err = err
+	p.eof = true
+	pending := p.pending
+	p.pending = nil
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	for _, ch := range pending {
+		ch <- controlReply{err: p.deadError()}
+	}
+	p.cancel()
+	close(p.done)
+}
+
+func (p *Process) exitError() error {
+	if p.closing.Load() {
+		return ErrClosed
+	}
+	st := p.state
+	if st == nil {
+		return fmt.Errorf("claude: waiting for the CLI: %w", p.waitErr)
+	}
+	if st.Success() {
+		return nil
+	}
+	e := &ExitError{ExitCode: st.ExitCode(), Stderr: p.tail.String()}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		e.Signal = ws.Signal()
+	}
+	return e
+}
+
+// deadError is the error for a call on a process that has ended.
+func (p *Process) deadError() error {
+	if p.closing.Load() {
+		return ErrClosed
+	}
+	p.mu.Lock()
+	err := p.err
+	p.mu.Unlock()
+	if err != nil && err != ErrClosed {
+		return fmt.Errorf("%w: %w", ErrExited, err)
+	}
+	return ErrExited
+}

@@ -1,0 +1,214 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+)
+
+// Bounds of the queue between the reader and the Messages channel. While
+// the queue is full the reader stops reading, which is the backpressure the
+// package promises; see waitRoom for the exception that avoids a deadlock.
+const (
+	maxQueuedMessages = 256
+	maxQueuedBytes    = 8 << 20
+)
+
+// maxLineSize bounds one stdout line. Lines of tens of MB (large tool
+// results) are normal; a longer one is dropped, with a warning, rather than
+// exhausting memory.
+const maxLineSize = 512 << 20
+
+// readLoop is the only reader of the CLI's stdout. It answers the control
+// protocol itself and queues every other frame for delivery in wire order.
+func (p *Process) readLoop() {
+	defer p.finish()
+	defer p.stdout.Close()
+	br := bufio.NewReaderSize(afterExitReader{p.stdout, &p.exitedNow}, 64<<10)
+	for {
+		p.waitRoom()
+		line, err := readLine(br)
+		if len(line) > 0 {
+			p.handleLine(line)
+		}
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				p.log.Warn("claude: dropped an oversized stdout line", "limit", maxLineSize)
+				continue
+			}
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				p.log.Debug("claude: reading stdout", "err", err)
+			}
+			return
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns the next line without its line ending, in a slice the
+// caller owns. Unlike bufio.Scanner it has no small line limit.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		frag, err := br.ReadSlice('\n')
+		switch {
+		case tooLong:
+		case len(buf)+len(frag) > maxLineSize:
+			tooLong, buf = true, nil
+		default:
+			buf = append(buf, frag...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			if err == nil {
+				err = errLineTooLong
+			}
+			return nil, err
+		}
+		return bytes.TrimSpace(buf), err
+	}
+}
+
+// waitRoom blocks the reader while the delivery queue is full, except while
+// one of our control requests is pending or the process is shutting down.
+// Without that exception a consumer that calls, say, Interrupt from the
+// goroutine that also receives Messages would wait for a response that the
+// reader never reaches.
+func (p *Process) waitRoom() {
+	p.mu.Lock()
+	for !p.draining && !p.abandon && len(p.pending) == 0 &&
+		(len(p.queue) >= maxQueuedMessages || p.queued >= maxQueuedBytes) {
+		p.cond.Wait()
+	}
+	p.mu.Unlock()
+}
+
+// handleLine dispatches one stdout line.
+func (p *Process) handleLine(line []byte) {
+	typ, _, ok := peekEnvelope(line)
+	if !ok {
+		p.skipLine(line)
+		return
+	}
+	switch typ {
+	case "control_response":
+		p.handleResponse(line)
+		return
+	case "control_request":
+		p.handleRequest(line)
+		return
+	case "control_cancel_request":
+		p.handleCancel(line)
+		return
+	}
+	m, err := DecodeMessage(line)
+	if err != nil {
+		p.skipLine(line)
+		return
+	}
+	if m.DecodeErr != nil {
+		p.log.Debug("claude: frame decoded partially", "err", m.DecodeErr)
+	}
+	p.mu.Lock()
+	if r, ok := m.Body.(*ResultMessage); ok && !p.started && r.IsError {
+		p.results = append(p.results, r)
+	}
+	p.queue = append(p.queue, m)
+	p.queued += len(m.Raw)
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// skipLine logs a stdout line that is not a JSON object. The CLI (or a
+// library inside it) occasionally prints such lines; they are never fatal.
+func (p *Process) skipLine(line []byte) {
+	const show = 200
+	s := line
+	if len(s) > show {
+		s = s[:show]
+	}
+	p.log.Debug("claude: skipping non-JSON stdout line", "line", string(s), "len", len(line))
+}
+
+// deliverLoop moves queued frames to the Messages channel, one at a time,
+// blocking on the consumer.
+func (p *Process) deliverLoop() {
+	defer close(p.deliveryDone)
+	defer close(p.out)
+	for {
+		p.mu.Lock()
+		for len(p.queue) == 0 && !p.eof && !p.abandon {
+			p.cond.Wait()
+		}
+		if p.abandon || len(p.queue) == 0 {
+			p.queue, p.queued = nil, 0
+			p.mu.Unlock()
+			return
+		}
+		m := p.queue[0]
+		p.queue[0] = Message{}
+		p.queue = p.queue[1:]
+		p.queued -= len(m.Raw)
+		p.cond.Broadcast()
+		p.mu.Unlock()
+		select {
+		case p.out <- m:
+		case <-p.abandonCh:
+			return
+		}
+	}
+}
+
+// writeLine writes one complete line (which must end in '\n') to stdin.
+// Writes are serialised, so concurrent callers never interleave. The
+// context bounds only the wait for our turn: once started, a write goes
+// out whole, or fails because stdin was closed.
+func (p *Process) writeLine(ctxDone <-chan struct{}, line []byte) error {
+	select {
+	case p.writeSem <- struct{}{}:
+	case <-ctxDone:
+		return errCanceledWrite
+	case <-p.done:
+		return p.deadError()
+	}
+	defer func() { <-p.writeSem }()
+	if p.stdinClosed.Load() {
+		return p.deadOrClosed()
+	}
+	if _, err := p.stdin.Write(line); err != nil {
+		return p.deadOrClosed()
+	}
+	return nil
+}
+
+var errCanceledWrite = errors.New("canceled before write")
+
+// deadOrClosed is the error for a write that found stdin closed: ErrClosed
+// after Close or Kill, otherwise ErrExited.
+func (p *Process) deadOrClosed() error {
+	if p.closing.Load() {
+		return ErrClosed
+	}
+	return p.deadError()
+}
+
+// marshalLine encodes v as one NDJSON line. encoding/json never emits a raw
+// newline (it escapes them in strings and compacts json.RawMessage), which
+// the check below double-checks because a broken line kills the CLI.
+func marshalLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(b, '\n') >= 0 {
+		return nil, errors.New("claude: encoded message contains a newline")
+	}
+	return append(b, '\n'), nil
+}
