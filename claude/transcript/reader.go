@@ -68,6 +68,7 @@ type Reader struct {
 	buf    []byte
 	log    *slog.Logger
 	logged int
+	sc     scanner // for the second pass
 
 	leafOff int64            // offset of the last-prompt line that set meta.LeafUUID
 	latest  [numFields]value // newest metadata values, during the first pass
@@ -218,7 +219,34 @@ func (r *Reader) read(off int64, n int32) (*Record, error) {
 		r.skip(off, err.Error())
 		return nil, nil
 	}
+	r.exact(rec, b)
 	return rec, nil
+}
+
+// exact resets the fields that shape the conversation tree to what the
+// first pass saw. encoding/json matches keys without regard to case, so a
+// line with both "uuid" and "UUID" would otherwise decode differently from
+// how the CLI, which is case-sensitive, and the index read it.
+func (r *Reader) exact(rec *Record, line []byte) {
+	s := &r.sc
+	s.reset()
+	s.feed(line)
+	switch t := &s.vals[fType]; {
+	case t.is(TypeUser):
+		rec.Type = TypeUser
+	case t.is(TypeAssistant):
+		rec.Type = TypeAssistant
+	case t.is(TypeSystem):
+		rec.Type = TypeSystem
+	case t.is(TypeAttachment):
+		rec.Type = TypeAttachment
+	default:
+		rec.Type = s.text(fType)
+	}
+	rec.UUID = s.text(fUUID)
+	rec.ParentUUID = s.text(fParentUUID)
+	rec.IsSidechain = s.isTrue(fIsSidechain)
+	rec.IsMeta = s.isTrue(fIsMeta) || s.isTrue(fIsMetaSnake)
 }
 
 func (r *Reader) skip(off int64, why string) {
