@@ -2798,7 +2798,7 @@ type InitializeResponse struct {
 	// or the latest protocol version supported by the agent.
 	//
 	// The client should disconnect, if it doesn't support this version.
-	ProtocolVersion uint16 `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
 	// Capabilities supported by the agent.
 	AgentCapabilities AgentCapabilities `json:"agentCapabilities,omitzero"`
 	// Authentication methods supported by the agent.
@@ -2850,6 +2850,12 @@ func (x *InitializeResponse) encodeFields(w *codecWriter) {
 		w.value("_meta", x.Meta)
 	}
 }
+
+// ProtocolVersion: Protocol version identifier.
+//
+// This version is only bumped for breaking changes.
+// Non-breaking changes should be introduced via capabilities.
+type ProtocolVersion uint16
 
 // AgentCapabilities: Capabilities supported by the agent.
 //
@@ -5716,7 +5722,7 @@ func (x *CompleteElicitationNotification) encodeFields(w *codecWriter) {
 // InitializeRequest is the params of initialize, which the agent handles.
 type InitializeRequest struct {
 	// The latest protocol version supported by the client.
-	ProtocolVersion uint16 `json:"protocolVersion"`
+	ProtocolVersion ProtocolVersion `json:"protocolVersion"`
 	// Capabilities supported by the client.
 	ClientCapabilities ClientCapabilities `json:"clientCapabilities,omitzero"`
 	// Information about the Client name and version sent to the Agent.
@@ -8668,8 +8674,17 @@ func (w *codecWriter) bool(k string, v bool) {
 	w.buf = strconv.AppendBool(w.buf, v)
 }
 
+// value writes any value. Generated types and Opt are asked directly: their
+// output is already valid, and going through encoding/json would re-scan
+// it at every nesting level. The generated callers never pass nil pointers.
 func (w *codecWriter) value(k string, v any) {
-	b, err := codecMarshal(v)
+	var b []byte
+	var err error
+	if m, ok := v.(json.Marshaler); ok {
+		b, err = m.MarshalJSON()
+	} else {
+		b, err = codecMarshal(v)
+	}
 	if err != nil {
 		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
 		return

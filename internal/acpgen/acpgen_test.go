@@ -98,7 +98,7 @@ func TestModelShapes(t *testing.T) {
 	if ty := check("ForkSessionRequest", kindStruct); !ty.Unstable || len(ty.Dropped) != 1 {
 		t.Errorf("ForkSessionRequest: unstable %v, dropped %v", ty.Unstable, ty.Dropped)
 	}
-	for _, skipped := range []string{"Error", "ErrorCode", "RequestID", "ProtocolVersion"} {
+	for _, skipped := range []string{"Error", "ErrorCode", "RequestID"} {
 		if byGo[skipped] != nil {
 			t.Errorf("%s must not be generated", skipped)
 		}

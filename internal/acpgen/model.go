@@ -100,10 +100,6 @@ type config struct {
 	unstableDefs []string
 	// unstableProps are unstable properties added to stable $defs.
 	unstableProps map[string][]string
-	// inline lists scalar $defs not generated as named types; references
-	// use the underlying Go type. ProtocolVersion is inlined as uint16
-	// because the connection code owns the name (the version constant).
-	inline map[string]bool
 	// reserved are Go names owned by hand-written code in the package.
 	reserved []string
 }
@@ -113,7 +109,6 @@ var defaultConfig = config{
 		"Error": true, "ErrorCode": true, "RequestId": true,
 		"ExtRequest": true, "ExtResponse": true, "ExtNotification": true,
 	},
-	inline:       map[string]bool{"ProtocolVersion": true},
 	unstableDefs: []string{"ForkSessionRequest", "ForkSessionResponse", "SessionForkCapabilities", "Usage"},
 	unstableProps: map[string][]string{
 		"SessionCapabilities": {"fork"},
@@ -122,7 +117,7 @@ var defaultConfig = config{
 	reserved: []string{
 		"Conn", "Error", "ErrorCode", "Handler", "HandlerFunc", "Option", "Request",
 		"Response", "Notification", "Message", "ID", "Dispatcher", "Side", "NewConn",
-		"ProtocolVersion", "NegotiateVersion",
+		"LatestProtocolVersion", "NegotiateVersion",
 	},
 }
 
@@ -168,7 +163,7 @@ func build(stable, unstable *Schema, cfg config) (*model, error) {
 	var order []string
 	for _, name := range stable.Defs.Keys {
 		s := b.stable[name]
-		if cfg.skip[name] || cfg.inline[name] || s.XDocsIgnore {
+		if cfg.skip[name] || s.XDocsIgnore {
 			continue
 		}
 		order = append(order, name)
@@ -611,14 +606,6 @@ func (b *builder) typeOf(p *Schema) (*tref, bool, error) {
 func (b *builder) refType(name string) (*tref, error) {
 	if name == "RequestId" {
 		return &tref{Go: "json.RawMessage", Kind: tRaw, RequestID: true}, nil
-	}
-	if b.cfg.inline[name] {
-		s := b.stable[name]
-		if s == nil || s.Type.nonNull() != "integer" && s.Type.nonNull() != "string" {
-			return nil, fmt.Errorf("cannot inline %s", name)
-		}
-		rt, _, err := b.typeOf(s)
-		return rt, err
 	}
 	if !b.included[name] {
 		if b.stable[name] == nil && b.unstable[name] != nil {
