@@ -1010,19 +1010,19 @@ func (u *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	}
 	var errs []error
 	var vTextResourceContents TextResourceContents
-	if err := json.Unmarshal(data, &vTextResourceContents); err == nil {
+	err := json.Unmarshal(data, &vTextResourceContents)
+	if err == nil {
 		u.TextResourceContents = &vTextResourceContents
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	var vBlobResourceContents BlobResourceContents
-	if err := json.Unmarshal(data, &vBlobResourceContents); err == nil {
+	err = json.Unmarshal(data, &vBlobResourceContents)
+	if err == nil {
 		u.BlobResourceContents = &vBlobResourceContents
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	return codecNoMatch("EmbeddedResourceResource", errs)
 }
 
@@ -1696,6 +1696,7 @@ func (x *KillTerminalRequest) encodeFields(w *codecWriter) {
 // decodes into Unknown and is written back verbatim.
 type CreateElicitationRequest struct {
 	// Members shared by every variant.
+
 	// A human-readable message describing what input is needed.
 	Message string `json:"message"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
@@ -2442,7 +2443,7 @@ type MultiSelectItems struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// Tag returns the "type" of the variant that is set.
+// Tag returns the "type" of the variant that is set ("" for Titled, which has none).
 func (u MultiSelectItems) Tag() string {
 	switch {
 	case u.String != nil:
@@ -3393,7 +3394,7 @@ type AuthMethod struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// Tag returns the "type" of the variant that is set.
+// Tag returns the "type" of the variant that is set ("" for Agent, which has none).
 func (u AuthMethod) Tag() string {
 	switch {
 	case u.Terminal != nil:
@@ -3838,6 +3839,7 @@ func (x *SessionMode) encodeFields(w *codecWriter) {
 // decodes into Unknown and is written back verbatim.
 type SessionConfigOption struct {
 	// Members shared by every variant.
+
 	// Unique identifier for the configuration option.
 	ID SessionConfigID `json:"id"`
 	// Human-readable label for the option.
@@ -3995,19 +3997,19 @@ func (u *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	}
 	var errs []error
 	var vUngrouped []SessionConfigSelectOption
-	if err := json.Unmarshal(data, &vUngrouped); err == nil {
+	err := json.Unmarshal(data, &vUngrouped)
+	if err == nil {
 		u.Ungrouped = vUngrouped
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	var vGrouped []SessionConfigSelectGroup
-	if err := json.Unmarshal(data, &vGrouped); err == nil {
+	err = json.Unmarshal(data, &vGrouped)
+	if err == nil {
 		u.Grouped = vGrouped
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	return codecNoMatch("SessionConfigSelectOptions", errs)
 }
 
@@ -5191,12 +5193,12 @@ func (u *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	}
 	var errs []error
 	var vUnstructured UnstructuredCommandInput
-	if err := json.Unmarshal(data, &vUnstructured); err == nil {
+	err := json.Unmarshal(data, &vUnstructured)
+	if err == nil {
 		u.Unstructured = &vUnstructured
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	return codecNoMatch("AvailableCommandInput", errs)
 }
 
@@ -6398,7 +6400,7 @@ type MCPServer struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// Tag returns the "type" of the variant that is set.
+// Tag returns the "type" of the variant that is set ("" for Stdio, which has none).
 func (u MCPServer) Tag() string {
 	switch {
 	case u.HTTP != nil:
@@ -6962,6 +6964,7 @@ func (x *SetSessionModeRequest) encodeFields(w *codecWriter) {
 // decodes into Unknown and is written back verbatim.
 type SetSessionConfigOptionRequest struct {
 	// Members shared by every variant.
+
 	// The ID of the session to set the configuration option for.
 	SessionID SessionID `json:"sessionId"`
 	// The ID of the configuration option to set.
@@ -6983,7 +6986,7 @@ type SetSessionConfigOptionRequest struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// Tag returns the "type" of the variant that is set.
+// Tag returns the "type" of the variant that is set ("" for ValueID, which has none).
 func (u SetSessionConfigOptionRequest) Tag() string {
 	switch {
 	case u.Boolean != nil:
@@ -7675,6 +7678,7 @@ func (x *KillTerminalResponse) encodeFields(w *codecWriter) {
 // decodes into Unknown and is written back verbatim.
 type CreateElicitationResponse struct {
 	// Members shared by every variant.
+
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -7857,40 +7861,40 @@ func (u *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	}
 	var errs []error
 	var vString string
-	if err := json.Unmarshal(data, &vString); err == nil {
+	err := json.Unmarshal(data, &vString)
+	if err == nil {
 		u.String = &vString
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	var vInteger int64
-	if err := json.Unmarshal(data, &vInteger); err == nil {
+	err = json.Unmarshal(data, &vInteger)
+	if err == nil {
 		u.Integer = &vInteger
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	var vNumber float64
-	if err := json.Unmarshal(data, &vNumber); err == nil {
+	err = json.Unmarshal(data, &vNumber)
+	if err == nil {
 		u.Number = &vNumber
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	var vBoolean bool
-	if err := json.Unmarshal(data, &vBoolean); err == nil {
+	err = json.Unmarshal(data, &vBoolean)
+	if err == nil {
 		u.Boolean = &vBoolean
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	var vStringArray []string
-	if err := json.Unmarshal(data, &vStringArray); err == nil {
+	err = json.Unmarshal(data, &vStringArray)
+	if err == nil {
 		u.StringArray = vStringArray
 		return nil
-	} else {
-		errs = append(errs, err)
 	}
+	errs = append(errs, err)
 	return codecNoMatch("ElicitationContentValue", errs)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -13,14 +14,26 @@ const (
 	outputPath   = "../../acp/types_gen.go"
 )
 
+// generated runs the generator once for all tests; it is slow under -race.
+var generated = sync.OnceValues(func() (result, error) {
+	src, m, err := generate(stablePath, unstablePath)
+	return result{src, m}, err
+})
+
+type result struct {
+	src []byte
+	m   *model
+}
+
 // TestGeneratedFileIsCurrent regenerates acp/types_gen.go in memory and
 // fails when the committed file differs, so a schema or generator change
 // cannot land without its output.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, _, err := generate(stablePath, unstablePath)
+	r, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := r.src
 	got, err := os.ReadFile(outputPath)
 	if err != nil {
 		t.Fatal(err)
@@ -38,28 +51,26 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 
 // TestGenerateIsDeterministic guards against map-order leaks into the output.
 func TestGenerateIsDeterministic(t *testing.T) {
-	a, _, err := generate(stablePath, unstablePath)
+	a, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		b, _, err := generate(stablePath, unstablePath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Fatal("two runs produced different output")
-		}
+	b, _, err := generate(stablePath, unstablePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.src, b) {
+		t.Fatal("two runs produced different output")
 	}
 }
 
 func TestModelShapes(t *testing.T) {
-	_, m, err := generate(stablePath, unstablePath)
+	r, err := generated()
 	if err != nil {
 		t.Fatal(err)
 	}
 	byGo := map[string]*goType{}
-	for _, ty := range m.Types {
+	for _, ty := range r.m.Types {
 		byGo[ty.Name] = ty
 	}
 	check := func(name string, k kind) *goType {

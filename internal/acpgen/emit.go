@@ -358,6 +358,7 @@ func (e *emitter) union(t *goType) {
 	e.p("type %s struct {", t.Name)
 	if len(t.Fields) > 0 {
 		e.p("\t// Members shared by every variant.")
+		e.p("")
 		e.fieldDecls(t.Fields)
 		e.p("")
 	}
@@ -371,7 +372,11 @@ func (e *emitter) union(t *goType) {
 	e.p("")
 
 	// Tag.
-	e.p("// Tag returns the %q of the variant that is set.", t.Tag)
+	if t.Default != nil {
+		e.p("// Tag returns the %q of the variant that is set (\"\" for %s, which has none).", t.Tag, t.Default.Field)
+	} else {
+		e.p("// Tag returns the %q of the variant that is set.", t.Tag)
+	}
 	e.p("func (u %s) Tag() string {", t.Name)
 	e.p("\tswitch {")
 	for _, v := range t.Variants {
@@ -538,18 +543,22 @@ func (e *emitter) valueUnion(t *goType) {
 	e.p("\t\treturn &DecodeError{Err: errors.New(\"%s must not be null\")}", t.Name)
 	e.p("\t}")
 	e.p("\tvar errs []error")
-	for _, v := range t.Variants {
+	for i, v := range t.Variants {
 		e.p("\tvar v%s %s", v.Field, v.Type.Go)
-		e.p("\tif err := json.Unmarshal(data, &v%s); err == nil {", v.Field)
+		op := "="
+		if i == 0 {
+			op = ":="
+		}
+		e.p("\terr %s json.Unmarshal(data, &v%s)", op, v.Field)
+		e.p("\tif err == nil {")
 		if v.Type.Kind == tSlice {
 			e.p("\t\tu.%s = v%s", v.Field, v.Field)
 		} else {
 			e.p("\t\tu.%s = &v%s", v.Field, v.Field)
 		}
 		e.p("\t\treturn nil")
-		e.p("\t} else {")
-		e.p("\t\terrs = append(errs, err)")
 		e.p("\t}")
+		e.p("\terrs = append(errs, err)")
 	}
 	e.p("\treturn codecNoMatch(%q, errs)", t.Name)
 	e.p("}")
