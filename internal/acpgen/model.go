@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -140,25 +139,25 @@ type model struct {
 }
 
 type builder struct {
-	cfg      config
-	stable   map[string]*Schema
-	unstable map[string]*Schema
-	included map[string]bool
-	unstabl  map[string]bool // included defs that exist only in the unstable schema
-	m        *model
-	goNames  map[string]string
+	cfg          config
+	stable       map[string]*Schema
+	unstable     map[string]*Schema
+	included     map[string]bool
+	unstableOnly map[string]bool // included defs that exist only in the unstable schema
+	m            *model
+	goNames      map[string]string
 }
 
 // build converts the schemas into the Go model.
 func build(stable, unstable *Schema, cfg config) (*model, error) {
 	b := &builder{
-		cfg:      cfg,
-		stable:   stable.Defs.Map,
-		unstable: unstable.Defs.Map,
-		included: map[string]bool{},
-		unstabl:  map[string]bool{},
-		m:        &model{byName: map[string]*goType{}},
-		goNames:  map[string]string{},
+		cfg:          cfg,
+		stable:       stable.Defs.Map,
+		unstable:     unstable.Defs.Map,
+		included:     map[string]bool{},
+		unstableOnly: map[string]bool{},
+		m:            &model{byName: map[string]*goType{}},
+		goNames:      map[string]string{},
 	}
 	var order []string
 	for _, name := range stable.Defs.Keys {
@@ -178,7 +177,7 @@ func build(stable, unstable *Schema, cfg config) (*model, error) {
 		}
 		order = append(order, name)
 		b.included[name] = true
-		b.unstabl[name] = true
+		b.unstableOnly[name] = true
 	}
 	for _, name := range order {
 		b.goNames[name] = goName(name)
@@ -192,6 +191,9 @@ func build(stable, unstable *Schema, cfg config) (*model, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	if err := b.checkPayloads(); err != nil {
+		return nil, err
+	}
 	if err := b.methods(unstable); err != nil {
 		return nil, err
 	}
@@ -204,7 +206,7 @@ func build(stable, unstable *Schema, cfg config) (*model, error) {
 // defSchema returns the definition to generate: the stable one, widened by
 // the configured unstable properties, or an unstable-only definition.
 func (b *builder) defSchema(name string) (*Schema, error) {
-	if b.unstabl[name] {
+	if b.unstableOnly[name] {
 		return b.unstable[name], nil
 	}
 	s := b.stable[name]
@@ -252,7 +254,7 @@ func (b *builder) addDef(name string, s *Schema) error {
 	t := &goType{
 		Name:     b.goNames[name],
 		Schema:   name,
-		Unstable: b.unstabl[name],
+		Unstable: b.unstableOnly[name],
 	}
 	t.Doc = docText(s.Description, false, typeDoc)
 	if t.Unstable && !slices.Contains(t.Doc, unstableNote) {
@@ -440,8 +442,8 @@ func (b *builder) variant(t *goType, br *Schema) (*variant, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rt == nil || rt.Kind != tObject || b.m.byName[ref] != nil && b.m.byName[ref].Kind != kindStruct {
-			return nil, fmt.Errorf("branch %s: payload %s is not a struct", v.Field, ref)
+		if rt == nil || rt.Kind != tObject {
+			return nil, fmt.Errorf("branch %s: payload %s is not an object", v.Field, ref)
 		}
 		v.Type = rt
 	default:
@@ -516,265 +518,4 @@ func (b *builder) fields(t *goType, s *Schema, tag string) ([]*field, error) {
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-// typeOf maps a property (or value-union branch) schema to a Go type.
-// A nil type with no error means the property references a definition that
-// is not generated.
-func (b *builder) typeOf(p *Schema) (*tref, bool, error) {
-	if name := p.refName(); name != "" {
-		rt, err := b.refType(name)
-		return rt, false, err
-	}
-	if len(p.AnyOf) == 2 && p.Properties == nil {
-		var ref *Schema
-		nullable := false
-		for _, br := range p.AnyOf {
-			if br.isNullOnly() {
-				nullable = true
-			} else {
-				ref = br
-			}
-		}
-		if nullable && ref != nil && ref.refName() != "" {
-			rt, err := b.refType(ref.refName())
-			return rt, true, err
-		}
-		return nil, false, fmt.Errorf("unsupported anyOf")
-	}
-	if len(p.AnyOf) > 0 || len(p.OneOf) > 0 || len(p.AllOf) > 0 {
-		return nil, false, fmt.Errorf("unsupported inline composition")
-	}
-	nullable := p.Type.has("null")
-	switch p.Type.nonNull() {
-	case "":
-		if len(p.Type) == 0 {
-			return &tref{Go: "json.RawMessage", Kind: tRaw}, false, nil
-		}
-		return nil, false, fmt.Errorf("unsupported type %v", p.Type)
-	case "string":
-		return &tref{Go: "string", Kind: tString}, nullable, nil
-	case "boolean":
-		return &tref{Go: "bool", Kind: tBool}, nullable, nil
-	case "number":
-		return &tref{Go: "float64", Kind: tFloat}, nullable, nil
-	case "integer":
-		g := intType(p.Format)
-		k := tInt
-		if strings.HasPrefix(g, "uint") {
-			k = tUint
-		}
-		return &tref{Go: g, Kind: k}, nullable, nil
-	case "array":
-		if p.Items == nil {
-			return nil, false, fmt.Errorf("array without items")
-		}
-		et, en, err := b.typeOf(p.Items)
-		if err != nil || et == nil {
-			return et, false, err
-		}
-		if en {
-			return nil, false, fmt.Errorf("nullable array items")
-		}
-		return &tref{Go: "[]" + et.Go, Kind: tSlice, Elem: et}, nullable, nil
-	case "object":
-		ap := strings.TrimSpace(string(p.AdditionalProperties))
-		if p.Properties != nil {
-			return nil, false, fmt.Errorf("inline object with properties")
-		}
-		if ap == "" || ap == "true" {
-			return &tref{Go: "map[string]json.RawMessage", Kind: tMeta}, nullable, nil
-		}
-		var vs Schema
-		if err := jsonStrict([]byte(ap), &vs); err != nil {
-			return nil, false, err
-		}
-		et, en, err := b.typeOf(&vs)
-		if err != nil || et == nil {
-			return et, false, err
-		}
-		if en {
-			return nil, false, fmt.Errorf("nullable map values")
-		}
-		return &tref{Go: "map[string]" + et.Go, Kind: tMap, Elem: et}, nullable, nil
-	}
-	return nil, false, fmt.Errorf("unsupported type %v", p.Type)
-}
-
-// refType maps a $defs reference to a Go type. RequestId becomes
-// json.RawMessage so the connection can match ids with its own ID rules.
-func (b *builder) refType(name string) (*tref, error) {
-	if name == "RequestId" {
-		return &tref{Go: "json.RawMessage", Kind: tRaw, RequestID: true}, nil
-	}
-	if !b.included[name] {
-		if b.stable[name] == nil && b.unstable[name] != nil {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reference to skipped definition %s", name)
-	}
-	s := b.stable[name]
-	if s == nil {
-		s = b.unstable[name]
-	}
-	g := b.goNames[name]
-	branches := s.OneOf
-	if len(branches) == 0 {
-		branches = s.AnyOf
-	}
-	switch {
-	case len(branches) > 0 && isEnum(branches):
-		return &tref{Go: g, Kind: tString}, nil
-	case len(branches) > 0, s.Type.nonNull() == "object", s.Properties != nil:
-		return &tref{Go: g, Kind: tObject}, nil
-	case s.Type.nonNull() == "string":
-		return &tref{Go: g, Kind: tString}, nil
-	case s.Type.nonNull() == "integer":
-		if strings.HasPrefix(intType(s.Format), "uint") {
-			return &tref{Go: g, Kind: tUint}, nil
-		}
-		return &tref{Go: g, Kind: tInt}, nil
-	}
-	return nil, fmt.Errorf("unsupported reference %s", name)
-}
-
-func intType(format string) string {
-	switch format {
-	case "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64":
-		return format
-	}
-	return "int64"
-}
-
-// methods builds the method table from x-method/x-side, using the
-// JSON-RPC envelope definitions to tell params, results and notifications
-// apart.
-func (b *builder) methods(unstable *Schema) error {
-	refsOf := func(names ...string) map[string]bool {
-		out := map[string]bool{}
-		for _, n := range names {
-			collectRefs(b.unstable[n], out)
-		}
-		return out
-	}
-	requests := refsOf("AgentRequest", "ClientRequest")
-	results := refsOf("AgentResponse", "ClientResponse")
-	notes := refsOf("AgentNotification", "ClientNotification")
-	for _, top := range unstable.AnyOf {
-		if top.Title == "ProtocolLevel" {
-			collectRefs(top, notes)
-		}
-	}
-	byMethod := map[string]*method{}
-	for _, t := range b.m.Types {
-		if t.Schema == "" {
-			continue
-		}
-		s := b.stable[t.Schema]
-		if s == nil {
-			s = b.unstable[t.Schema]
-		}
-		if s.XMethod == "" {
-			continue
-		}
-		m := byMethod[s.XMethod]
-		if m == nil {
-			m = &method{Name: s.XMethod, Const: "Method" + goName(s.XMethod), Receiver: s.XSide}
-			byMethod[s.XMethod] = m
-		}
-		if m.Receiver != s.XSide {
-			return fmt.Errorf("method %s: conflicting x-side", s.XMethod)
-		}
-		m.Unstable = m.Unstable || t.Unstable
-		switch {
-		case results[t.Schema]:
-			m.Result = t.Name
-		case notes[t.Schema]:
-			m.Notification = true
-			m.Params = t.Name
-		case requests[t.Schema]:
-			m.Params = t.Name
-		default:
-			return fmt.Errorf("%s: x-method %s but in no envelope", t.Schema, s.XMethod)
-		}
-		t.Doc = append(t.Doc, "", methodDoc(t.Name, m.Name, s.XSide, results[t.Schema], notes[t.Schema]))
-	}
-	for _, m := range byMethod {
-		if m.Params == "" || (!m.Notification && m.Result == "") || (m.Notification && m.Result != "") {
-			return fmt.Errorf("method %s: incomplete (params %q, result %q)", m.Name, m.Params, m.Result)
-		}
-		b.m.Methods = append(b.m.Methods, m)
-	}
-	sort.Slice(b.m.Methods, func(i, j int) bool { return b.m.Methods[i].Name < b.m.Methods[j].Name })
-	return nil
-}
-
-func methodDoc(typ, name, side string, result, note bool) string {
-	who := "the " + side
-	if side == "protocol" {
-		who = "either side"
-	}
-	switch {
-	case result:
-		return fmt.Sprintf("%s is the result of %s, which %s handles.", typ, name, who)
-	case note:
-		return fmt.Sprintf("%s is the params of the %s notification, which %s handles.", typ, name, who)
-	}
-	return fmt.Sprintf("%s is the params of %s, which %s handles.", typ, name, who)
-}
-
-func collectRefs(s *Schema, out map[string]bool) {
-	if s == nil {
-		return
-	}
-	if n := s.refName(); n != "" && s.Ref != "" {
-		out[n] = true
-	}
-	for _, list := range [][]*Schema{s.AllOf, s.AnyOf, s.OneOf} {
-		for _, c := range list {
-			collectRefs(c, out)
-		}
-	}
-	if s.Properties != nil {
-		for _, k := range s.Properties.Keys {
-			collectRefs(s.Properties.Map[k], out)
-		}
-	}
-}
-
-// checkNames refuses output that would collide with itself or with the
-// names the hand-written connection code owns.
-func (b *builder) checkNames() error {
-	seen := map[string]string{}
-	claim := func(name, what string) error {
-		if prev, ok := seen[name]; ok {
-			return fmt.Errorf("Go name %s used by %s and %s", name, prev, what)
-		}
-		if slices.Contains(b.cfg.reserved, name) || strings.HasPrefix(name, "Err") || strings.HasPrefix(name, "Code") {
-			return fmt.Errorf("Go name %s (%s) is reserved for the connection code", name, what)
-		}
-		seen[name] = what
-		return nil
-	}
-	for _, t := range b.m.Types {
-		if err := claim(t.Name, "type "+t.Name); err != nil {
-			return err
-		}
-		for _, v := range t.Values {
-			if err := claim(v.Go, "enum value of "+t.Name); err != nil {
-				return err
-			}
-		}
-	}
-	for _, m := range b.m.Methods {
-		if err := claim(m.Const, "method "+m.Name); err != nil {
-			return err
-		}
-	}
-	for _, n := range runtimeNames {
-		if err := claim(n, "runtime"); err != nil {
-			return err
-		}
-	}
-	return nil
 }
