@@ -3,6 +3,8 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"reflect"
 )
 
 // Opt is an optional schema member that can be absent, null or a value.
@@ -72,6 +74,24 @@ func (o Opt[T]) IsNull() bool { return o.state == optNull }
 
 // IsZero reports whether the Opt is absent. encoding/json's omitzero uses it.
 func (o Opt[T]) IsZero() bool { return o.state == optAbsent }
+
+// Equal reports whether o and p are in the same state with deeply equal
+// values. go-cmp uses it, so structs holding Opt can be compared without
+// options.
+func (o Opt[T]) Equal(p Opt[T]) bool {
+	return o.state == p.state && (o.state != optValue || reflect.DeepEqual(o.v, p.v))
+}
+
+// String formats the value, "null", or "absent", for test failures and logs.
+func (o Opt[T]) String() string {
+	switch o.state {
+	case optValue:
+		return fmt.Sprint(o.v)
+	case optNull:
+		return "null"
+	}
+	return "absent"
+}
 
 // MarshalJSON writes the value, or null when there is none. An absent Opt
 // only reaches here when it is not omitted (inside a slice, say).

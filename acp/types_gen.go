@@ -474,7 +474,7 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 		*v = ToolKind(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown ToolKind %q", s)}
+	return &DecodeError{Err: errors.New("not a known ToolKind value")}
 }
 
 // ToolCallStatus: Execution status of a tool call.
@@ -505,7 +505,7 @@ func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 		*v = ToolCallStatus(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown ToolCallStatus %q", s)}
+	return &DecodeError{Err: errors.New("not a known ToolCallStatus value")}
 }
 
 // ToolCallContent: Content produced by a tool call.
@@ -769,7 +769,7 @@ func (v *Role) UnmarshalJSON(data []byte) error {
 		*v = Role(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown Role %q", s)}
+	return &DecodeError{Err: errors.New("not a known Role value")}
 }
 
 // TextContent: Text provided to or from an LLM.
@@ -1404,7 +1404,7 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 		*v = PermissionOptionKind(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown PermissionOptionKind %q", s)}
+	return &DecodeError{Err: errors.New("not a known PermissionOptionKind value")}
 }
 
 // CreateTerminalRequest: Request to create a new terminal and execute a command.
@@ -1944,7 +1944,7 @@ func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 		*v = ElicitationSchemaType(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown ElicitationSchemaType %q", s)}
+	return &DecodeError{Err: errors.New("not a known ElicitationSchemaType value")}
 }
 
 // ElicitationPropertySchema: Property schema for elicitation form fields.
@@ -2068,7 +2068,7 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 		*v = StringFormat(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown StringFormat %q", s)}
+	return &DecodeError{Err: errors.New("not a known StringFormat value")}
 }
 
 // EnumOption: A titled enum option with a const value, human-readable title, and optional description.
@@ -4602,7 +4602,7 @@ func (v *StopReason) UnmarshalJSON(data []byte) error {
 		*v = StopReason(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown StopReason %q", s)}
+	return &DecodeError{Err: errors.New("not a known StopReason value")}
 }
 
 // SessionNotification: Notification containing a session update from the agent.
@@ -5045,7 +5045,7 @@ func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 		*v = PlanEntryPriority(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown PlanEntryPriority %q", s)}
+	return &DecodeError{Err: errors.New("not a known PlanEntryPriority value")}
 }
 
 // PlanEntryStatus: Status of a plan entry in the execution flow.
@@ -5073,7 +5073,7 @@ func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 		*v = PlanEntryStatus(s)
 		return nil
 	}
-	return &DecodeError{Err: fmt.Errorf("unknown PlanEntryStatus %q", s)}
+	return &DecodeError{Err: errors.New("not a known PlanEntryStatus value")}
 }
 
 // Plan: An execution plan for accomplishing complex tasks.

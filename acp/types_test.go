@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
 )
@@ -344,6 +346,17 @@ func TestOptTriState(t *testing.T) {
 	n := 7
 	if q := acp.OptFromPtr(&n); *q.Ptr() != 7 || !q.IsSet() {
 		t.Error("OptFromPtr(&7)")
+	}
+	// go-cmp compares structs holding Opt through Opt.Equal.
+	a := acp.SessionInfoUpdate{Title: acp.Some("x"), UpdatedAt: acp.Null[string]()}
+	if d := cmp.Diff(a, acp.SessionInfoUpdate{Title: acp.Some("x"), UpdatedAt: acp.Null[string]()}); d != "" {
+		t.Errorf("equal values differ: %s", d)
+	}
+	if cmp.Equal(a, acp.SessionInfoUpdate{Title: acp.Some("x")}) {
+		t.Error("null and absent compare equal")
+	}
+	if s := fmt.Sprint(a.Title, a.UpdatedAt, acp.Opt[int]{}); s != "x null absent" {
+		t.Errorf("String: %q", s)
 	}
 	// omitzero works with encoding/json too, outside the generated codec.
 	type plain struct {

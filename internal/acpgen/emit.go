@@ -122,7 +122,7 @@ func (e *emitter) enum(t *goType) {
 	e.p("\t\t*v = %s(s)", t.Name)
 	e.p("\t\treturn nil")
 	e.p("\t}")
-	e.p("\treturn &DecodeError{Err: fmt.Errorf(\"unknown %s %%q\", s)}", t.Name)
+	e.p("\treturn &DecodeError{Err: errors.New(\"not a known %s value\")}", t.Name)
 	e.p("}")
 	e.p("")
 }
