@@ -92,3 +92,48 @@ func TestRealCLITranscript(t *testing.T) {
 		t.Errorf("Find = %q, %v", got, err)
 	}
 }
+
+// TestRealCLISubagent reads a session of the real CLI that launched an
+// asynchronous Agent subagent: its transcript sits in the session's
+// subagents directory with a meta sidecar naming the launching tool_use.
+func TestRealCLISubagent(t *testing.T) {
+	main := "testdata/cli-2.1.332-agent/33333333-2222-4333-8444-555555555555.jsonl"
+	recs, _ := load(t, main)
+	var launch, notification *Record
+	for _, rec := range recs {
+		if rec.Message == nil {
+			continue
+		}
+		for _, b := range rec.Message.Content {
+			if b.Type == "tool_use" && b.Name == "Agent" {
+				launch = rec
+			}
+		}
+		if rec.Origin != nil && rec.Origin.Kind == "task-notification" {
+			notification = rec
+		}
+	}
+	if launch == nil || notification == nil {
+		t.Fatalf("launch %v, task notification %v", launch, notification)
+	}
+	if got := recs[len(recs)-1]; got.Type != TypeAssistant || got.Message.Content[0].Text != "Agent launched." {
+		t.Errorf("last record = %+v", got)
+	}
+
+	subs, err := Subagents(main)
+	if err != nil || len(subs) != 1 {
+		t.Fatalf("Subagents = %+v, %v", subs, err)
+	}
+	s := subs[0]
+	if s.AgentID != "addffe112c3c31fcf" || s.Meta == nil || s.Meta.ToolUseID != launch.Message.Content[0].ID ||
+		s.Meta.AgentType != "general-purpose" || s.Meta.RequestShape != "background" || s.Meta.Description != "Sub task" {
+		t.Errorf("subagent = %+v, meta %+v", s, s.Meta)
+	}
+	sub, _ := load(t, s.Path)
+	if len(sub) < 2 || sub[0].Type != TypeUser || !sub[0].IsSidechain {
+		t.Fatalf("subagent records = %v", uuids(sub))
+	}
+	if last := sub[len(sub)-1]; last.Type != TypeAssistant || last.Message.Content[0].Text != "sub hello from subagent" {
+		t.Errorf("subagent answer = %+v", last)
+	}
+}
