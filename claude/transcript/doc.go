@@ -3,18 +3,38 @@
 // without asking the CLI.
 //
 // A transcript is a JSON Lines file at
-// <config>/projects/<munged cwd>/<session id>.jsonl (see [ProjectDir]). Each
-// message line carries a uuid and a parentUuid; rewinds and edits make the
-// conversation a tree, and only the active branch is the conversation the CLI
-// resumes. [Open] finds that branch in two passes so that memory does not grow
-// with the size of the messages: the first pass streams the file and keeps
-// about 64 bytes per message line (interned uuids, parent link, byte offset
-// and length), the second reads back only the lines of the active branch, one
-// at a time, in conversation order.
+// <config>/projects/<munged cwd>/<session id>.jsonl (see [ProjectDir] and
+// [Find]). Each message line (user, assistant, system, attachment, progress)
+// carries a uuid and a parentUuid; rewinds and edits make the conversation a
+// tree, and only the active branch is the conversation the CLI resumes.
 //
-// Lines that are not valid JSON, and a last line cut short by a crash, are
-// skipped and counted in [Stats]; they never make a load fail.
+// # Reading
 //
-// The package knows nothing about ACP or about the running CLI: it only reads
-// (and, for [Delete], removes) files.
+// [Open] finds the active branch in two passes so that memory does not grow
+// with the size of the messages. The first pass streams the file through a
+// scanner that looks only at top-level keys, and keeps 24 bytes per message
+// line (interned uuid, parent link, byte offset and length) plus a map entry;
+// after it only the branch is kept, 16 bytes per record. The second pass,
+// [Reader.Records], reads back and decodes the lines of the branch one at a
+// time, root first.
+//
+// The branch ends at the leaf the SDK's getSessionMessages picks: the newest
+// user or assistant message that ends a path of the tree and is not a
+// sidechain, team or meta message. The CLI also records a leaf in each
+// last-prompt line; when the newest such line comes after that message and
+// names another one, the user rewound after the last message was written,
+// and its leaf wins (this is how the CLI resumes too).
+//
+// Lines that are not valid JSON objects, and a last line cut short by a crash,
+// are skipped and counted in [Stats]; they never make a load fail. As in the
+// CLI, a message whose parent line is lost starts the branch.
+//
+// # Listing, subagents, deleting
+//
+// [List] reads only the head and tail of each transcript, [Subagents] finds
+// the per-session subagent transcripts (read them with [Open] too), and
+// [Delete] removes a session's files, which the adapter does itself since
+// the CLI has no command for it. Forking is left to the CLI (--fork-session).
+//
+// The package knows nothing about ACP or about the running CLI.
 package transcript
