@@ -64,38 +64,36 @@ func ImageBlock(mediaType, base64Data string) ContentBlock {
 // allows to be either a plain string or an array of blocks. A string becomes
 // one text block.
 func (b ContentBlock) ResultContent() (Content, error) {
-	var c Content
-	if len(b.Content) == 0 {
+	return decodeContent(b.Content)
+}
+
+// decodeContent decodes message content that may be a plain string (one text
+// block) or an array of blocks.
+func decodeContent(raw json.RawMessage) (Content, error) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	err := json.Unmarshal(b.Content, &c)
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return Content{TextBlock(s)}, nil
+	}
+	var c Content
+	err := json.Unmarshal(raw, &c)
 	return c, err
 }
 
-// Content is a list of content blocks. When decoding it also accepts a plain
-// JSON string, which the CLI uses for some user messages, as one text block.
+// Content is a list of content blocks. In user frames the CLI sometimes
+// sends a plain string instead; [DecodeMessage] turns that into one text
+// block.
+//
+// Content deliberately has no UnmarshalJSON method: a custom unmarshaler
+// makes encoding/json scan the content (often a large tool result) twice
+// more.
 type Content []ContentBlock
-
-// UnmarshalJSON implements [json.Unmarshaler].
-func (c *Content) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*c = Content{TextBlock(s)}
-		return nil
-	}
-	if bytes.Equal(b, []byte("null")) {
-		*c = nil
-		return nil
-	}
-	var blocks []ContentBlock
-	err := json.Unmarshal(b, &blocks)
-	*c = blocks
-	return err
-}
 
 // Text returns the concatenated text of the text blocks.
 func (c Content) Text() string {

@@ -74,13 +74,40 @@ func DecodeMessage(line []byte) (Message, error) {
 			// any other error means the line is not JSON at all.
 			return Message{}, errNotJSON
 		}
-		m.DecodeErr = fmt.Errorf("claude: decoding %s frame: %w", kindName(typ, sub), err)
+		if u, ok := body.(*UserFrame); ok && te.Field == "message.content" && te.Value == "string" {
+			err = fixStringContent(line, u)
+		}
+		if err != nil {
+			m.DecodeErr = fmt.Errorf("claude: decoding %s frame: %w", kindName(typ, sub), err)
+		}
 	}
 	m.Body = body
 	if ev, ok := body.(*StreamEvent); ok {
 		m.Subtype = ev.Event.Type
 	}
 	return m, nil
+}
+
+// fixStringContent redoes the decode of a user frame whose message content
+// is a plain string, which the CLI writes for some synthetic and replayed
+// messages. It returns the first remaining decode error, if any.
+func fixStringContent(line []byte, u *UserFrame) error {
+	var raw struct {
+		UserFrame
+		// This field shadows UserFrame.Message.
+		Message struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	err := json.Unmarshal(line, &raw)
+	c, cerr := decodeContent(raw.Message.Content)
+	*u = raw.UserFrame
+	u.Message = UserMessageBody{Role: raw.Message.Role, Content: c}
+	if err != nil {
+		return err
+	}
+	return cerr
 }
 
 func kindName(typ, sub string) string {

@@ -218,3 +218,21 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestUserFrameStringContent: the CLI writes some user frames with a plain
+// string as content; they decode to one text block, and a second bad field
+// is still reported.
+func TestUserFrameStringContent(t *testing.T) {
+	m, err := DecodeMessage([]byte(`{"type":"user","message":{"role":"user","content":"<local-command-stdout>Set model</local-command-stdout>"},"isReplay":true,"uuid":"u1"}`))
+	if err != nil || m.DecodeErr != nil {
+		t.Fatal(err, m.DecodeErr)
+	}
+	u := m.Body.(*UserFrame)
+	if !u.IsReplay || u.UUID != "u1" || u.Message.Role != "user" || u.Message.Content.Text() != "<local-command-stdout>Set model</local-command-stdout>" {
+		t.Errorf("got %+v", u)
+	}
+	m, _ = DecodeMessage([]byte(`{"type":"user","message":{"role":"user","content":"x"},"isReplay":"yes"}`))
+	if m.DecodeErr == nil || !strings.Contains(m.DecodeErr.Error(), "isReplay") {
+		t.Errorf("DecodeErr = %v", m.DecodeErr)
+	}
+}

@@ -1,0 +1,95 @@
+package claude
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The decode benchmarks run over all real frames of testdata (one op = all
+// 241 frames) and over one 1 MB tool-result frame, comparing
+//
+//   - DecodeMessage: envelope scan plus eager typed decode (what the
+//     reader does),
+//   - Envelope: the envelope scan plus json.Valid only (what a lazy design
+//     would pay up front),
+//   - MapAny: plain encoding/json into map[string]any.
+
+func benchFrames(b *testing.B) ([][]byte, int64) {
+	var frames [][]byte
+	var n int64
+	for _, fx := range loadFixtures(b) {
+		frames = append(frames, fx.Frame)
+		n += int64(len(fx.Frame))
+	}
+	return frames, n
+}
+
+func bigFrame() []byte {
+	body := strings.Repeat("line of tool output with some text\\n", 1<<20/36)
+	return []byte(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"` +
+		body + `","is_error":false}]},"parent_tool_use_id":null,"session_id":"s","uuid":"u","tool_use_result":{"stdout":"x"}}`)
+}
+
+func BenchmarkDecodeMessage(b *testing.B) {
+	frames, n := benchFrames(b)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range frames {
+			if _, err := DecodeMessage(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkDecodeEnvelope(b *testing.B) {
+	frames, n := benchFrames(b)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range frames {
+			if _, _, ok := peekEnvelope(f); !ok || !json.Valid(f) {
+				b.Fatal("bad frame")
+			}
+		}
+	}
+}
+
+func BenchmarkDecodeMapAny(b *testing.B) {
+	frames, n := benchFrames(b)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range frames {
+			var m map[string]any
+			if err := json.Unmarshal(f, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkDecodeMessageBig(b *testing.B) {
+	f := bigFrame()
+	b.SetBytes(int64(len(f)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeMessage(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeMapAnyBig(b *testing.B) {
+	f := bigFrame()
+	b.SetBytes(int64(len(f)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var m map[string]any
+		if err := json.Unmarshal(f, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
