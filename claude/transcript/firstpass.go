@@ -9,8 +9,8 @@ import (
 
 // index is the first pass: it streams the file once, keeps the chain links
 // of message lines and the session metadata, and counts bad lines.
-func (r *Reader) index(src io.Reader) (*index, error) {
-	x := newIndex()
+func (r *Reader) index(src io.Reader, size int64) (*index, error) {
+	x := newIndex(size)
 	br := bufio.NewReaderSize(src, 64<<10)
 	var s scanner
 	var off int64

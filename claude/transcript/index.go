@@ -44,8 +44,12 @@ type index struct {
 	seq   int32
 }
 
-func newIndex() *index {
-	return &index{ids: make(map[[16]byte]int32)}
+// newIndex sizes the index for a file of size bytes. Message lines are
+// rarely under 2 KiB, so this seldom over-allocates, and it spares most of
+// the regrowth of the node slice and the map.
+func newIndex(size int64) *index {
+	hint := int(min(size/2048, 1<<22))
+	return &index{ids: make(map[[16]byte]int32, hint), nodes: make([]node, 0, hint)}
 }
 
 // lookup returns the id of uuid, or -1 if it was never seen.

@@ -103,7 +103,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	if opts != nil && opts.Logger != nil {
 		r.log = opts.Logger
 	}
-	x, err := r.index(io.NewSectionReader(ra, 0, size))
+	x, err := r.index(io.NewSectionReader(ra, 0, size), size)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +198,9 @@ func (r *Reader) Collect(ctx context.Context) ([]*Record, error) {
 	return out, nil
 }
 
+// maxKeptBuffer is the largest line buffer a Reader keeps between reads.
+const maxKeptBuffer = 1 << 20
+
 // read decodes the line at off; it returns nil, nil for a line that does
 // not decode (counted as corrupt).
 func (r *Reader) read(off int64, n int32) (*Record, error) {
@@ -213,6 +216,9 @@ func (r *Reader) read(off int64, n int32) (*Record, error) {
 		return nil, fmt.Errorf("transcript: reading line at offset %d: %w", off, err)
 	}
 	rec, err := decodeRecord(b)
+	if cap(r.buf) > maxKeptBuffer {
+		r.buf = nil // do not hold on to one huge line (a pasted image) for the Reader's life
+	}
 	if err != nil {
 		r.skip(off, err.Error())
 		return nil, nil
