@@ -82,20 +82,34 @@ type StartupError struct {
 func (e *StartupError) Error() string {
 	var b strings.Builder
 	b.WriteString("claude: starting Claude Code failed")
+	add := func(s string) {
+		if s = strings.TrimSpace(strings.TrimPrefix(s, "claude: ")); s != "" {
+			b.WriteString(": ")
+			b.WriteString(s)
+		}
+	}
+	var ee *ExitError
 	switch {
 	case len(e.Errors) > 0:
-		b.WriteString(": ")
-		b.WriteString(strings.Join(e.Errors, "; "))
-	case e.Reason != nil:
-		b.WriteString(": ")
-		b.WriteString(strings.TrimPrefix(e.Reason.Error(), "claude: "))
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(strings.TrimPrefix(e.Err.Error(), "claude: "))
-	} else if s := strings.TrimSpace(e.Stderr); s != "" {
-		b.WriteString(": ")
-		b.WriteString(s)
+		// The CLI's own error result says it best; stderr repeats it.
+		add(strings.Join(e.Errors, "; "))
+		if errors.As(e.Err, &ee) {
+			fmt.Fprintf(&b, " (exit code %d)", ee.ExitCode)
+		} else if e.Err != nil {
+			add(e.Err.Error())
+		}
+	case e.Err != nil:
+		if e.Reason != nil && !errors.As(e.Err, &ee) {
+			add(e.Reason.Error())
+		}
+		add(e.Err.Error())
+	default:
+		if e.Reason != nil {
+			add(e.Reason.Error())
+		}
+		if e.Stderr != "" {
+			add("stderr: " + e.Stderr)
+		}
 	}
 	return b.String()
 }

@@ -143,7 +143,13 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	p.idPrefix = hex.EncodeToString(idb[:])
 
 	if err := p.startCmd(); err != nil {
-		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run %s: %w", exe, err)}
+		// The path is left out of the message (it may be private); the
+		// caller knows which executable it asked for.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", err)}
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.waitLoop()
