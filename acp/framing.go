@@ -70,6 +70,8 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			return lr.buf[:len(lr.buf)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
+		case errors.Is(err, io.EOF) && len(lr.buf) > lr.max:
+			return nil, lr.skip(nil, err)
 		case errors.Is(err, io.EOF) && len(lr.buf) > 0:
 			return lr.buf, nil // last line without a newline
 		default:

@@ -1,7 +1,7 @@
 package acp
 
-// ProtocolVersion is the ACP protocol version this package speaks.
-const ProtocolVersion = 1
+// LatestProtocolVersion is the newest ACP protocol version this package speaks.
+const LatestProtocolVersion = 1
 
 // NegotiateVersion picks the version to answer initialize with, per ACP:
 // the requested version when supported; otherwise the highest supported
