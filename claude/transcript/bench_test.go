@@ -119,6 +119,7 @@ func BenchmarkReadActiveChain(b *testing.B) {
 				r.Close()
 			}
 			b.ReportMetric(float64(kept)/float64(n), "retained-B/msg")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
 		})
 		b.Run(fmt.Sprintf("msgs=%d/records", n), func(b *testing.B) {
 			b.SetBytes(fi.Size())
@@ -140,6 +141,7 @@ func BenchmarkReadActiveChain(b *testing.B) {
 					b.Fatal("no records")
 				}
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
 		})
 	}
 }
