@@ -28,6 +28,9 @@ const cancelWriteTimeout = 5 * time.Second
 // the CLI's text. If ctx ends first, Request returns the context's error and
 // tells the CLI with control_cancel_request.
 func (p *Process) Request(ctx context.Context, subtype string, payload any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	body, err := requestBody(subtype, payload)
 	if err != nil {
 		return nil, err

@@ -94,9 +94,11 @@
 // # Environment
 //
 // The CLI gets the caller's environment (or [Options.Env]) without
-// NODE_OPTIONS and DEBUG, plus CLAUDE_CODE_SDK_READS_SESSION_STATE=1 (for
-// session_state_changed frames) and CLAUDE_CODE_ENTRYPOINT=sdk-ts unless
-// the variable is already set. We use the TypeScript SDK's entrypoint name
+// NODE_OPTIONS and DEBUG, plus (each unless already set)
+// CLAUDE_CODE_SDK_READS_SESSION_STATE=1 for session_state_changed frames,
+// CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1 so that startup failures come as an
+// error result with a startup_failure_reason code (see [StartupError]), and
+// CLAUDE_CODE_ENTRYPOINT=sdk-ts. We use the TypeScript SDK's entrypoint name
 // on purpose: the CLI adapts its behaviour to known SDK entrypoints, and an
 // unknown name would risk behaviour the SDK never sees. We do not set
 // CLAUDE_AGENT_SDK_VERSION, since this is not that SDK.

@@ -257,8 +257,9 @@ func TestE2EStartupErrors(t *testing.T) {
 			Env:            sb.With("IS_SANDBOX"),
 			PermissionMode: PermissionBypass,
 		}))
-		if !errors.Is(err, ErrRootBypass) {
-			t.Errorf("err = %v", err)
+		var se *StartupError
+		if !errors.Is(err, ErrRootBypass) || !errors.As(err, &se) || se.FailureReason != "bypass_root" {
+			t.Errorf("err = %#v", err)
 		}
 	})
 }

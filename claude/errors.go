@@ -72,6 +72,10 @@ type StartupError struct {
 	// Errors are the texts of an error result the CLI wrote before exiting
 	// (for example "No conversation found with session ID: …").
 	Errors []string
+	// FailureReason is the CLI's startup_failure_reason code, when it gave
+	// one (for example "bypass_root" or "cwd_unavailable"), so that a host
+	// can offer the fix instead of a retry.
+	FailureReason string
 	// Stderr is the tail of the CLI's stderr.
 	Stderr string
 	// Err is the underlying failure: an *ExitError, an exec error, a
@@ -128,9 +132,11 @@ func (e *StartupError) Unwrap() []error {
 
 // classifyStartup picks the sentinel that explains a startup failure from
 // the CLI's error result texts and stderr.
-func classifyStartup(errs []string, stderr string) error {
+func classifyStartup(reason string, errs []string, stderr string) error {
 	text := strings.Join(errs, "\n") + "\n" + stderr
 	switch {
+	case reason == "bypass_root":
+		return ErrRootBypass
 	case strings.Contains(text, "No conversation found"):
 		return ErrSessionNotFound
 	case strings.Contains(text, "is already in use"):

@@ -157,12 +157,12 @@ func TestEnv(t *testing.T) {
 	t.Parallel()
 	o := Options{Entrypoint: "mine"}
 	got := o.env([]string{"A=1", "NODE_OPTIONS=x", "DEBUG=y", "CLAUDE_CODE_SDK_READS_SESSION_STATE=0"})
-	want := []string{"A=1", "CLAUDE_CODE_SDK_READS_SESSION_STATE=0", "CLAUDE_CODE_ENTRYPOINT=mine"}
+	want := []string{"A=1", "CLAUDE_CODE_SDK_READS_SESSION_STATE=0", "CLAUDE_CODE_ENTRYPOINT=mine", "CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 	got = (&Options{}).env([]string{"CLAUDE_CODE_ENTRYPOINT=sdk-py"})
-	want = []string{"CLAUDE_CODE_ENTRYPOINT=sdk-py", "CLAUDE_CODE_SDK_READS_SESSION_STATE=1"}
+	want = []string{"CLAUDE_CODE_ENTRYPOINT=sdk-py", "CLAUDE_CODE_SDK_READS_SESSION_STATE=1", "CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}

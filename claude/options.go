@@ -45,8 +45,9 @@ type Options struct {
 	// Dir is the working directory of the CLI. Empty means ours.
 	Dir string
 	// Env is the environment of the CLI. Nil means os.Environ(). [Start]
-	// removes NODE_OPTIONS and DEBUG and adds CLAUDE_CODE_ENTRYPOINT (unless
-	// present) and CLAUDE_CODE_SDK_READS_SESSION_STATE=1.
+	// removes NODE_OPTIONS and DEBUG and adds, unless present,
+	// CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SDK_READS_SESSION_STATE=1 and
+	// CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1.
 	Env []string
 	// Entrypoint overrides [DefaultEntrypoint] when the environment has no
 	// CLAUDE_CODE_ENTRYPOINT.
@@ -334,6 +335,9 @@ func (o *Options) env(base []string) []string {
 	}
 	if !has("CLAUDE_CODE_SDK_READS_SESSION_STATE") {
 		out = append(out, "CLAUDE_CODE_SDK_READS_SESSION_STATE=1")
+	}
+	if !has("CLAUDE_CODE_STARTUP_FAILURE_RESULTS") {
+		out = append(out, "CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1")
 	}
 	if o.EnableFileCheckpointing && !has("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING") {
 		out = append(out, "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true")

@@ -99,6 +99,9 @@ type Process struct {
 // pass a request-scoped context. Startup failures are *StartupError values
 // that carry the CLI's own explanation (error result text, stderr tail).
 func Start(ctx context.Context, opts Options) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	exe := opts.Executable
 	if exe == "" {
 		var err error
@@ -248,11 +251,14 @@ func (p *Process) initialize(ctx context.Context) error {
 	p.mu.Lock()
 	for _, r := range p.results {
 		se.Errors = append(se.Errors, r.Errors...)
+		if r.StartupFailureReason != "" {
+			se.FailureReason = r.StartupFailureReason
+		}
 	}
 	p.mu.Unlock()
 	se.Stderr = p.tail.String()
 	if se.Reason == nil {
-		se.Reason = classifyStartup(se.Errors, se.Stderr)
+		se.Reason = classifyStartup(se.FailureReason, se.Errors, se.Stderr)
 	}
 	return se
 }

@@ -51,6 +51,9 @@ type wireUser struct {
 // a result. Messages sent while a turn runs are queued by the CLI (and may
 // be coalesced into one turn). ctx bounds only the wait for other writers.
 func (p *Process) Send(ctx context.Context, m UserMessage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if len(m.Content) == 0 {
 		return errors.New("claude: user message has no content")
 	}

@@ -197,6 +197,12 @@ type ResultMessage struct {
 	UserMessageUUID   string             `json:"user_message_uuid,omitempty"`
 	UserMessageUUIDs  []string           `json:"user_message_uuids,omitempty"`
 	FastModeState     string             `json:"fast_mode_state,omitempty"`
+
+	// StartupFailureReason is set on the error result the CLI writes before
+	// exiting on a known startup failure (bypass_root, cwd_unavailable,
+	// config_file_invalid, …), when CLAUDE_CODE_STARTUP_FAILURE_RESULTS is
+	// set (which [Start] does).
+	StartupFailureReason string `json:"startup_failure_reason,omitempty"`
 }
 
 // ModelUsage is the cumulative usage of one model.
