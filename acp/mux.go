@@ -100,6 +100,7 @@ func DecodeParams(raw json.RawMessage, p any) error {
 
 func paramsError(err error) *Error {
 	var fe *FieldError
+	var de *DecodeError
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	var e *Error
@@ -108,6 +109,8 @@ func paramsError(err error) *Error {
 		return e
 	case errors.As(err, &fe):
 		return NewInvalidParams(fe.Path, fe.Reason)
+	case errors.As(err, &de):
+		return NewInvalidParams(de.Path, de.Err.Error())
 	case errors.As(err, &te):
 		return NewInvalidParams(te.Field, "expected "+te.Type.String()+", got JSON "+te.Value)
 	case errors.As(err, &se):

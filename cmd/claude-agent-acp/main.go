@@ -1,13 +1,103 @@
-// Command claude-agent-acp is an ACP (Agent Client Protocol) agent that drives the
-// Claude Code CLI. An editor starts it and speaks JSON-RPC 2.0 over stdio.
+// Command claude-agent-acp is an ACP (Agent Client Protocol) agent for
+// Claude Code. An editor starts it and speaks JSON-RPC 2.0 over stdio; it
+// runs the Claude Code CLI for each session.
+//
+// Usage:
+//
+//	claude-agent-acp             serve ACP on stdin/stdout
+//	claude-agent-acp doctor      check the Claude Code CLI and credentials
+//	claude-agent-acp --cli ARGS  run the Claude Code CLI itself (terminal login)
+//	claude-agent-acp --version
+//
+// Logs go to stderr only; CLAUDE_AGENT_ACP_LOG=debug|info|warn|error sets
+// the level (default warn).
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/claude-agent-acp/claude-agent-acp/agent"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+const usage = `claude-agent-acp: an ACP agent for Claude Code.
+
+Usage:
+  claude-agent-acp             serve ACP on stdin/stdout (what editors run)
+  claude-agent-acp doctor      check that Claude Code is installed and logged in
+  claude-agent-acp --cli ARGS  run the Claude Code CLI with ARGS (e.g. auth login)
+  claude-agent-acp --version   print the version
+  claude-agent-acp --help      print this help
+
+Environment:
+  CLAUDE_CODE_EXECUTABLE   the claude CLI to run (default: claude on PATH)
+  CLAUDE_AGENT_ACP_LOG     log level on stderr: debug, info, warn (default), error
+`
+
 func main() {
-	fmt.Fprintln(os.Stderr, "claude-agent-acp: not wired yet")
-	os.Exit(1)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "--version", "-version", "version":
+			fmt.Fprintln(stdout, "claude-agent-acp", version)
+			return 0
+		case "--help", "-help", "-h", "help":
+			fmt.Fprint(stdout, usage)
+			return 0
+		case "doctor":
+			return doctor(stdout)
+		case "--cli":
+			return runCLI(args[1:], stderr)
+		default:
+			fmt.Fprintf(stderr, "claude-agent-acp: unknown argument %q\n\n%s", args[0], usage)
+			return 2
+		}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	a := agent.New(agent.Config{Logger: log, Version: version})
+	if err := a.Serve(ctx, stdin, stdout); err != nil {
+		log.Error("connection ended", "error", err)
+		return 1
+	}
+	return 0
+}
+
+func logLevel() slog.Level {
+	switch strings.ToLower(os.Getenv("CLAUDE_AGENT_ACP_LOG")) {
+	case "debug":
+		return slog.LevelDebug
+	case "info":
+		return slog.LevelInfo
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelWarn
+}
+
+// runCLI replaces this process with the Claude Code CLI, so a client's
+// terminal login (`--cli auth login`) is Claude's own.
+func runCLI(args []string, stderr io.Writer) int {
+	exe, err := claude.FindExecutable()
+	if err != nil {
+		fmt.Fprintln(stderr, "claude-agent-acp:", err)
+		return 1
+	}
+	err = syscall.Exec(exe, append([]string{exe}, args...), os.Environ())
+	fmt.Fprintln(stderr, "claude-agent-acp: could not run Claude Code:", err)
+	return 1
 }

@@ -1,0 +1,146 @@
+// Package agent is the adapter between ACP and Claude Code: it serves one
+// ACP connection and runs one Claude Code CLI process per session,
+// translating prompts into CLI user messages and CLI output into
+// session/update notifications. It is the only package that knows both the
+// acp and the claude packages.
+//
+// # Model
+//
+// Each session is owned by one goroutine (see session.go): ACP handlers and
+// CLI callbacks never touch session state directly; they send it closures
+// through the session's inbox. A prompt registers its turn with the session
+// before the connection dispatches the next message, so a session/cancel
+// written right behind a prompt always finds that turn.
+package agent
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Name and Title identify the agent in initialize.
+const (
+	Name  = "claude-agent-acp"
+	Title = "Claude Agent"
+)
+
+// Config configures an Agent. The zero value runs the `claude` found by
+// claude.FindExecutable with this process's environment.
+type Config struct {
+	// Executable is the Claude Code CLI; empty finds it on first use.
+	Executable string
+	// Env is the environment the CLI runs with; nil means os.Environ().
+	Env []string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Version is reported in agentInfo.
+	Version string
+	// StartupTimeout bounds a CLI's initialize handshake (default 60 s).
+	StartupTimeout time.Duration
+	// CloseTimeout bounds how long shutdown waits for each CLI to stop
+	// before killing it (the claude package escalates SIGTERM → SIGKILL).
+	CloseTimeout time.Duration
+}
+
+// Agent serves ACP for Claude Code on one connection.
+type Agent struct {
+	cfg  Config
+	log  *slog.Logger
+	conn *acp.Conn
+
+	mu       sync.Mutex
+	client   clientCaps
+	sessions map[string]*session
+	models   []claude.ModelInfo // the CLI's model list, learnt from the first session
+	closing  bool
+}
+
+// New returns an Agent; Serve runs it.
+func New(cfg Config) *Agent {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	return &Agent{cfg: cfg, log: log, sessions: map[string]*session{}}
+}
+
+// Serve speaks ACP on r/w until the client goes away (EOF) or ctx ends,
+// then stops every CLI it started. A client that disappears is a normal
+// end: Serve returns nil.
+func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	a.conn = acp.NewConn(r, w, acp.Options{
+		Handler:          a.handler(),
+		Logger:           a.log,
+		InitializeMethod: acp.MethodInitialize,
+		CancelledResult: func(method string) (any, bool) {
+			if method == acp.MethodSessionPrompt {
+				return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, true
+			}
+			return nil, false
+		},
+	})
+	select {
+	case <-a.conn.Done():
+	case <-ctx.Done():
+	}
+	a.shutdown()
+	a.conn.Close()
+	err := a.conn.Wait()
+	if errors.Is(err, acp.ErrPeerClosed) || errors.Is(err, acp.ErrShutdown) {
+		return nil
+	}
+	return err
+}
+
+// shutdown stops every session's CLI, in parallel.
+func (a *Agent) shutdown() {
+	a.mu.Lock()
+	a.closing = true
+	sessions := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		sessions = append(sessions, s)
+	}
+	a.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.close()
+		}()
+	}
+	wg.Wait()
+}
+
+func (a *Agent) session(id acp.SessionID) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[string(id)]
+	if s == nil {
+		return nil, acp.NewSessionNotFound(string(id))
+	}
+	return s, nil
+}
+
+// notify sends a session/update. Errors mean the client is gone; the
+// connection then shuts everything down, so they are only logged.
+func (a *Agent) notify(sessionID string, u acp.SessionUpdate) {
+	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
+	if err := a.conn.Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
+		a.log.Debug("session/update not sent", "error", err)
+	}
+}

@@ -1,0 +1,332 @@
+package agent
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// outputState is what translating one CLI turn's output needs to remember.
+type outputState struct {
+	messageID string              // API message id of the streaming message
+	streamed  map[string]bool     // message ids whose text/thinking streamed
+	toolIndex map[int]string      // content block index → tool_use id
+	usage     claude.Usage        // latest top-level usage
+	lastUsed  uint64              // last used sent in usage_update
+	model     string              // model of the latest top-level message
+	size      uint64              // context window
+}
+
+func (o *outputState) reset() {
+	size := o.size
+	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size}
+}
+
+// handle translates one CLI message. Output belongs to the current turn;
+// output of a cancelled turn is dropped; output with no turn (background
+// work between prompts) still reaches the client.
+func (s *session) handle(m claude.Message) {
+	switch b := m.Body.(type) {
+	case *claude.CommandLifecycle:
+		s.onLifecycle(b)
+		return
+	case *claude.UserFrame:
+		if b.IsReplay && s.turnByUUID(b.UUID) != nil || s.cancelledIDs[b.UUID] {
+			s.activate(b.UUID)
+			return
+		}
+	}
+	if s.current != nil && s.current.cancelled {
+		if _, ok := m.Body.(*claude.ResultMessage); ok {
+			s.current = nil
+			s.out.reset()
+		}
+		return
+	}
+	switch b := m.Body.(type) {
+	case *claude.StreamEvent:
+		s.onStreamEvent(b)
+	case *claude.AssistantMessage:
+		s.onAssistant(b)
+	case *claude.UserFrame:
+		s.onUserFrame(b)
+	case *claude.ModelRefusalNoFallback:
+		if s.current != nil {
+			s.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
+		}
+	case *claude.ResultMessage:
+		s.onResult(b)
+	default:
+		s.onOther(m)
+	}
+}
+
+func (s *session) onLifecycle(b *claude.CommandLifecycle) {
+	switch b.State {
+	case "started":
+		s.activate(b.CommandUUID)
+	case "cancelled":
+		if t := s.turnByUUID(b.CommandUUID); t != nil && !t.settled {
+			s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
+		}
+		delete(s.cancelledIDs, b.CommandUUID)
+	}
+}
+
+func (s *session) onStreamEvent(e *claude.StreamEvent) {
+	if e.ParentToolUseID != "" {
+		return // subagent output: not part of the main transcript
+	}
+	ev := e.Event
+	switch ev.Type {
+	case "message_start":
+		if ev.Message != nil {
+			s.out.messageID = firstNonEmpty(ev.Message.ID, e.APIMessageID)
+			s.out.model = ev.Message.Model
+			if ev.Message.Usage != nil {
+				s.out.usage = *ev.Message.Usage
+				s.sendUsage(nil)
+			}
+		}
+	case "content_block_start":
+		if cb := ev.ContentBlock; cb != nil && isToolUse(cb.Type) {
+			s.out.toolIndex[ev.Index] = cb.ID
+			s.toolStarted(cb)
+		}
+	case "content_block_delta":
+		if ev.Delta == nil {
+			return
+		}
+		switch ev.Delta.Type {
+		case "text_delta":
+			s.chunk(false, ev.Delta.Text, firstNonEmpty(e.APIMessageID, s.out.messageID))
+		case "thinking_delta":
+			s.chunk(true, ev.Delta.Thinking, firstNonEmpty(e.APIMessageID, s.out.messageID))
+		case "input_json_delta":
+			if id, ok := s.out.toolIndex[ev.Index]; ok {
+				s.toolInputDelta(id, ev.Delta.PartialJSON)
+			}
+		}
+	case "message_delta":
+		if ev.Usage != nil {
+			s.out.usage.OutputTokens = ev.Usage.OutputTokens
+			s.sendUsage(nil)
+		}
+	}
+}
+
+// chunk sends agent text or thought, grouped by the API message id.
+func (s *session) chunk(thought bool, text, messageID string) {
+	if text == "" {
+		return
+	}
+	if s.current != nil {
+		s.current.streamed = true
+	}
+	s.out.streamed[messageID] = true
+	c := &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
+	if messageID != "" {
+		c.MessageID = acp.Some(acp.MessageID(messageID))
+	}
+	if thought {
+		s.a.notify(s.id, acp.SessionUpdate{AgentThoughtChunk: c})
+	} else {
+		s.a.notify(s.id, acp.SessionUpdate{AgentMessageChunk: c})
+	}
+}
+
+func (s *session) onAssistant(m *claude.AssistantMessage) {
+	if m.ParentToolUseID != "" {
+		return
+	}
+	if m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel {
+		// Claude's own error text: it becomes the turn's error (or its
+		// refusal explanation), not assistant prose.
+		if t := s.current; t != nil {
+			t.apiError = m.Error
+			t.apiErrorText = textOf(m.Message.Content)
+			if m.Message.StopReason == "refusal" {
+				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain)
+			}
+		}
+		return
+	}
+	if m.Message.StopReason == "refusal" && s.current != nil {
+		s.current.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), s.current.refusalExplain)
+	}
+	streamed := s.out.streamed[m.Message.ID]
+	for _, b := range m.Message.Content {
+		switch {
+		case b.Type == "text" && !streamed:
+			s.chunk(false, b.Text, m.Message.ID)
+		case b.Type == "thinking" && !streamed:
+			s.chunk(true, b.Thinking, m.Message.ID)
+		case isToolUse(b.Type):
+			s.toolInputComplete(b)
+		}
+	}
+}
+
+func (s *session) onUserFrame(u *claude.UserFrame) {
+	if u.ParentToolUseID != "" {
+		return
+	}
+	for _, b := range u.Message.Content {
+		switch b.Type {
+		case "tool_result":
+			s.toolResult(u, b)
+		case "text":
+			if out, ok := localCommandOutput(b.Text); ok {
+				s.chunk(false, out, u.UUID)
+			}
+		}
+	}
+}
+
+var localStdout = regexp.MustCompile(`(?s)<local-command-stdout>(.*?)</local-command-stdout>`)
+
+// localCommandOutput extracts what a slash command printed locally.
+func localCommandOutput(text string) (string, bool) {
+	m := localStdout.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return strings.TrimSpace(m[1]), strings.TrimSpace(m[1]) != ""
+}
+
+// onResult ends the current turn (and any the CLI folded into it).
+func (s *session) onResult(r *claude.ResultMessage) {
+	s.learnContextWindow(r)
+	s.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
+	t := s.current
+	s.current = nil
+	defer s.out.reset()
+	if t == nil {
+		return // background work: reported, nothing to settle
+	}
+	resp, err := s.outcome(t, r)
+	for _, id := range r.UserMessageUUIDs {
+		if other := s.turnByUUID(id); other != nil && other != t {
+			s.settle(other, resp, err)
+		}
+	}
+	s.settle(t, resp, err)
+}
+
+var loginHint = regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)
+
+// outcome maps a CLI result to the prompt's answer: a stop reason, or a
+// JSON-RPC error carrying Claude's own message.
+func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse, error) {
+	switch {
+	case r.StopReason == "refusal":
+		if t.refusalExplain != "" {
+			s.chunk(false, t.refusalExplain, "")
+		}
+		return &acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	case r.Subtype == "error_max_turns" || r.Subtype == "error_max_budget_usd":
+		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
+	case r.StopReason == "max_tokens" || t.apiError == "max_output_tokens":
+		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
+	case r.IsError:
+		text := firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message.")
+		if t.apiError == "authentication_failed" || loginHint.MatchString(text) {
+			return nil, acp.NewAuthRequired(text)
+		}
+		e := acp.NewInternalError(text)
+		if t.apiError != "" {
+			e = e.WithData(map[string]string{"errorKind": t.apiError})
+		}
+		return nil, e
+	}
+	if !t.streamed && r.Result != "" {
+		// Nothing streamed (a cached or local-only turn): show the result.
+		s.chunk(false, r.Result, "")
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// sendUsage reports context use (and cost at the end of a turn) when it
+// changed.
+func (s *session) sendUsage(cost *acp.Cost) {
+	u := s.out.usage
+	used := uint64(u.InputTokens + u.OutputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens)
+	if cost == nil && used == s.out.lastUsed {
+		return
+	}
+	s.out.lastUsed = used
+	size := s.out.size
+	if size == 0 {
+		size = contextWindowFor(s.out.model)
+	}
+	uu := &acp.UsageUpdate{Used: used, Size: size, Cost: cost}
+	s.a.notify(s.id, acp.SessionUpdate{UsageUpdate: uu})
+}
+
+func (s *session) learnContextWindow(r *claude.ResultMessage) {
+	for model, mu := range r.ModelUsage {
+		if mu.ContextWindow > 0 && (s.out.model == "" || strings.HasPrefix(s.out.model, model) || strings.HasPrefix(model, s.out.model)) {
+			s.out.size = uint64(mu.ContextWindow)
+		}
+	}
+}
+
+func contextWindowFor(model string) uint64 {
+	if strings.Contains(model, "[1m]") {
+		return 1_000_000
+	}
+	return 200_000
+}
+
+func (s *session) onOther(m claude.Message) {
+	// Other frames (system/init, status, retries, notices, tasks, …) are
+	// handled by the feature files that need them.
+	for _, h := range otherHandlers {
+		if h(s, m) {
+			return
+		}
+	}
+}
+
+// otherHandlers let feature files handle more CLI message kinds; the first
+// that reports true wins.
+var otherHandlers []func(s *session, m claude.Message) bool
+
+func isToolUse(t string) bool {
+	return t == "tool_use" || t == "server_tool_use" || t == "mcp_tool_use"
+}
+
+func textOf(c claude.Content) string {
+	var sb strings.Builder
+	for _, b := range c {
+		if b.Type == "text" {
+			sb.WriteString(b.Text)
+		}
+	}
+	return sb.String()
+}
+
+func refusalExplanation(details json.RawMessage) string {
+	var d struct {
+		Explanation string `json:"explanation"`
+	}
+	_ = json.Unmarshal(details, &d)
+	return d.Explanation
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}

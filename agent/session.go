@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// session is one ACP session and the CLI process behind it. Its fields
+// below the line are owned by the run goroutine; everyone else talks to it
+// through do.
+type session struct {
+	a    *Agent
+	id   string
+	log  *slog.Logger
+	opts claude.Options // how to (re)start the CLI; Resume/SessionID set per start
+
+	inbox chan func()
+	quit  chan struct{} // closed when run ends
+	once  sync.Once
+
+	// owned by run:
+	proc     *claude.Process
+	msgs     <-chan claude.Message
+	starting bool
+	started  bool // a CLI was started at least once for this id
+	closed   bool
+	turns    []*turn // unsettled turns, oldest first
+	current  *turn   // the turn the CLI is working on (seen started)
+	// cancelledIDs are turns answered while queued in the CLI; if the CLI
+	// starts one anyway its output is dropped.
+	cancelledIDs map[string]bool
+	out      outputState
+	tools    map[string]*toolState // tool calls reported and not finished
+	// openRequests are client requests (permission prompts) per turn.
+	openRequests map[*turn][]*openRequest
+	modeID   string
+	model    string // the model picked in this session ("" = the CLI's default)
+	cwd      string
+}
+
+// newSession starts the session goroutine; the CLI itself starts in the
+// background (startCLI), so session/new answers without waiting for it.
+func newSession(a *Agent, id string, opts claude.Options, modeID string) *session {
+	s := &session{
+		a: a, id: id, opts: opts, modeID: modeID,
+		log:   a.log.With("session", id),
+		inbox: make(chan func()),
+		cancelledIDs: map[string]bool{},
+		quit:  make(chan struct{}),
+	}
+	s.out.reset()
+	go s.run()
+	return s
+}
+
+// do runs fn on the session goroutine and waits for it. It reports false
+// if the session has ended.
+func (s *session) do(fn func()) bool {
+	done := make(chan struct{})
+	select {
+	case s.inbox <- func() { fn(); close(done) }:
+	case <-s.quit:
+		return false
+	}
+	<-done
+	return true
+}
+
+// post runs fn on the session goroutine without waiting.
+func (s *session) post(fn func()) {
+	go func() {
+		select {
+		case s.inbox <- fn:
+		case <-s.quit:
+		}
+	}()
+}
+
+func (s *session) run() {
+	defer close(s.quit)
+	for !s.closed {
+		select {
+		case fn := <-s.inbox:
+			fn()
+		case m, ok := <-s.msgs:
+			if !ok {
+				s.onExit()
+				continue
+			}
+			s.handle(m)
+		}
+	}
+}
+
+// startCLI starts the CLI in the background unless it runs or is starting.
+func (s *session) startCLI() {
+	if s.proc != nil || s.starting || s.closed {
+		return
+	}
+	s.starting = true
+	opts := s.opts
+	if s.started {
+		// A CLI for this id ran before: continue its transcript.
+		opts.SessionID, opts.Resume = "", s.id
+	}
+	s.started = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.a.startupTimeout())
+		defer cancel()
+		p, err := claude.Start(ctx, opts)
+		s.post(func() { s.onStarted(p, err) })
+	}()
+}
+
+func (s *session) onStarted(p *claude.Process, err error) {
+	s.starting = false
+	if s.closed {
+		if p != nil {
+			go p.Close()
+		}
+		return
+	}
+	if err != nil {
+		s.log.Warn("Claude Code did not start", "error", err)
+		// Every prompt waiting for this CLI fails with the reason; the next
+		// prompt tries again.
+		for _, t := range s.turns {
+			s.settle(t, nil, startError(err))
+		}
+		return
+	}
+	s.proc, s.msgs = p, p.Messages()
+	s.a.learnModels(p.InitializeResponse())
+	for _, t := range s.turns {
+		if !t.sent {
+			s.send(t)
+		}
+	}
+}
+
+// onExit handles the CLI ending on its own: open turns fail with the
+// reason, and the next prompt starts a new CLI that resumes the session.
+func (s *session) onExit() {
+	err := s.proc.Err()
+	s.proc, s.msgs = nil, nil
+	s.current = nil
+	s.out.reset()
+	if len(s.turns) > 0 {
+		s.log.Warn("Claude Code exited during a turn", "error", err)
+	}
+	for _, t := range s.turns {
+		s.settle(t, nil, exitError(err))
+	}
+}
+
+// close stops the CLI and ends the session goroutine. Open turns end as
+// cancelled. It is idempotent.
+func (s *session) close() {
+	s.once.Do(func() {
+		var p *claude.Process
+		s.do(func() {
+			for _, t := range s.turns {
+				s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
+			}
+			p = s.proc
+			s.proc, s.msgs = nil, nil
+			s.closed = true
+		})
+		if p != nil {
+			_ = p.Close()
+		}
+	})
+	<-s.quit
+}
+
+func (a *Agent) startupTimeout() time.Duration {
+	if a.cfg.StartupTimeout > 0 {
+		return a.cfg.StartupTimeout
+	}
+	return claude.DefaultStartupTimeout
+}
+
+// startError and exitError turn CLI failures into errors a person can act
+// on, using Claude's own words (the stderr tail) where it gave some.
+func startError(err error) error {
+	var se *claude.StartupError
+	if errors.As(err, &se) {
+		return acp.NewInternalError("Claude Code could not start: " + se.Error())
+	}
+	if errors.Is(err, claude.ErrNotFound) {
+		return acp.NewInternalError(err.Error())
+	}
+	return acp.NewInternalError("Claude Code could not start: " + err.Error())
+}
+
+func exitError(err error) error {
+	msg := "The Claude Code process exited unexpectedly"
+	var ee *claude.ExitError
+	if errors.As(err, &ee) {
+		msg += ": " + ee.Error()
+	} else if err != nil && !errors.Is(err, claude.ErrClosed) {
+		msg += ": " + err.Error()
+	}
+	return acp.NewInternalError(msg + ". Send your prompt again to continue the session.")
+}

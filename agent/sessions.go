@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// handler routes every ACP method the agent serves.
+func (a *Agent) handler() acp.Handler {
+	m := acp.NewMux()
+	acp.On(m, acp.MethodInitialize, a.initialize)
+	acp.On(m, acp.MethodAuthenticate, a.authenticate)
+	acp.On(m, acp.MethodSessionNew, a.newSession)
+	acp.On(m, acp.MethodSessionPrompt, a.prompt)
+	acp.OnNotification(m, acp.MethodSessionCancel, a.cancel)
+	for _, f := range routeExtenders {
+		f(a, m)
+	}
+	return m
+}
+
+// routeExtenders let feature files (modes, load, …) add methods.
+var routeExtenders []func(a *Agent, m *acp.Mux)
+
+// newSession validates the request, starts the session's CLI in the
+// background and answers at once: the editor does not wait for Claude Code
+// to boot. A prompt sent before the CLI is up waits for it.
+func (a *Agent) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	id := uuid.NewString()
+	setup.opts.SessionID = id
+	s := a.addSession(id, setup)
+	s.do(s.startCLI)
+	return &acp.NewSessionResponse{
+		SessionID:     acp.SessionID(id),
+		Modes:         s.modeState(),
+		ConfigOptions: acp.Some(s.configOptions()),
+	}, nil
+}
+
+// sessionSetup is what new/load/resume/fork share: validated directories
+// and MCP servers turned into CLI options.
+type sessionSetup struct {
+	cwd  string
+	opts claude.Options
+}
+
+func (a *Agent) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServer) (*sessionSetup, error) {
+	if err := checkDir("cwd", cwd); err != nil {
+		return nil, err
+	}
+	for i, d := range addDirs {
+		if !filepath.IsAbs(d) {
+			return nil, acp.NewInvalidParams(fmt.Sprintf("additionalDirectories[%d]", i), "must be an absolute path")
+		}
+	}
+	mcp, err := mcpConfig(servers)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	closing := a.closing
+	a.mu.Unlock()
+	if closing {
+		return nil, acp.NewInternalError("the agent is shutting down")
+	}
+	return &sessionSetup{cwd: cwd, opts: claude.Options{
+		Executable:             a.cfg.Executable,
+		Dir:                    cwd,
+		Env:                    a.cfg.Env,
+		PermissionMode:         claude.PermissionDefault,
+		IncludePartialMessages: true,
+		ReplayUserMessages:     true,
+		SettingSources:         []string{"user", "project", "local"},
+		MCPServers:             mcp,
+		AddDirs:                addDirs,
+		// AskUserQuestion needs a form the client can render; until the
+		// elicitation support lands, Claude asks in plain text instead.
+		DisallowedTools:                 []string{"AskUserQuestion"},
+		AllowDangerouslySkipPermissions: bypassAllowed(a.cfg.Env),
+		Logger:                          a.log,
+	}}, nil
+}
+
+// addSession registers a session and starts its goroutine.
+func (a *Agent) addSession(id string, setup *sessionSetup) *session {
+	s := newSession(a, id, setup.opts, claude.PermissionDefault)
+	s.cwd = setup.cwd
+	s.opts.CanUseTool = s.canUseTool
+	a.mu.Lock()
+	a.sessions[id] = s
+	a.mu.Unlock()
+	return s
+}
+
+// checkDir validates a directory parameter: absolute, existing, a
+// directory. The message says which, without echoing other params.
+func checkDir(field, dir string) error {
+	if dir == "" {
+		return acp.NewInvalidParams(field, "is required")
+	}
+	if !filepath.IsAbs(dir) {
+		return acp.NewInvalidParams(field, "must be an absolute path")
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return acp.NewInvalidParams(field, "does not exist on the machine running the agent")
+	}
+	if !fi.IsDir() {
+		return acp.NewInvalidParams(field, "is not a directory")
+	}
+	return nil
+}
+
+// mcpConfig turns the client's MCP servers into the CLI's --mcp-config.
+func mcpConfig(servers []acp.MCPServer) (map[string]any, error) {
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	out := map[string]any{}
+	for i, srv := range servers {
+		field := fmt.Sprintf("mcpServers[%d]", i)
+		switch {
+		case srv.Stdio != nil:
+			if srv.Stdio.Name == "" || srv.Stdio.Command == "" {
+				return nil, acp.NewInvalidParams(field, "a stdio MCP server needs a name and a command")
+			}
+			env := map[string]string{}
+			for _, e := range srv.Stdio.Env {
+				env[e.Name] = e.Value
+			}
+			args := srv.Stdio.Args
+			if args == nil {
+				args = []string{}
+			}
+			out[srv.Stdio.Name] = map[string]any{"type": "stdio", "command": srv.Stdio.Command, "args": args, "env": env}
+		case srv.HTTP != nil:
+			if srv.HTTP.Name == "" || srv.HTTP.URL == "" {
+				return nil, acp.NewInvalidParams(field, "an http MCP server needs a name and a url")
+			}
+			out[srv.HTTP.Name] = map[string]any{"type": "http", "url": srv.HTTP.URL, "headers": headerMap(srv.HTTP.Headers)}
+		case srv.SSE != nil:
+			if srv.SSE.Name == "" || srv.SSE.URL == "" {
+				return nil, acp.NewInvalidParams(field, "an sse MCP server needs a name and a url")
+			}
+			out[srv.SSE.Name] = map[string]any{"type": "sse", "url": srv.SSE.URL, "headers": headerMap(srv.SSE.Headers)}
+		default:
+			return nil, acp.NewInvalidParams(field+".type", "unsupported MCP server type")
+		}
+	}
+	return out, nil
+}
+
+func headerMap(hs []acp.HTTPHeader) map[string]string {
+	m := map[string]string{}
+	for _, h := range hs {
+		m[h.Name] = h.Value
+	}
+	return m
+}
+
+// bypassAllowed says whether the CLI will accept bypassPermissions: it
+// refuses as root unless IS_SANDBOX=1.
+func bypassAllowed(env []string) bool {
+	if os.Geteuid() != 0 {
+		return true
+	}
+	for _, kv := range env {
+		if kv == "IS_SANDBOX=1" {
+			return true
+		}
+	}
+	return false
+}
+
+// learnModels remembers the CLI's model list for the model picker.
+func (a *Agent) learnModels(init *claude.InitializeResponse) {
+	if init == nil || len(init.Models) == 0 {
+		return
+	}
+	a.mu.Lock()
+	a.models = init.Models
+	a.mu.Unlock()
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

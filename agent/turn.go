@@ -1,0 +1,196 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// A turn is one session/prompt: one Claude user message (with our uuid)
+// from the moment it is accepted until its one answer.
+type turn struct {
+	uuid      string
+	msg       claude.UserMessage
+	done      chan turnOutcome // receives exactly one outcome
+	sent      bool             // written to the CLI
+	started   bool             // the CLI began working on it
+	settled   bool
+	cancelled bool
+
+	// What the turn saw, for its stop reason.
+	streamed       bool   // some agent text or thought went out
+	apiError       string // the synthetic assistant's error kind
+	apiErrorText   string // and its text
+	refusalExplain string
+}
+
+type turnOutcome struct {
+	resp *acp.PromptResponse
+	err  error
+}
+
+// prompt is session/prompt: the turn is registered with the session before
+// the connection dispatches the next message (so a cancel right behind it
+// finds it), then the handler waits for the turn's one outcome.
+func (a *Agent) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	content, err := promptToClaude(p.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
+	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
+	if !s.do(func() { s.enqueue(t) }) {
+		return nil, acp.NewSessionNotFound(string(p.SessionID))
+	}
+	acp.Async(ctx)
+	select {
+	case out := <-t.done:
+		return out.resp, out.err
+	case <-ctx.Done():
+		// $/cancel_request for this prompt (or the connection ended):
+		// cancel just this turn and answer with its outcome.
+		s.do(func() { s.cancelTurns([]*turn{t}) })
+		select {
+		case out := <-t.done:
+			return out.resp, out.err
+		case <-time.After(5 * time.Second):
+			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
+	}
+}
+
+// enqueue accepts a turn: it is sent to the CLI now if the CLI runs, else
+// once it has started. Prompts sent while a turn runs queue in the CLI.
+func (s *session) enqueue(t *turn) {
+	if s.closed {
+		s.settle(t, nil, acp.NewSessionNotFound(s.id))
+		return
+	}
+	s.turns = append(s.turns, t)
+	if s.proc == nil {
+		s.startCLI()
+		return
+	}
+	s.send(t)
+}
+
+func (s *session) send(t *turn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.proc.Send(ctx, t.msg); err != nil {
+		s.settle(t, nil, exitError(err))
+		return
+	}
+	t.sent = true
+}
+
+// cancel is session/cancel: every turn accepted so far ends as cancelled,
+// and the CLI is interrupted (dropping its queued messages too).
+func (a *Agent) cancel(ctx context.Context, p *acp.CancelNotification) error {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return nil // cancelling an unknown session is a no-op
+	}
+	s.do(func() { s.cancelTurns(append([]*turn(nil), s.turns...)) })
+	return nil
+}
+
+// cancelTurns answers the given turns "cancelled" at once and stops the
+// CLI's work on them. Output the CLI still writes for them is dropped, so
+// nothing of a turn follows its answer.
+func (s *session) cancelTurns(ts []*turn) {
+	interrupt := false
+	for _, t := range ts {
+		if t.settled {
+			continue
+		}
+		t.cancelled = true
+		if t.sent && !t.started {
+			s.cancelledIDs[t.uuid] = true
+		}
+		if t.started || !t.sent {
+			interrupt = interrupt || t.started
+		} else if s.proc != nil {
+			// Queued in the CLI but not started: withdraw just that message.
+			p, id := s.proc, t.uuid
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_, _ = p.Request(ctx, "cancel_async_message", map[string]string{"message_uuid": id})
+			}()
+		}
+		s.cancelOpenRequests(t)
+		s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
+	}
+	if interrupt && s.proc != nil {
+		s.interrupt()
+	}
+}
+
+func (s *session) interrupt() {
+	p := s.proc
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := p.Interrupt(ctx); err != nil {
+			s.log.Debug("interrupt failed", "error", err)
+		}
+	}()
+}
+
+// settle gives a turn its one outcome and forgets it.
+func (s *session) settle(t *turn, resp *acp.PromptResponse, err error) {
+	if t.settled {
+		return
+	}
+	t.settled = true
+	for i, x := range s.turns {
+		if x == t {
+			s.turns = append(s.turns[:i], s.turns[i+1:]...)
+			break
+		}
+	}
+	t.done <- turnOutcome{resp: resp, err: err}
+}
+
+// activate marks the turn the CLI has started working on; turns queued
+// before it that never started were folded into it by the CLI and end
+// with it.
+func (s *session) activate(id string) {
+	t := s.turnByUUID(id)
+	if t == nil && s.cancelledIDs[id] {
+		// A turn answered "cancelled" while queued that the CLI ran anyway.
+		t = &turn{uuid: id, settled: true, cancelled: true}
+		delete(s.cancelledIDs, id)
+	}
+	if t == nil || t.started {
+		return
+	}
+	t.started = true
+	s.current = t
+	s.out.reset()
+	if t.cancelled {
+		// The CLI began a turn we already answered: stop it.
+		s.interrupt()
+	}
+}
+
+func (s *session) turnByUUID(id string) *turn {
+	for _, t := range s.turns {
+		if t.uuid == id {
+			return t
+		}
+	}
+	if s.current != nil && s.current.uuid == id {
+		return s.current
+	}
+	return nil
+}
