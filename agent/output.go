@@ -11,13 +11,13 @@ import (
 
 // outputState is what translating one CLI turn's output needs to remember.
 type outputState struct {
-	messageID string              // API message id of the streaming message
-	streamed  map[string]bool     // message ids whose text/thinking streamed
-	toolIndex map[int]string      // content block index → tool_use id
-	usage     claude.Usage        // latest top-level usage
-	lastUsed  uint64              // last used sent in usage_update
-	model     string              // model of the latest top-level message
-	size      uint64              // context window
+	messageID string          // API message id of the streaming message
+	streamed  map[string]bool // message ids whose text/thinking streamed
+	toolIndex map[int]string  // content block index → tool_use id
+	usage     claude.Usage    // latest top-level usage
+	lastUsed  uint64          // last used sent in usage_update
+	model     string          // model of the latest top-level message
+	size      uint64          // context window
 }
 
 func (o *outputState) reset() {

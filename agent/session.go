@@ -35,13 +35,13 @@ type session struct {
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
 	// starts one anyway its output is dropped.
 	cancelledIDs map[string]bool
-	out      outputState
-	tools    map[string]*toolState // tool calls reported and not finished
+	out          outputState
+	tools        map[string]*toolState // tool calls reported and not finished
 	// openRequests are client requests (permission prompts) per turn.
 	openRequests map[*turn][]*openRequest
-	modeID   string
-	model    string // the model picked in this session ("" = the CLI's default)
-	cwd      string
+	modeID       string
+	model        string // the model picked in this session ("" = the CLI's default)
+	cwd          string
 }
 
 // newSession starts the session goroutine; the CLI itself starts in the
@@ -49,10 +49,10 @@ type session struct {
 func newSession(a *Agent, id string, opts claude.Options, modeID string) *session {
 	s := &session{
 		a: a, id: id, opts: opts, modeID: modeID,
-		log:   a.log.With("session", id),
-		inbox: make(chan func()),
+		log:          a.log.With("session", id),
+		inbox:        make(chan func()),
 		cancelledIDs: map[string]bool{},
-		quit:  make(chan struct{}),
+		quit:         make(chan struct{}),
 	}
 	s.out.reset()
 	go s.run()
