@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -92,4 +93,30 @@ func BenchmarkDecodeMapAnyBig(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkReadPipeline measures the whole read path (pipe, line reader,
+// decode, queue, Messages channel) on one turn of the fake CLI's "flood"
+// scenario: 5,000 stream_event frames of about 300 bytes and a result.
+func BenchmarkReadPipeline(b *testing.B) {
+	p, err := Start(context.Background(), fakeOptions("flood"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var bytes int64
+	b.ReportAllocs()
+	for b.Loop() {
+		bytes = 0
+		if err := p.Send(context.Background(), Text("go")); err != nil {
+			b.Fatal(err)
+		}
+		for m := range p.Messages() {
+			bytes += int64(len(m.Raw))
+			if m.Type == "result" {
+				break
+			}
+		}
+	}
+	b.SetBytes(bytes)
 }
