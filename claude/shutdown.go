@@ -1,0 +1,227 @@
+package claude
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Shutdown timings of [Process.Close], the TypeScript SDK's values. They
+// are variables only so that tests can shorten them.
+var (
+	closeGrace = 2 * time.Second // after closing stdin, before SIGTERM
+	termGrace  = 5 * time.Second // after SIGTERM, before SIGKILL
+)
+
+// Close stops the process the way the SDK does: close stdin and wait 2 s for
+// the CLI to exit (it finishes a running turn first), then SIGTERM and wait
+// 5 s, then SIGKILL — always to the whole process group. It returns once the
+// process has ended, all goroutines of the Process are done, and the
+// Messages channel is closed; frames not yet received by then are dropped.
+// Callbacks must return when their context ends, or Close waits for them.
+// Close returns an error only when the CLI had to be killed.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() {
+		p.beginShutdown()
+		p.closeStdin()
+		if !p.waitExit(closeGrace) {
+			p.signal(syscall.SIGTERM)
+			if !p.waitExit(termGrace) {
+				p.signal(syscall.SIGKILL)
+				p.closeErr = errKilled
+			}
+		}
+		p.finishShutdown()
+	})
+	return p.closeErr
+}
+
+// Kill stops the process group at once with SIGKILL and, like Close, returns
+// once everything has shut down.
+func (p *Process) Kill() error {
+	p.beginShutdown()
+	p.signal(syscall.SIGKILL)
+	p.finishShutdown()
+	return nil
+}
+
+func (p *Process) beginShutdown() {
+	p.closing.Store(true)
+	p.mu.Lock()
+	p.draining = true
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+func (p *Process) finishShutdown() {
+	<-p.exited
+	p.closeStdin()
+	<-p.done
+	p.stopDelivery()
+	<-p.deliveryDone
+	p.bg.Wait()
+}
+
+// stopDelivery makes the delivery goroutine drop what is left and close the
+// Messages channel, so that no goroutine waits for a consumer that is gone.
+func (p *Process) stopDelivery() {
+	p.abandonMu.Do(func() {
+		p.mu.Lock()
+		p.abandon = true
+		p.cond.Broadcast()
+		p.mu.Unlock()
+		close(p.abandonCh)
+	})
+}
+
+func (p *Process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// signal sends sig to the process group unless the leader has been reaped
+// (after which the group id could belong to someone else).
+func (p *Process) signal(sig syscall.Signal) {
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if !p.reaped {
+		signalGroup(p.pid, sig)
+	}
+}
+
+func (p *Process) closeStdin() {
+	if p.stdinClosed.CompareAndSwap(false, true) {
+		p.stdin.Close()
+	}
+}
+
+// waitLoop waits for the CLI to exit, kills what is left of its process
+// group, reaps it, and bounds how long the readers wait for EOF afterwards.
+func (p *Process) waitLoop() {
+	if err := waitExited(p.pid); err == nil {
+		p.sigMu.Lock()
+		signalGroup(p.pid, syscall.SIGKILL)
+		p.reaped = true
+		p.sigMu.Unlock()
+		p.waitErr = p.cmd.Wait()
+	} else {
+		p.waitErr = p.cmd.Wait()
+		p.sigMu.Lock()
+		signalGroup(p.pid, syscall.SIGKILL)
+		p.reaped = true
+		p.sigMu.Unlock()
+	}
+	p.state = p.cmd.ProcessState
+	p.exitedNow.Store(true)
+	// A descendant that left the group could keep our pipes open forever;
+	// once the CLI is gone, stop reading after a quiet moment.
+	deadline := time.Now().Add(exitReadGrace)
+	_ = p.stdout.SetReadDeadline(deadline)
+	_ = p.stderr.SetReadDeadline(deadline)
+	close(p.exited)
+}
+
+// exitReadGrace is how long the readers keep waiting for more output after
+// the CLI has exited, when the pipe is empty.
+const exitReadGrace = 500 * time.Millisecond
+
+// afterExitReader refreshes the read deadline before each read once the
+// process has exited, so buffered output is always read in full but an
+// empty pipe held open by a stray descendant ends the read.
+type afterExitReader struct {
+	f      *os.File
+	exited *atomic.Bool
+}
+
+func (r afterExitReader) Read(b []byte) (int, error) {
+	if r.exited.Load() {
+		_ = r.f.SetReadDeadline(time.Now().Add(exitReadGrace))
+	}
+	n, err := r.f.Read(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (p *Process) stderrLoop() {
+	defer close(p.stderrDone)
+	defer p.stderr.Close()
+	var w io.Writer = p.tail
+	if p.opts.Stderr != nil {
+		w = io.MultiWriter(p.tail, p.opts.Stderr)
+	}
+	buf := make([]byte, 32<<10)
+	r := afterExitReader{p.stderr, &p.exitedNow}
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			_, _ = w.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// finish runs when stdout is at EOF: it records why the process ended,
+// fails the pending requests and ends the callback contexts.
+func (p *Process) finish() {
+	<-p.stderrDone
+	<-p.exited
+	err := p.exitError()
+	p.mu.Lock()
+	p.err = err
+	p.eof = true
+	pending := p.pending
+	p.pending = nil
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	for _, ch := range pending {
+		ch <- controlReply{err: p.deadError()}
+	}
+	p.cancel()
+	close(p.done)
+}
+
+func (p *Process) exitError() error {
+	if p.closing.Load() {
+		return ErrClosed
+	}
+	st := p.state
+	if st == nil {
+		return fmt.Errorf("claude: waiting for the CLI: %w", p.waitErr)
+	}
+	if st.Success() {
+		return nil
+	}
+	e := &ExitError{ExitCode: st.ExitCode(), Stderr: p.tail.String()}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		e.Signal = ws.Signal()
+	}
+	return e
+}
+
+// deadError is the error for a call on a process that has ended.
+func (p *Process) deadError() error {
+	if p.closing.Load() {
+		return ErrClosed
+	}
+	p.mu.Lock()
+	err := p.err
+	p.mu.Unlock()
+	if err != nil && err != ErrClosed {
+		return fmt.Errorf("%w: %w", ErrExited, err)
+	}
+	return ErrExited
+}
