@@ -100,6 +100,14 @@ type Conn struct {
 	sem    chan struct{}
 	nextID atomic.Int64
 
+	// Sequence numbers make a response wait for the notifications read
+	// before it: a Call returns only after every notification that
+	// preceded its response has been handled, as the peer intended.
+	readSeq uint64 // last message queued (reader goroutine only)
+	seqMu   sync.Mutex
+	seqCond *sync.Cond
+	doneSeq uint64 // last message whose handler was started and released
+
 	handlers sync.WaitGroup
 	done     chan struct{}
 	doneOnce sync.Once
@@ -110,6 +118,7 @@ type Conn struct {
 // inflight tracks one inbound message from read to reply.
 type inflight struct {
 	req       Request
+	seq       uint64
 	size      int
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
@@ -158,6 +167,7 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 		readDone: make(chan struct{}),
 	}
 	c.qcond = sync.NewCond(&c.qmu)
+	c.seqCond = sync.NewCond(&c.seqMu)
 	go c.readLoop()
 	go c.dispatchLoop()
 	return c
@@ -211,6 +221,9 @@ func (c *Conn) shutdown(cause error) {
 		for _, p := range pend {
 			p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + cause.Error()}}
 		}
+		c.seqMu.Lock()
+		c.seqCond.Broadcast()
+		c.seqMu.Unlock()
 		c.qmu.Lock()
 		for _, f := range c.queue {
 			f.cancel(cause)
@@ -257,6 +270,7 @@ func (c *Conn) accept(in inbound) {
 	case kindIgnore:
 		c.log.Debug("acp: ignoring malformed response")
 	case kindResponse:
+		in.seq = c.readSeq
 		c.deliver(in)
 	case kindNotification:
 		if in.method == methodCancelRequest {
@@ -296,6 +310,8 @@ func (c *Conn) newInflight(in inbound) *inflight {
 // enqueue hands a message to the dispatcher, blocking while too many bytes
 // wait: a peer that floods us is slowed by the pipe, not by dropping.
 func (c *Conn) enqueue(f *inflight) {
+	c.readSeq++
+	f.seq = c.readSeq
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
 	for c.queued > 0 && c.queued+f.size > c.opts.MaxQueuedBytes && !c.closed() {
@@ -345,6 +361,7 @@ func (c *Conn) dispatchLoop() {
 			return
 		}
 		if !c.admit(f) {
+			c.markDispatched(f.seq)
 			continue
 		}
 		select {
@@ -352,7 +369,7 @@ func (c *Conn) dispatchLoop() {
 		case <-c.done:
 			return
 		}
-		hs := &handlerState{released: make(chan struct{})}
+		hs := &handlerState{released: make(chan struct{}), seq: f.seq}
 		c.handlers.Add(1)
 		go c.run(f, hs)
 		select {
@@ -360,6 +377,26 @@ func (c *Conn) dispatchLoop() {
 		case <-c.done:
 			return
 		}
+		c.markDispatched(f.seq)
+	}
+}
+
+func (c *Conn) markDispatched(seq uint64) {
+	c.seqMu.Lock()
+	if seq > c.doneSeq {
+		c.doneSeq = seq
+	}
+	c.seqMu.Unlock()
+	c.seqCond.Broadcast()
+}
+
+// waitDispatched blocks until every message read before seq was handled
+// (or the connection ended).
+func (c *Conn) waitDispatched(seq uint64) {
+	c.seqMu.Lock()
+	defer c.seqMu.Unlock()
+	for c.doneSeq < seq && !c.closed() {
+		c.seqCond.Wait()
 	}
 }
 
@@ -392,6 +429,16 @@ func (c *Conn) admit(f *inflight) bool {
 type handlerState struct {
 	once     sync.Once
 	released chan struct{}
+	seq      uint64 // the message this handler serves
+}
+
+func (h *handlerState) isReleased() bool {
+	select {
+	case <-h.released:
+		return true
+	default:
+		return false
+	}
 }
 
 func (h *handlerState) release() { h.once.Do(func() { close(h.released) }) }
@@ -632,6 +679,13 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	select {
 	case in := <-p.ch:
+		seq := in.seq
+		if h, ok := ctx.Value(handlerKey{}).(*handlerState); ok && !h.isReleased() && h.seq <= seq {
+			// Called from a handler that still holds the dispatcher: nothing
+			// after its own message can be dispatched until it returns.
+			seq = h.seq - 1
+		}
+		c.waitDispatched(seq)
 		if in.err != nil {
 			return in.err
 		}

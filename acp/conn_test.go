@@ -362,3 +362,49 @@ func TestErrorHelpers(t *testing.T) {
 		t.Fatal("errors.Is by code failed")
 	}
 }
+
+// TestCallSeesEarlierNotifications: when a Call returns, every
+// notification the peer sent before its response has been handled.
+func TestCallSeesEarlierNotifications(t *testing.T) {
+	var agent *Conn
+	am := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		for i := 0; i < 50; i++ {
+			_ = agent.Notify(ctx, "note", map[string]int{"i": i})
+		}
+		return struct{}{}, nil
+	})
+	var seen atomic.Int64
+	cm := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		time.Sleep(time.Millisecond)
+		seen.Add(1)
+		return nil, nil
+	})
+	agent, client := pipePair(t, Options{Handler: am}, Options{Handler: cm})
+	if err := client.Call(context.Background(), "go", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := seen.Load(); n != 50 {
+		t.Fatalf("Call returned after %d of 50 earlier notifications were handled", n)
+	}
+}
+
+// TestCallFromUnreleasedHandler: a handler that calls the peer before
+// Async does not deadlock on its own message.
+func TestCallFromUnreleasedHandler(t *testing.T) {
+	var agent *Conn
+	am := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		var out map[string]string
+		if err := agent.Call(ctx, "ask", nil, &out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	})
+	cm := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		return map[string]string{"answer": "yes"}, nil
+	})
+	agent, client := pipePair(t, Options{Handler: am}, Options{Handler: cm})
+	var out map[string]string
+	if err := client.Call(context.Background(), "go", nil, &out); err != nil || out["answer"] != "yes" {
+		t.Fatalf("%v %v", out, err)
+	}
+}

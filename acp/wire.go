@@ -37,6 +37,7 @@ type inbound struct {
 	result json.RawMessage
 	err    *Error
 	size   int
+	seq    uint64 // for responses: the last message read before it
 }
 
 // classify validates one line strictly, as JSON-RPC 2.0 requires, and says

@@ -52,9 +52,10 @@ type Config struct {
 
 // Agent serves ACP for Claude Code on one connection.
 type Agent struct {
-	cfg  Config
-	log  *slog.Logger
-	conn *acp.Conn
+	cfg       Config
+	log       *slog.Logger
+	conn      *acp.Conn
+	connReady chan struct{} // closed once conn is set
 
 	mu       sync.Mutex
 	client   clientCaps
@@ -75,7 +76,7 @@ func New(cfg Config) *Agent {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	return &Agent{cfg: cfg, log: log, sessions: map[string]*session{}}
+	return &Agent{cfg: cfg, log: log, sessions: map[string]*session{}, connReady: make(chan struct{})}
 }
 
 // Serve speaks ACP on r/w until the client goes away (EOF) or ctx ends,
@@ -93,6 +94,7 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			return nil, false
 		},
 	})
+	close(a.connReady)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
@@ -126,6 +128,13 @@ func (a *Agent) shutdown() {
 	wg.Wait()
 }
 
+// editor is the connection to the editor. Handlers run only after it is
+// set; the wait makes that ordering visible to the race detector.
+func (a *Agent) editor() *acp.Conn {
+	<-a.connReady
+	return a.conn
+}
+
 func (a *Agent) session(id acp.SessionID) (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -140,7 +149,7 @@ func (a *Agent) session(id acp.SessionID) (*session, error) {
 // connection then shuts everything down, so they are only logged.
 func (a *Agent) notify(sessionID string, u acp.SessionUpdate) {
 	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
-	if err := a.conn.Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
+	if err := a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
 		a.log.Debug("session/update not sent", "error", err)
 	}
 }

@@ -223,7 +223,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 		},
 	}
 	var resp acp.RequestPermissionResponse
-	if err := s.a.conn.Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
+	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
 		return claude.PermissionResult{Behavior: "deny", Message: "The permission request was cancelled.", Interrupt: true}, nil
 	}
 	if resp.Outcome.Selected == nil {

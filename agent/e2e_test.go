@@ -1,0 +1,263 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+func TestPlainTurn(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Text("Hello from Claude."))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "say hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+	if got := h.AgentText(sid); got != "Hello from Claude." {
+		t.Fatalf("agent text %q", got)
+	}
+	reqs := h.API().MainRequests()
+	if len(reqs) != 1 || reqs[0].LastUserText != "say hi" {
+		t.Fatalf("API saw %d requests: %+v", len(reqs), reqs)
+	}
+	// Chunks carry the API message id; a usage_update with cost ends the turn.
+	var sawID, sawCost bool
+	for _, u := range h.Updates(sid) {
+		if c := u.AgentMessageChunk; c != nil {
+			if id, ok := c.MessageID.Get(); ok && strings.HasPrefix(string(id), "msg_") {
+				sawID = true
+			}
+		}
+		if u.UsageUpdate != nil && u.UsageUpdate.Cost != nil {
+			sawCost = true
+		}
+	}
+	if !sawID || !sawCost {
+		t.Fatalf("messageId seen %v, cost seen %v", sawID, sawCost)
+	}
+}
+
+func TestThinkingAndTwoTurns(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Thinking("Let me think.", "First answer."), fakeapi.Text("Second answer."))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.ThoughtText(sid); got != "Let me think." {
+		t.Fatalf("thought %q", got)
+	}
+	if _, err := h.Prompt(sid, "two"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.AgentText(sid); got != "First answer.Second answer." {
+		t.Fatalf("text %q", got)
+	}
+	reqs := h.API().MainRequests()
+	if len(reqs) != 2 || len(reqs[1].Messages) < 3 {
+		t.Fatalf("the second request should carry the history: %+v", reqs)
+	}
+}
+
+func TestQueuedPrompt(t *testing.T) {
+	h := agenttest.Start(t)
+	first := fakeapi.Text("first done")
+	first.DelayMS = 500
+	h.API().Script(first, fakeapi.Text("second done"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	type res struct {
+		r   *acp.PromptResponse
+		err error
+	}
+	c1, c2 := make(chan res, 1), make(chan res, 1)
+	go func() { r, err := h.Prompt(sid, "first"); c1 <- res{r, err} }()
+	time.Sleep(100 * time.Millisecond)
+	go func() { r, err := h.Prompt(sid, "second"); c2 <- res{r, err} }()
+	r1, r2 := <-c1, <-c2
+	if r1.err != nil || r2.err != nil || r1.r.StopReason != acp.StopReasonEndTurn || r2.r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("first %+v, second %+v", r1, r2)
+	}
+	if got := h.AgentText(sid); !strings.Contains(got, "first done") || !strings.Contains(got, "second done") {
+		t.Fatalf("text %q", got)
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Hang(30), fakeapi.Text("after cancel"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := make(chan *acp.PromptResponse, 1)
+	go func() {
+		r, err := h.Prompt(sid, "think forever")
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	h.WaitFor("streamed text", 30*time.Second, func() bool { return h.AgentText(sid) != "" })
+	h.Cancel(sid)
+	r := <-done
+	if r == nil || r.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("got %+v, want cancelled", r)
+	}
+	n := len(h.Updates(sid))
+	// The session keeps working, and nothing of the cancelled turn follows
+	// its answer.
+	resp, err := h.Prompt(sid, "again")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("next prompt: %+v %v", resp, err)
+	}
+	after := h.Updates(sid)[n:]
+	for _, u := range after {
+		if c := u.AgentMessageChunk; c != nil && !strings.Contains("after cancel", c.Content.Text.Text) {
+			t.Fatalf("output of the cancelled turn after its answer: %q", c.Content.Text.Text)
+		}
+	}
+}
+
+func TestCancelRequestOnPrompt(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Hang(30))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.PromptBlocks(ctx, sid, acp.ContentBlock{Text: &acp.TextContent{Text: "wait"}})
+		done <- err
+	}()
+	h.WaitFor("streamed text", 30*time.Second, func() bool { return h.AgentText(sid) != "" })
+	cancel() // our client sends $/cancel_request
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	// The agent answered the prompt "cancelled" on the wire.
+	h.WaitFor("cancelled answer", 10*time.Second, func() bool {
+		for _, l := range h.Wire() {
+			if l.FromAgent && strings.Contains(l.Line, `"stopReason":"cancelled"`) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestRefusal(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Refusal("", "cyber", "Looks like malware."))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "write malware")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != acp.StopReasonRefusal {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+	if got := h.AgentText(sid); !strings.Contains(got, "Looks like malware.") {
+		t.Fatalf("the refusal explanation should be shown: %q", got)
+	}
+}
+
+func TestMaxTokens(t *testing.T) {
+	h := agenttest.Start(t)
+	step := fakeapi.Text("truncated")
+	step.StopReason = "max_tokens"
+	step.Repeat = -1
+	h.API().Script(step)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "write a novel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != acp.StopReasonMaxTokens {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+}
+
+func TestAuthError(t *testing.T) {
+	h := agenttest.Start(t)
+	e := fakeapi.HTTPError(401, "authentication_error", "invalid x-api-key")
+	e.Repeat = -1
+	h.API().Script(e)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	_, err := h.Prompt(sid, "hi")
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeAuthRequired {
+		t.Fatalf("got %v, want -32000", err)
+	}
+	// Claude's own words for a rejected key, not a generic failure.
+	if !strings.Contains(ae.Message, "API key") {
+		t.Fatalf("the message should be Claude's own: %q", ae.Message)
+	}
+}
+
+func TestRateLimitError(t *testing.T) {
+	h := agenttest.Start(t)
+	e := fakeapi.HTTPError(429, "rate_limit_error", "slow down please")
+	e.Repeat = -1
+	h.API().Script(e)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	_, err := h.Prompt(sid, "hi")
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError {
+		t.Fatalf("got %v, want -32603", err)
+	}
+	if !strings.Contains(ae.Message, "429") || !strings.Contains(ae.Message, "slow down please") {
+		t.Fatalf("the message should carry Claude's error text: %q", ae.Message)
+	}
+	// The session still works after an API error.
+	h.API().Script(fakeapi.Text("ok now"))
+	if resp, err := h.Prompt(sid, "again"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("after the error: %+v %v", resp, err)
+	}
+}
+
+func TestBadPromptContent(t *testing.T) {
+	h := agenttest.Start(t)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	_, err := h.PromptBlocks(h.Ctx(), sid, acp.ContentBlock{Audio: &acp.AudioContent{Data: "AAAA", MimeType: "audio/wav"}})
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams {
+		t.Fatalf("audio: got %v, want -32602", err)
+	}
+	_, err = h.Prompt("no-such-session", "hi")
+	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound {
+		t.Fatalf("unknown session: got %v, want -32002", err)
+	}
+	var resp acp.NewSessionResponse
+	err = h.Client.Call(h.Ctx(), acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: "relative/dir", MCPServers: []acp.MCPServer{}}, &resp)
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, "cwd") {
+		t.Fatalf("relative cwd: got %v", err)
+	}
+}
+
+func TestResourcesReachClaude(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Text("seen"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	_, err := h.PromptBlocks(h.Ctx(), sid,
+		acp.ContentBlock{Text: &acp.TextContent{Text: "look at"}},
+		acp.ContentBlock{ResourceLink: &acp.ResourceLink{URI: "file:///src/main.go", Name: "main.go"}},
+		acp.ContentBlock{Resource: &acp.EmbeddedResource{Resource: acp.EmbeddedResourceResource{
+			TextResourceContents: &acp.TextResourceContents{URI: "file:///src/util.go", Text: "package util"}}}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := h.API().MainRequests()[0]
+	body := string(req.Body)
+	for _, want := range []string{"[@main.go](file:///src/main.go)", `<context ref=\"file:///src/util.go\">`, "package util"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the API request lacks %q", want)
+		}
+	}
+}
