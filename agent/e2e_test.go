@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
@@ -259,5 +261,39 @@ func TestResourcesReachClaude(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the API request lacks %q", want)
 		}
+	}
+}
+
+func TestCLIKilledMidTurn(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Hang(30), fakeapi.Text("back again"), fakeapi.Text("other session works"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Prompt(sid, "long job")
+		done <- err
+	}()
+	h.WaitFor("streamed text", 30*time.Second, func() bool { return h.AgentText(sid) != "" })
+	pids := clitest.LivePIDs(t)
+	if len(pids) != 1 {
+		t.Fatalf("want one CLI, found %v", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError || !strings.Contains(ae.Message, "exited unexpectedly") {
+		t.Fatalf("got %v, want a clear -32603", err)
+	}
+	// The same session continues (the CLI restarts with --resume) ...
+	resp, err := h.Prompt(sid, "are you there")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("after the crash: %+v %v", resp, err)
+	}
+	// ... and a new session works too.
+	sid2 := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid2, "hello"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("new session: %+v %v", resp, err)
 	}
 }

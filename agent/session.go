@@ -114,6 +114,12 @@ func (s *session) startCLI() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.a.startupTimeout())
 		defer cancel()
 		p, err := claude.Start(ctx, opts)
+		if errors.Is(err, claude.ErrSessionNotFound) && opts.Resume != "" {
+			// The earlier CLI died before it saved anything: start afresh
+			// under the same id.
+			opts.SessionID, opts.Resume = opts.Resume, ""
+			p, err = claude.Start(ctx, opts)
+		}
 		s.post(func() { s.onStarted(p, err) })
 	}()
 }

@@ -163,3 +163,17 @@ func waitGone(pid int, d time.Duration) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// LivePIDs lists the claude processes this test has running, for tests
+// that inject faults (kill one mid-turn). Without /proc it returns nil.
+func LivePIDs(t testing.TB) []int {
+	cli, err := findCLI()
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, p := range orphans(cli, ownerMark(t), os.Getpid()) {
+		pids = append(pids, p.pid)
+	}
+	return pids
+}
