@@ -8,6 +8,9 @@ mkdir -p "$DEPS"
 # Pinned versions: change them here only.
 PKGS=(
   "@anthropic-ai/claude-code@2.1.332"
+  # The TypeScript reference adapter, for the side-by-side benchmarks (internal/bench).
+  # It honours CLAUDE_CODE_EXECUTABLE, so it runs against the same pinned CLI as ours.
+  "@agentclientprotocol/claude-agent-acp@0.101.0"
 )
 stamp="$DEPS/.installed-$(printf '%s\n' "${PKGS[@]}" | sha1sum | cut -c1-12)"
 if [ -f "$stamp" ]; then exit 0; fi
