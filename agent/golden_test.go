@@ -1,0 +1,177 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.jsonl")
+
+// TestGoldenTranscripts runs each scenario through the real CLI and
+// compares the whole ACP conversation, normalised (ids, paths), with
+// testdata/golden/<name>.jsonl. Every line is also checked against the
+// official ACP JSON schema.
+func TestGoldenTranscripts(t *testing.T) {
+	hang := fakeapi.Hang(30)
+	maxTok := fakeapi.Text("truncated")
+	maxTok.StopReason, maxTok.Repeat = "max_tokens", -1
+	e401 := fakeapi.HTTPError(401, "authentication_error", "invalid x-api-key")
+	e401.Repeat = -1
+	e429 := fakeapi.HTTPError(429, "rate_limit_error", "slow down please")
+	e429.Repeat = -1
+	for _, sc := range []struct {
+		name    string
+		steps   []fakeapi.Step
+		prompts []string
+		cancel  bool
+	}{
+		{name: "plain_turn", steps: []fakeapi.Step{fakeapi.Text("Hello from Claude.")}, prompts: []string{"say hi"}},
+		{name: "thinking", steps: []fakeapi.Step{fakeapi.Thinking("Let me think.", "Done thinking.")}, prompts: []string{"think"}},
+		{name: "two_turns", steps: []fakeapi.Step{fakeapi.Text("One."), fakeapi.Text("Two.")}, prompts: []string{"first", "second"}},
+		{name: "refusal", steps: []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware.")}, prompts: []string{"bad"}},
+		{name: "max_tokens", steps: []fakeapi.Step{maxTok}, prompts: []string{"long"}},
+		{name: "auth_error", steps: []fakeapi.Step{e401}, prompts: []string{"hi"}},
+		{name: "rate_limit", steps: []fakeapi.Step{e429}, prompts: []string{"hi"}},
+		{name: "cancel", steps: []fakeapi.Step{hang}, prompts: []string{"wait"}, cancel: true},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			h := agenttest.Start(t)
+			h.API().Script(sc.steps...)
+			sid := h.NewSession(h.Sandbox.WorkDir)
+			for _, p := range sc.prompts {
+				if !sc.cancel {
+					_, _ = h.Prompt(sid, p)
+					continue
+				}
+				done := make(chan struct{})
+				go func() { _, _ = h.Prompt(sid, p); close(done) }()
+				h.WaitFor("streamed text", 30*time.Second, func() bool { return h.AgentText(sid) != "" })
+				h.Cancel(sid)
+				<-done
+			}
+			checkGolden(t, sc.name, h, sid)
+		})
+	}
+}
+
+func checkGolden(t *testing.T, name string, h *agenttest.Harness, sid string) {
+	t.Helper()
+	norm := newNormalizer(h.Sandbox.WorkDir, sid)
+	methods := map[string]string{} // request id → method, for result validation
+	var got []string
+	for _, l := range h.Wire() {
+		acptest.ValidateMessage(t, []byte(l.Line))
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal([]byte(l.Line), &env)
+		key := fmt.Sprintf("%v/%s", l.FromAgent, env.ID)
+		if env.Method != "" && env.ID != nil {
+			methods[key] = env.Method
+		}
+		if env.Method == "" && env.ID != nil {
+			if m := methods[fmt.Sprintf("%v/%s", !l.FromAgent, env.ID)]; m != "" {
+				acptest.ValidateResponse(t, m, []byte(l.Line))
+			}
+		}
+		dir := "> "
+		if l.FromAgent {
+			dir = "< "
+		}
+		got = append(got, dir+norm.apply(l.Line))
+	}
+	path := filepath.Join("testdata", "golden", name+".jsonl")
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	want := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	// The two directions are each ordered; how they interleave is timing.
+	for _, dir := range []string{"> ", "< "} {
+		g, w := filterDir(got, dir), filterDir(want, dir)
+		for i := 0; i < len(g) || i < len(w); i++ {
+			var gl, wl string
+			if i < len(g) {
+				gl = g[i]
+			}
+			if i < len(w) {
+				wl = w[i]
+			}
+			if gl != wl {
+				t.Fatalf("%s line %d differs:\n got: %s\nwant: %s", dir, i, gl, wl)
+			}
+		}
+	}
+}
+
+func filterDir(lines []string, dir string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, dir) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// normalizer replaces what differs between runs with stable names.
+type normalizer struct {
+	cwd, sid string
+	names    map[string]string
+}
+
+func newNormalizer(cwd, sid string) *normalizer {
+	return &normalizer{cwd: cwd, sid: sid, names: map[string]string{}}
+}
+
+var (
+	uuidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	msgIDRE = regexp.MustCompile(`msg_[A-Za-z0-9_]+`)
+	reqIDRE = regexp.MustCompile(`req_[A-Za-z0-9_]+`)
+)
+
+func (n *normalizer) apply(line string) string {
+	line = strings.ReplaceAll(line, n.sid, "<session>")
+	line = strings.ReplaceAll(line, n.cwd, "<cwd>")
+	for _, re := range []*regexp.Regexp{uuidRE, msgIDRE, reqIDRE} {
+		line = re.ReplaceAllStringFunc(line, n.name)
+	}
+	return line
+}
+
+func (n *normalizer) name(s string) string {
+	if v, ok := n.names[s]; ok {
+		return v
+	}
+	prefix := "<id"
+	switch {
+	case strings.HasPrefix(s, "msg_"):
+		prefix = "<msg"
+	case strings.HasPrefix(s, "req_"):
+		prefix = "<req"
+	}
+	v := fmt.Sprintf("%s%d>", prefix, len(n.names)+1)
+	n.names[s] = v
+	return v
+}
+
+var _ = acp.MethodSessionPrompt
