@@ -11,6 +11,8 @@ PKGS=(
   # The TypeScript reference adapter, for the side-by-side benchmarks (internal/bench).
   # It honours CLAUDE_CODE_EXECUTABLE, so it runs against the same pinned CLI as ours.
   "@agentclientprotocol/claude-agent-acp@0.101.0"
+  # The official ACP SDK, whose ClientSideConnection drives our binary in internal/interop.
+  "@agentclientprotocol/sdk@2.4.0"
 )
 stamp="$DEPS/.installed-$(printf '%s\n' "${PKGS[@]}" | sha1sum | cut -c1-12)"
 if [ -f "$stamp" ]; then exit 0; fi

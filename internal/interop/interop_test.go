@@ -1,0 +1,108 @@
+// Package interop drives our agent binary with real ACP clients from npm,
+// so that what we send is what official clients accept.
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+var agentBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "interop")
+	if err != nil {
+		panic(err)
+	}
+	agentBin = filepath.Join(dir, "claude-agent-acp")
+	build := exec.Command("go", "build", "-o", agentBin, "../../cmd/claude-agent-acp")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building the agent: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// depsDir is where scripts/install-deps.sh puts the npm packages.
+func depsDir(t *testing.T) string {
+	if d := os.Getenv("CLAUDE_AGENT_ACP_DEPS"); d != "" {
+		return d
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, ".deps")
+}
+
+func requireNode(t *testing.T, pkg string) string {
+	t.Helper()
+	path := filepath.Join(depsDir(t), "node_modules", pkg)
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed; run make deps", pkg)
+		}
+		t.Skipf("%s is not installed; run make deps", pkg)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	return path
+}
+
+// TestOfficialSDKClient runs a turn with @agentclientprotocol/sdk's client
+// against our binary, the real CLI and the fake API.
+func TestOfficialSDKClient(t *testing.T) {
+	sdk := requireNode(t, "@agentclientprotocol/sdk")
+	sb := clitest.NewSandbox(t)
+	sb.API.Script(fakeapi.Text("Hello, official client."))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "testdata/sdk_client.mjs",
+		filepath.Join(sdk, "dist/v1/stable/acp.js"), agentBin, sb.WorkDir, "say hello")
+	cmd.Env = sb.With("CLAUDE_CODE_EXECUTABLE=" + sb.CLI)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var seen struct {
+		ProtocolVersion    int
+		AgentName          string
+		Modes              []string
+		StopReason         string
+		Text               string
+		Updates            []string
+		UnknownSessionCode int
+		Error              string
+		ExitCode           *int
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &seen); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	if seen.Error != "" {
+		t.Fatalf("the SDK client failed: %s", seen.Error)
+	}
+	if seen.ProtocolVersion != 1 || seen.AgentName != "claude-agent-acp" || seen.StopReason != "end_turn" ||
+		seen.Text != "Hello, official client." || seen.UnknownSessionCode != -32002 {
+		t.Fatalf("unexpected conversation: %+v", seen)
+	}
+	if seen.ExitCode == nil || *seen.ExitCode != 0 {
+		t.Fatalf("the agent should exit 0 when its client closes stdin: %+v", seen.ExitCode)
+	}
+	if len(sb.API.MainRequests()) != 1 {
+		t.Fatalf("model requests: %d, want exactly the user's 1", len(sb.API.MainRequests()))
+	}
+}
