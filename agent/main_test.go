@@ -1,0 +1,18 @@
+package agent_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+)
+
+// TestMain doubles the test binary as a fake Claude Code CLI (see
+// faultcli): the fault-injection tests start it with a scenario in the
+// environment. Otherwise it runs the tests and then fails if any goroutine
+// outlived them: an agent that leaks per session leaks per editor window.
+func TestMain(m *testing.M) {
+	faultcli.Main()
+	goleak.VerifyTestMain(m)
+}
