@@ -13,6 +13,8 @@ PKGS=(
   "@agentclientprotocol/claude-agent-acp@0.101.0"
   # The official ACP SDK, whose ClientSideConnection drives our binary in internal/interop.
   "@agentclientprotocol/sdk@2.4.0"
+  # acpx, a headless ACP client CLI: agent/acpx_e2e_test.go runs --approve-all / --deny-all with it.
+  "acpx@0.19.1"
 )
 stamp="$DEPS/.installed-$(printf '%s\n' "${PKGS[@]}" | sha1sum | cut -c1-12)"
 if [ -f "$stamp" ]; then exit 0; fi
