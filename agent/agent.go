@@ -62,6 +62,10 @@ type Agent struct {
 	sessions map[string]*session
 	models   []claude.ModelInfo // the CLI's model list, learnt from the first session
 	closing  bool
+
+	// idLocks serialize load, resume and delete of one session id
+	// (lifecycle.go), so that two requests never start two CLIs for it.
+	idLocks idLocks
 }
 
 // New returns an Agent; Serve runs it.

@@ -42,6 +42,9 @@ type session struct {
 	modeID       string
 	model        string // the model picked in this session ("" = the CLI's default)
 	cwd          string
+	// startWaiters are told how the next CLI start ends (session/load,
+	// resume and fork answer only once the CLI is up; see lifecycle.go).
+	startWaiters []chan error
 }
 
 // newSession starts the session goroutine; the CLI itself starts in the
@@ -107,7 +110,7 @@ func (s *session) startCLI() {
 	opts := s.opts
 	if s.started {
 		// A CLI for this id ran before: continue its transcript.
-		opts.SessionID, opts.Resume = "", s.id
+		opts = s.restartOptions(opts)
 	}
 	s.started = true
 	go func() {
@@ -126,6 +129,7 @@ func (s *session) startCLI() {
 
 func (s *session) onStarted(p *claude.Process, err error) {
 	s.starting = false
+	s.tellStarted(err)
 	if s.closed {
 		if p != nil {
 			go p.Close()

@@ -1,0 +1,406 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
+)
+
+// Session lifecycle beyond session/new: resume (continue without replay),
+// fork (a new id that continues a copy), close and delete. session/load is
+// in load.go and session/list in list.go.
+
+func init() {
+	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
+		acp.On(m, acp.MethodSessionResume, a.resumeSession)
+		acp.On(m, acp.MethodSessionFork, a.forkSession)
+		acp.On(m, acp.MethodSessionClose, a.closeSession)
+		acp.On(m, acp.MethodSessionDelete, a.deleteSession)
+	})
+	capabilityExtenders = append(capabilityExtenders, func(c *acp.AgentCapabilities) {
+		sc := &c.SessionCapabilities
+		sc.Resume = &acp.SessionResumeCapabilities{}
+		sc.Fork = &acp.SessionForkCapabilities{}
+		sc.Close = &acp.SessionCloseCapabilities{}
+		sc.Delete = &acp.SessionDeleteCapabilities{}
+	})
+}
+
+// errSessionClosed reports a session closed while a request waited for it.
+var errSessionClosed = acp.NewInternalError("the session was closed")
+
+// resumeSession is session/resume: the session continues from its
+// transcript (the CLI runs with --resume) but nothing is replayed. A
+// session that is already live is answered as it is.
+func (a *Agent) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
+	s, _, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, nil)
+	if err != nil {
+		return nil, err
+	}
+	modes, opts := s.state()
+	return &acp.ResumeSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil
+}
+
+// replayFunc replays a transcript into session/update notifications while
+// the session's CLI starts; started is the outcome of that start.
+type replayFunc func(ctx context.Context, s *session, path string, setup *sessionSetup, started *startOutcome) error
+
+// reopen makes a stored session live again: it checks the request, finds
+// the transcript in any project directory, registers the session and
+// starts its CLI with --resume, runs replay (if any) meanwhile, and returns
+// once the CLI is up. A failure unregisters the session and stops its CLI,
+// so a failed load leaves nothing behind. fresh is false for a session
+// that was live already.
+func (a *Agent) reopen(ctx context.Context, id, cwd string, addDirs []string, servers []acp.MCPServer, replay replayFunc) (s *session, fresh bool, err error) {
+	setup, err := a.sessionSetup(cwd, addDirs, servers)
+	if err != nil {
+		return nil, false, err
+	}
+	// From here on other messages may be served: a load can take a while,
+	// and other sessions must not wait for it.
+	acp.Async(ctx)
+	unlock, err := a.idLocks.lock(ctx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+
+	if s := a.liveSession(id); s != nil {
+		// A session that runs already is kept as it is; a load replays
+		// what it has stored (nothing before its first prompt).
+		if path, err := a.findTranscript(id); replay != nil && err == nil {
+			if err := replay(ctx, s, path, setup, &startOutcome{got: true}); err != nil {
+				return nil, false, err
+			}
+		}
+		return s, false, nil
+	}
+	path, err := a.findTranscript(id)
+	if err != nil {
+		return nil, false, err
+	}
+	setup.opts.Resume = id
+	s, err = a.register(id, setup)
+	if err != nil {
+		return nil, false, err
+	}
+	started := s.waitStart()
+	if replay != nil {
+		err = replay(ctx, s, path, setup, started)
+	}
+	if err == nil {
+		err = started.wait(ctx)
+	}
+	if err == nil && !a.isLive(id, s) {
+		err = errSessionClosed // closed (session/close, shutdown) meanwhile
+	}
+	if err != nil {
+		a.drop(id, s)
+		return nil, false, startFailure(id, err)
+	}
+	return s, true, nil
+}
+
+// forkSession is session/fork: a new session id that starts as a copy of
+// the source's stored conversation and continues independently. The CLI
+// does the copying (--resume <source> --fork-session --session-id <new>);
+// it writes the new transcript with the first prompt.
+func (a *Agent) forkSession(ctx context.Context, p *acp.ForkSessionRequest) (*acp.ForkSessionResponse, error) {
+	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	src := string(p.SessionID)
+	if _, err := a.findTranscript(src); err != nil {
+		return nil, err
+	}
+	acp.Async(ctx)
+	id := uuid.NewString()
+	setup.opts.Resume, setup.opts.ForkSession, setup.opts.SessionID = src, true, id
+	s, err := a.register(id, setup)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.waitStart().wait(ctx); err != nil {
+		a.drop(id, s)
+		return nil, startFailure(src, err)
+	}
+	modes, opts := s.state()
+	return &acp.ForkSessionResponse{SessionID: acp.SessionID(id), Modes: modes, ConfigOptions: acp.Some(opts)}, nil
+}
+
+// closeSession is session/close. It is idempotent: closing a session that
+// is not live (or never was) succeeds. Open turns end as cancelled, open
+// permission requests are withdrawn, and the CLI is stopped before the
+// answer, so nothing of the session outlives it.
+func (a *Agent) closeSession(ctx context.Context, p *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[string(p.SessionID)]
+	delete(a.sessions, string(p.SessionID))
+	a.mu.Unlock()
+	if s != nil {
+		// Stopping a CLI takes a moment; other messages go on meanwhile.
+		acp.Async(ctx)
+		s.shutdown()
+	}
+	return &acp.CloseSessionResponse{}, nil
+}
+
+// deleteSession is session/delete: the session is closed if live and its
+// transcripts are removed, so it no longer appears in session/list. A
+// session with no transcript is deleted already.
+func (a *Agent) deleteSession(ctx context.Context, p *acp.DeleteSessionRequest) (*acp.DeleteSessionResponse, error) {
+	id := string(p.SessionID)
+	if !transcript.ValidSessionID(id) {
+		return nil, acp.NewInvalidParams("sessionId", "is not a session id")
+	}
+	acp.Async(ctx)
+	unlock, err := a.idLocks.lock(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	a.mu.Lock()
+	s := a.sessions[id]
+	delete(a.sessions, id)
+	a.mu.Unlock()
+	if s != nil {
+		s.shutdown()
+	}
+	if err := transcript.Delete(a.configDir(), id); err != nil && !errors.Is(err, transcript.ErrNotFound) {
+		a.log.Warn("session/delete failed", "session", id, "error", err)
+		return nil, acp.NewInternalError("the session's files could not be deleted")
+	}
+	return &acp.DeleteSessionResponse{}, nil
+}
+
+// configDir is where the CLI this agent runs keeps its state: the CLI's
+// own environment decides, not ours.
+func (a *Agent) configDir() string {
+	if d := envValue(a.cfg.Env, "CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	if h := envValue(a.cfg.Env, "HOME"); h != "" {
+		return filepath.Join(h, ".claude")
+	}
+	return transcript.ConfigDir()
+}
+
+// findTranscript returns the transcript of a session in any project
+// directory, or -32002 with data.sessionId.
+func (a *Agent) findTranscript(id string) (string, error) {
+	path, err := transcript.Find(a.configDir(), id)
+	switch {
+	case err == nil:
+		return path, nil
+	case errors.Is(err, transcript.ErrNotFound), errors.Is(err, transcript.ErrInvalidID):
+		return "", acp.NewSessionNotFound(id)
+	}
+	a.log.Warn("transcript lookup failed", "session", id, "error", err)
+	return "", acp.NewInternalError("the session's transcript could not be read")
+}
+
+// register adds a session for a stored id and starts its CLI in the
+// background. A shutdown that began meanwhile wins: the session is not
+// left running behind it.
+func (a *Agent) register(id string, setup *sessionSetup) (*session, error) {
+	s := a.addSession(id, setup)
+	a.mu.Lock()
+	closing := a.closing
+	a.mu.Unlock()
+	if closing {
+		a.drop(id, s)
+		return nil, acp.NewInternalError("the agent is shutting down")
+	}
+	s.do(s.startCLI)
+	return s, nil
+}
+
+func (a *Agent) liveSession(id string) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id]
+}
+
+func (a *Agent) isLive(id string, s *session) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id] == s
+}
+
+// drop unregisters s (if still registered) and stops it.
+func (a *Agent) drop(id string, s *session) {
+	a.mu.Lock()
+	if a.sessions[id] == s {
+		delete(a.sessions, id)
+	}
+	a.mu.Unlock()
+	s.shutdown()
+}
+
+// startFailure turns a failed CLI start of a stored session into the
+// request's error: a session the CLI does not know is -32002.
+func startFailure(id string, err error) error {
+	var rpc *acp.Error
+	switch {
+	case errors.Is(err, claude.ErrSessionNotFound):
+		return acp.NewSessionNotFound(id)
+	case errors.As(err, &rpc):
+		return err
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return acp.NewInternalError("the request was cancelled")
+	}
+	return startError(err)
+}
+
+// state is the session's modes and config options, read on its goroutine.
+func (s *session) state() (modes *acp.SessionModeState, opts []acp.SessionConfigOption) {
+	s.do(func() {
+		modes, opts = s.modeState(), s.configOptions()
+	})
+	return modes, opts
+}
+
+// shutdown withdraws the session's open permission requests and closes it
+// (open turns end as cancelled; the CLI is stopped).
+func (s *session) shutdown() {
+	s.do(func() {
+		for _, t := range s.turns {
+			s.cancelOpenRequests(t)
+		}
+	})
+	s.close()
+}
+
+// startOutcome is the awaited outcome of one CLI start: nil once the CLI
+// is up. A replay polls it so that a failed start ends the replay early;
+// the request then waits for it.
+type startOutcome struct {
+	ch   chan error
+	quit <-chan struct{}
+	got  bool
+	err  error
+}
+
+// waitStart returns the outcome of the CLI start under way, or of the next
+// one (which it begins).
+func (s *session) waitStart() *startOutcome {
+	o := &startOutcome{ch: make(chan error, 1), quit: s.quit}
+	if !s.do(func() {
+		switch {
+		case s.closed:
+			o.ch <- errSessionClosed
+		case s.proc != nil:
+			o.ch <- nil
+		default:
+			s.startWaiters = append(s.startWaiters, o.ch)
+			s.startCLI()
+		}
+	}) {
+		o.ch <- errSessionClosed
+	}
+	return o
+}
+
+// failed reports, without waiting, a start that has failed.
+func (o *startOutcome) failed() error {
+	if !o.got {
+		select {
+		case o.err = <-o.ch:
+			o.got = true
+		case <-o.quit:
+			o.got, o.err = true, errSessionClosed
+		default:
+		}
+	}
+	return o.err
+}
+
+// wait waits for the outcome.
+func (o *startOutcome) wait(ctx context.Context) error {
+	if o.got {
+		return o.err
+	}
+	select {
+	case o.err = <-o.ch:
+	case <-o.quit:
+		o.err = errSessionClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	o.got = true
+	return o.err
+}
+
+// tellStarted gives the waiting requests the outcome of a CLI start; it
+// runs on the session goroutine (onStarted).
+func (s *session) tellStarted(err error) {
+	if err == nil && s.closed {
+		err = errSessionClosed
+	}
+	for _, w := range s.startWaiters {
+		w <- err
+	}
+	s.startWaiters = nil
+}
+
+// restartOptions are the options of a later CLI start of this session:
+// continue the transcript. While the transcript does not exist yet (the CLI
+// writes it with the first prompt) the first start is repeated instead: a
+// new session takes its id again, a fork forks again.
+func (s *session) restartOptions(opts claude.Options) claude.Options {
+	if opts.SessionID == s.id {
+		if _, err := transcript.Find(s.a.configDir(), s.id); err != nil {
+			return opts
+		}
+	}
+	opts.SessionID, opts.Resume, opts.ForkSession = "", s.id, false
+	return opts
+}
+
+// idLocks is a mutex per session id.
+type idLocks struct {
+	mu sync.Mutex
+	m  map[string]*idLock
+}
+
+type idLock struct {
+	sem  chan struct{}
+	refs int
+}
+
+// lock locks id, waiting at most until ctx ends.
+func (l *idLocks) lock(ctx context.Context, id string) (unlock func(), err error) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*idLock{}
+	}
+	e := l.m[id]
+	if e == nil {
+		e = &idLock{sem: make(chan struct{}, 1)}
+		l.m[id] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	release := func() {
+		l.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(l.m, id)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case e.sem <- struct{}{}:
+		return func() { <-e.sem; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,64 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+func init() {
+	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
+		acp.On(m, acp.MethodSessionLoad, a.loadSession)
+	})
+	capabilityExtenders = append(capabilityExtenders, func(c *acp.AgentCapabilities) {
+		c.LoadSession = true
+	})
+}
+
+// loadSession is session/load: the stored conversation is replayed as
+// session/update notifications, all before the answer, while the session's
+// CLI starts with --resume so that the next prompt continues it. Unknown
+// ids are -32002 with data.sessionId; lines of the transcript that cannot
+// be read are skipped and logged, never a failed load. A session that is
+// live already is replayed and kept as it is.
+func (a *Agent) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	var mode string
+	replay := func(ctx context.Context, s *session, path string, setup *sessionSetup, started *startOutcome) error {
+		m, err := a.replay(ctx, s.id, path, setup, started)
+		mode = m
+		return err
+	}
+	s, fresh, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, replay)
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		s.restoreMode(ctx, mode)
+	}
+	modes, opts := s.state()
+	return &acp.LoadSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil
+}
+
+// restoreMode puts a reopened session back in the permission mode of its
+// last prompt, as the reference adapter does, if the session offers it.
+func (s *session) restoreMode(ctx context.Context, mode string) {
+	if mode == "" || mode == claude.PermissionDefault {
+		return
+	}
+	var p *claude.Process
+	ok := false
+	s.do(func() {
+		for _, m := range s.modes() {
+			ok = ok || m.id == mode
+		}
+		if ok {
+			s.modeID, s.opts.PermissionMode, p = mode, mode, s.proc
+		}
+	})
+	if ok && p != nil {
+		if err := p.SetPermissionMode(ctx, mode); err != nil {
+			s.log.Warn("permission mode not restored", "mode", mode, "error", err)
+		}
+	}
+}

@@ -1,0 +1,306 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
+)
+
+// A replayer turns a stored conversation back into the session/update
+// notifications the editor saw live. It does not translate records itself:
+// each transcript record is what the CLI printed when it happened, so the
+// replayer hands it, as that CLI frame, to the live translation code
+// (session.handle: output.go, tools.go and what they call) running on a
+// private shadow session. Replay and live therefore cannot drift apart:
+// tool titles, kinds, diffs, terminal output and plans come out the same.
+// The one thing live never sends is the user's own prompt; the replayer
+// rebuilds it from the stored Claude message (promptFromClaude).
+//
+// The shadow session has the real session's id, directory and options but
+// its own state, and no goroutine: only the replaying goroutine touches it.
+// The live session (whose CLI starts meanwhile) is not disturbed.
+type replayer struct {
+	s    *session
+	mode string // permission mode of the last prompt
+}
+
+func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
+	quit := make(chan struct{})
+	close(quit) // do/post on the shadow return at once instead of blocking
+	sh := &session{
+		a: a, id: id, log: a.log.With("session", id, "replay", true),
+		opts: setup.opts, cwd: setup.cwd, modeID: claude.PermissionDefault,
+		quit: quit, cancelledIDs: map[string]bool{},
+	}
+	sh.out.reset()
+	return &replayer{s: sh}
+}
+
+// replay sends the active branch of the transcript at path as
+// session/update notifications for s, while s's CLI starts. It returns the
+// permission mode of the last prompt. Unreadable lines are skipped (and
+// logged by the reader); only an I/O error, the request's end or a failed
+// CLI start stop it.
+func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup, started *startOutcome) (mode string, err error) {
+	r, err := transcript.Open(path, &transcript.Options{Logger: a.log.With("session", id)})
+	if err != nil {
+		a.log.Warn("transcript not readable", "session", id, "error", err)
+		return "", acp.NewInternalError("the session's transcript could not be read")
+	}
+	defer r.Close()
+	rp := newReplayer(a, id, setup)
+	n := 0
+	for rec, err := range r.Records() {
+		if err != nil {
+			a.log.Warn("transcript read failed", "session", id, "error", err)
+			return "", acp.NewInternalError("the session's transcript could not be read")
+		}
+		if n++; n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
+			if err := started.failed(); err != nil {
+				return "", err
+			}
+		}
+		rp.record(rec)
+	}
+	if st := r.Stats(); st.Corrupt > 0 || st.TruncatedTail || st.BrokenChain {
+		a.log.Warn("transcript lines skipped on load", "session", id,
+			"corrupt", st.Corrupt, "truncatedTail", st.TruncatedTail, "brokenChain", st.BrokenChain)
+	}
+	if title := r.Title(); title != "" {
+		a.notify(id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: acp.Some(title)}})
+	}
+	return rp.mode, nil
+}
+
+// record replays one record of the active branch.
+func (rp *replayer) record(rec *transcript.Record) {
+	if rec.IsSidechain || rec.Message == nil {
+		return // subagent work is not part of the main conversation live either
+	}
+	switch rec.Type {
+	case transcript.TypeAssistant:
+		rp.assistant(rec)
+	case transcript.TypeUser:
+		rp.user(rec)
+	}
+}
+
+func (rp *replayer) assistant(rec *transcript.Record) {
+	m := rec.Message
+	if rec.IsSynthetic() || rec.IsAPIErrorMessage {
+		// Live, Claude's own error text answers the prompt as a JSON-RPC
+		// error; history shows it as agent text so the user sees why that
+		// turn ended. Login prompts are stale by now and are left out.
+		if text := blocksText(m.Content); text != "" && !loginHint.MatchString(text) {
+			rp.s.chunk(false, text, firstNonEmpty(m.ID, rec.UUID))
+		}
+		return
+	}
+	// Live, text that streamed is not repeated from the consolidated
+	// frame; nothing streams in a replay, and each record is one block.
+	clear(rp.s.out.streamed)
+	rp.s.handle(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
+		Base: claude.Base{Type: "assistant", UUID: rec.UUID, SessionID: rec.SessionID},
+		Message: claude.APIMessage{
+			ID: m.ID, Type: "message", Role: "assistant", Model: m.Model,
+			Content: claudeContent(m.Content), StopReason: m.StopReason,
+		},
+		RequestID: rec.RequestID,
+		Timestamp: rec.Timestamp,
+	}})
+}
+
+func (rp *replayer) user(rec *transcript.Record) {
+	if rec.IsMeta || rec.IsCompactSummary || hiddenOrigin(rec.Origin) {
+		return
+	}
+	if rec.PermissionMode != "" {
+		rp.mode = rec.PermissionMode
+	}
+	for _, b := range promptFromClaude(rec.Message.Content) {
+		rp.s.a.notify(rp.s.id, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{
+			Content: b, MessageID: acp.Some(acp.MessageID(rec.UUID)),
+		}})
+	}
+	// Tool results and local command output, as live.
+	rp.s.handle(claude.Message{Type: "user", Body: &claude.UserFrame{
+		Base:          claude.Base{Type: "user", UUID: rec.UUID, SessionID: rec.SessionID},
+		Message:       claude.UserMessageBody{Role: "user", Content: claudeContent(rec.Message.Content)},
+		ToolUseResult: rec.ToolUseResult,
+		Timestamp:     rec.Timestamp,
+	}})
+}
+
+// hiddenOrigin reports prompts that did not come from the user: task
+// notifications and messages from peer sessions or observers.
+func hiddenOrigin(o *transcript.Origin) bool {
+	if o == nil {
+		return false
+	}
+	switch o.Kind {
+	case "task-notification":
+		return o.Subkind == ""
+	case "peer", "channel", "observer", "observer-activity", "slack-ping":
+		return true
+	}
+	return false
+}
+
+func claudeContent(c transcript.Content) claude.Content {
+	out := make(claude.Content, len(c))
+	for i, b := range c {
+		out[i] = claude.ContentBlock{
+			Type: b.Type, Text: b.Text, Thinking: b.Thinking, Signature: b.Signature, Data: b.Data,
+			ID: b.ID, Name: b.Name, Input: b.Input,
+			ToolUseID: b.ToolUseID, Content: b.ToolContent, IsError: b.IsError, Source: b.Source,
+		}
+	}
+	return out
+}
+
+func blocksText(c transcript.Content) string {
+	var sb strings.Builder
+	for _, b := range c {
+		if b.Type == "text" {
+			sb.WriteString(b.Text)
+		}
+	}
+	return sb.String()
+}
+
+var (
+	contextRef     = regexp.MustCompile(`(?s)^\n<context ref="([^"]*)">\n(.*)\n</context>$`)
+	mentionLink    = regexp.MustCompile(`^\[@([^\]]*)\]\(([^)\s]+)\)$`)
+	systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+	commandName    = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
+	commandArgs    = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+)
+
+// promptFromClaude is promptToClaude backwards: it rebuilds the content the
+// user sent from the Claude user message stored for it. Text stays text,
+// images stay images, an @-mention becomes a resource_link again, and a
+// mention whose <context> block follows becomes the embedded resource it
+// was. Tool results, local command output and injected reminders are not
+// the user's words and are left out.
+func promptFromClaude(c transcript.Content) []acp.ContentBlock {
+	// The <context> blocks come last; index them by URI first.
+	contexts := map[string]string{}
+	var order []string
+	for _, b := range c {
+		if b.Type == "text" {
+			if m := contextRef.FindStringSubmatch(b.Text); m != nil {
+				if _, dup := contexts[m[1]]; !dup {
+					order = append(order, m[1])
+				}
+				contexts[m[1]] = m[2]
+			}
+		}
+	}
+	var out []acp.ContentBlock
+	for i := 0; i < len(c); i++ {
+		b := c[i]
+		switch b.Type {
+		case "text":
+			if contextRef.MatchString(b.Text) {
+				continue
+			}
+			text, ok := userText(b.Text)
+			if !ok {
+				continue
+			}
+			if ctx, ok := contexts[text]; ok { // a mention of a non-file URI
+				out = append(out, textResource(text, ctx))
+				delete(contexts, text)
+				continue
+			}
+			m := mentionLink.FindStringSubmatch(text)
+			if m == nil {
+				out = append(out, acp.ContentBlock{Text: &acp.TextContent{Text: text}})
+				continue
+			}
+			name, uri := m[1], m[2]
+			if ctx, ok := contexts[uri]; ok {
+				out = append(out, textResource(uri, ctx))
+				delete(contexts, uri)
+			} else if i+1 < len(c) && c[i+1].Type == "document" {
+				if data, mt, ok := mediaSource(c[i+1].Source); ok {
+					out = append(out, acp.ContentBlock{Resource: &acp.EmbeddedResource{Resource: acp.EmbeddedResourceResource{
+						BlobResourceContents: &acp.BlobResourceContents{URI: uri, Blob: data, MimeType: acp.Some(mt)}}}})
+					i++
+				}
+			} else {
+				out = append(out, acp.ContentBlock{ResourceLink: &acp.ResourceLink{Name: name, URI: uri}})
+			}
+		case "image":
+			if data, mt, ok := mediaSource(b.Source); ok {
+				out = append(out, acp.ContentBlock{Image: &acp.ImageContent{Data: data, MimeType: mt}})
+			} else if url, ok := urlSource(b.Source); ok {
+				out = append(out, acp.ContentBlock{Image: &acp.ImageContent{URI: acp.Some(url)}})
+			}
+		}
+	}
+	for _, uri := range order { // context without its mention
+		if ctx, ok := contexts[uri]; ok {
+			out = append(out, textResource(uri, ctx))
+		}
+	}
+	return out
+}
+
+// userText returns what the user typed in a stored text block, or false
+// for text the CLI or the agent added: local command output (replayed as
+// agent text), interrupt markers, system reminders. A slash command is
+// shown as it was typed.
+func userText(text string) (string, bool) {
+	if strings.Contains(text, "<local-command-stdout>") || strings.Contains(text, "<local-command-stderr>") ||
+		strings.HasPrefix(text, "[Request interrupted by user") {
+		return "", false
+	}
+	if m := commandName.FindStringSubmatch(text); m != nil {
+		cmd := strings.TrimSpace(m[1])
+		if a := commandArgs.FindStringSubmatch(text); a != nil && strings.TrimSpace(a[1]) != "" {
+			cmd += " " + strings.TrimSpace(a[1])
+		}
+		return cmd, cmd != ""
+	}
+	if strings.Contains(text, "<system-reminder>") {
+		text = strings.TrimSpace(systemReminder.ReplaceAllString(text, ""))
+	}
+	return text, strings.TrimSpace(text) != ""
+}
+
+func textResource(uri, text string) acp.ContentBlock {
+	return acp.ContentBlock{Resource: &acp.EmbeddedResource{Resource: acp.EmbeddedResourceResource{
+		TextResourceContents: &acp.TextResourceContents{URI: uri, Text: text}}}}
+}
+
+type mediaSrc struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+func mediaSource(raw json.RawMessage) (data, mediaType string, ok bool) {
+	var s mediaSrc
+	if json.Unmarshal(raw, &s) != nil || s.Type != "base64" {
+		return "", "", false
+	}
+	return s.Data, s.MediaType, true
+}
+
+func urlSource(raw json.RawMessage) (string, bool) {
+	var s mediaSrc
+	if json.Unmarshal(raw, &s) != nil || s.Type != "url" || s.URL == "" {
+		return "", false
+	}
+	return s.URL, true
+}
