@@ -44,6 +44,7 @@ type Harness struct {
 	Permission func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error)
 
 	served chan error
+	stop   func() // ends the agent (once); see Close
 }
 
 // WireLine is one JSON-RPC line as it crossed the pipe.
@@ -58,16 +59,23 @@ type Options struct {
 	Env []string
 	// Config adjusts the agent's configuration before it starts.
 	Config func(*agent.Config)
+	// Sandbox, when set, is used instead of a fresh one: a second agent
+	// then sees the first one's config directory (its transcripts) and
+	// fake API, as a restarted agent process would.
+	Sandbox *clitest.Sandbox
 }
 
 // Start runs an agent against a fresh sandbox and returns the harness.
 // Everything is stopped at test cleanup, and no CLI may outlive the test.
 func Start(t testing.TB, opts ...Options) *Harness {
 	t.Helper()
-	sb := clitest.NewSandbox(t)
 	var o Options
 	if len(opts) > 0 {
 		o = opts[0]
+	}
+	sb := o.Sandbox
+	if sb == nil {
+		sb = clitest.NewSandbox(t)
 	}
 	cfg := agent.Config{Executable: sb.CLI, Env: sb.With(o.Env...), Version: "test"}
 	if o.Config != nil {
@@ -106,26 +114,35 @@ func Start(t testing.TB, opts ...Options) *Harness {
 		return answer(ctx, req)
 	})
 	h.Client = acp.NewConn(&tap{r: clientIn, h: h, fromAgent: true}, &tap{w: clientOut, h: h}, acp.Options{Handler: m})
-	t.Cleanup(func() {
-		_ = clientOut.Close() // EOF: the agent stops its CLIs and returns
-		select {
-		case err := <-h.served:
-			if err != nil {
-				t.Errorf("agent Serve: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("agent did not stop within 30s of EOF")
-			cancel()
-		}
-		cancel()
-		h.Client.Close()
-		h.Client.Wait()
-		for _, f := range []*os.File{agentIn, agentOut, clientIn} {
-			_ = f.Close()
-		}
-	})
+	var stopOnce sync.Once
+	h.stop = func() { stopOnce.Do(func() { h.shutdown(clientOut, agentIn, agentOut, clientIn, cancel) }) }
+	t.Cleanup(h.stop)
 	clitest.NoOrphans(t)
 	return h
+}
+
+// Close ends the agent as an editor closing its connection would: the
+// agent stops its CLIs and Serve returns. Cleanup does it too; call it
+// earlier to run a second agent on the same sandbox.
+func (h *Harness) Close() { h.stop() }
+
+func (h *Harness) shutdown(clientOut, agentIn, agentOut, clientIn *os.File, cancel context.CancelFunc) {
+	_ = clientOut.Close() // EOF: the agent stops its CLIs and returns
+	select {
+	case err := <-h.served:
+		if err != nil {
+			h.t.Errorf("agent Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		h.t.Errorf("agent did not stop within 30s of EOF")
+		cancel()
+	}
+	cancel()
+	h.Client.Close()
+	h.Client.Wait()
+	for _, f := range []*os.File{agentIn, agentOut, clientIn} {
+		_ = f.Close()
+	}
 }
 
 func allowOnce(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
