@@ -15,6 +15,7 @@ type clientCaps struct {
 	raw            acp.ClientCapabilities
 	terminalAuth   bool // may offer terminal login methods
 	terminalOutput bool // Zed's _meta.terminal_output
+	sessionFailure bool // AIR typed session failures (failure.go)
 }
 
 func readClientCaps(c acp.ClientCapabilities) clientCaps {
@@ -25,6 +26,7 @@ func readClientCaps(c acp.ClientCapabilities) clientCaps {
 	if metaBool(c.Meta, "terminal_output") || metaBool(c.Meta, "terminal_output_delta") {
 		cc.terminalOutput = true
 	}
+	cc.sessionFailure = airHas(c.Meta, airSessionFailure)
 	return cc
 }
 

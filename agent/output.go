@@ -58,6 +58,7 @@ func (s *session) handle(m claude.Message) {
 			s.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
 		}
 	case *claude.ResultMessage:
+		s.observeFastMode(b.FastModeState, m.Raw)
 		s.onResult(b)
 	default:
 		s.onOther(m)
@@ -142,6 +143,7 @@ func (s *session) onAssistant(m *claude.AssistantMessage) {
 	if m.ParentToolUseID != "" {
 		return
 	}
+	s.failureSawAssistant(m)
 	if m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel {
 		// Claude's own error text: it becomes the turn's error (or its
 		// refusal explanation), not assistant prose.
@@ -204,6 +206,7 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	t := s.current
 	s.current = nil
 	defer s.out.reset()
+	s.failureBoundary(t, r)
 	if t == nil {
 		return // background work: reported, nothing to settle
 	}
@@ -221,6 +224,9 @@ var loginHint = regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)
 // outcome maps a CLI result to the prompt's answer: a stop reason, or a
 // JSON-RPC error carrying Claude's own message.
 func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse, error) {
+	if resp, ok := s.typedOutcome(t, r); ok {
+		return resp, nil // a capable client's failure record (failure_live.go)
+	}
 	switch {
 	case r.StopReason == "refusal":
 		if t.refusalExplain != "" {

@@ -42,6 +42,7 @@ type session struct {
 	modeID       string
 	model        string // the model picked in this session ("" = the CLI's default)
 	cwd          string
+	fail         failureState // the session failure extension (failure.go)
 	// startWaiters are told how the next CLI start ends (session/load,
 	// resume and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
@@ -141,11 +142,12 @@ func (s *session) onStarted(p *claude.Process, err error) {
 		// Every prompt waiting for this CLI fails with the reason; the next
 		// prompt tries again.
 		for _, t := range s.turns {
-			s.settle(t, nil, startError(err))
+			s.settleStartFailure(t, err)
 		}
 		return
 	}
 	s.proc, s.msgs = p, p.Messages()
+	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	for _, t := range s.turns {
 		if !t.sent {
@@ -164,9 +166,13 @@ func (s *session) onExit() {
 	if len(s.turns) > 0 {
 		s.log.Warn("Claude Code exited during a turn", "error", err)
 	}
-	for _, t := range s.turns {
-		s.settle(t, nil, exitError(err))
+	if len(s.turns) == 0 {
+		s.failureExitIdle(err)
 	}
+	for _, t := range s.turns {
+		s.settleLost(t, err)
+	}
+	s.fail.shutdownArmed = false
 }
 
 // close stops the CLI and ends the session goroutine. Open turns end as

@@ -86,7 +86,7 @@ func (s *session) send(t *turn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := s.proc.Send(ctx, t.msg); err != nil {
-		s.settle(t, nil, exitError(err))
+		s.settleLost(t, err)
 		return
 	}
 	t.sent = true

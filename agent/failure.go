@@ -1,0 +1,328 @@
+package agent
+
+// The session failure extension (JetBrains AIR "sessionFailure", version 1):
+// failures, retries and notices reach clients that negotiated it as typed,
+// durable transcript entries instead of assistant prose or opaque JSON-RPC
+// errors. This file holds the negotiation, the wire record, the policy
+// table and the per-session state (ids, revisions, internal recovery).
+// failure_claude.go classifies what the CLI reports, failure_live.go wires
+// it into the session, failure_replay.go restores records on session/load.
+// docs/session-failures.md is the table a reader wants.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+)
+
+// airSessionFailure is the capability name a client lists to opt in.
+const airSessionFailure = "sessionFailure"
+
+// airHas reports whether the client's clientCapabilities._meta declares the
+// AIR capability name: _meta.jetbrains.air.version must be a finite integer
+// ≥ 1 and _meta.jetbrains.air.capabilities an array holding the exact
+// string. Anything else (a string or fractional version, zero, negative,
+// a missing envelope, non-string entries) enables nothing, so a malformed
+// declaration keeps the legacy behaviour.
+func airHas(meta map[string]json.RawMessage, name string) bool {
+	var jb struct {
+		Air *struct {
+			Version      json.RawMessage   `json:"version"`
+			Capabilities []json.RawMessage `json:"capabilities"`
+		} `json:"air"`
+	}
+	if meta == nil || json.Unmarshal(meta["jetbrains"], &jb) != nil || jb.Air == nil {
+		return false
+	}
+	v := jb.Air.Version
+	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+		return false // not a JSON number (a string, null, an object …)
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) || f < 1 {
+		return false
+	}
+	for _, c := range jb.Air.Capabilities {
+		var s string
+		if json.Unmarshal(c, &s) == nil && s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// failuresOn reports whether this connection's client negotiated typed
+// session failures.
+func (s *session) failuresOn() bool {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	return s.a.client.sessionFailure
+}
+
+// failureRecord is the wire record under _meta.jetbrains.air.sessionFailure.
+// It has exactly these fields: no phase, source, turn id or retry counter.
+type failureRecord struct {
+	ID       string   `json:"id"`
+	Revision int      `json:"revision"`
+	Category string   `json:"category"`
+	Severity string   `json:"severity"`
+	Title    string   `json:"title"`
+	Details  string   `json:"details,omitempty"`
+	Actions  []string `json:"actions"`
+}
+
+// Severities.
+const (
+	severityWarning = "warning"
+	severityError   = "error"
+)
+
+// Actions of version 1, in the order the adapter recommends them.
+const (
+	actionRetry      = "retry"
+	actionLogin      = "login"
+	actionNewSession = "new_session"
+)
+
+// failureMeta is the _meta object carrying rec, on either carrier
+// (PromptResponse or session_info_update). Other _meta members, including
+// other AIR payloads under jetbrains.air, are kept.
+func failureMeta(base map[string]json.RawMessage, rec failureRecord) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(base)+1)
+	for k, v := range base {
+		out[k] = v
+	}
+	jb := map[string]json.RawMessage{}
+	_ = json.Unmarshal(out["jetbrains"], &jb)
+	air := map[string]json.RawMessage{}
+	_ = json.Unmarshal(jb["air"], &air)
+	air["version"] = json.RawMessage("1")
+	air[airSessionFailure] = mustJSON(rec)
+	jb["air"] = mustJSON(air)
+	out["jetbrains"] = mustJSON(jb)
+	return out
+}
+
+// failureKind is the adapter's internal, fine-grained reason. It never goes
+// on the wire; it selects the category, the actions, the adapter's own
+// title (used only when Claude gave no text) and the recovery rule.
+type failureKind string
+
+const (
+	kindAdvisory     failureKind = "advisory"      // model fallback, fast mode off
+	kindAuthRequired failureKind = "auth_required" // rejected or missing login
+	kindAccessDenied failureKind = "access_denied" // verification / cloud credentials
+	kindQuota        failureKind = "quota"         // usage, spend, billing, account on hold
+	kindRateLimited  failureKind = "rate_limited"  // a plain, transient rate limit
+	kindOutputLimit  failureKind = "output_limit"  // max_output_tokens
+	kindContext      failureKind = "context"       // prompt too long, turn limit
+	kindBudget       failureKind = "budget"        // --max-budget-usd spent
+	kindBadRequest   failureKind = "bad_request"   // invalid request, unknown model
+	kindOverloaded   failureKind = "overloaded"    // 529
+	kindProvider     failureKind = "provider"      // 5xx, unknown or unrecognised kinds
+	kindInternal     failureKind = "internal"      // an adapter invariant failed
+	kindNetwork      failureKind = "network"       // the API could not be reached
+	kindTransport    failureKind = "transport"     // the CLI process was lost
+	kindStartup      failureKind = "startup"       // the CLI would not start
+	kindShutdown     failureKind = "shutdown"      // worker_shutting_down, then EOF
+)
+
+// recovery says when a published failure stops being active internally.
+// Recovery never touches the transcript: no clear record is sent.
+type recovery int
+
+const (
+	recoverNever       recovery = iota // notices
+	recoverNextAttempt                 // turn-scoped: a later attempt boundary
+	recoverRealAnswer                  // quota, session-scoped: a real model answer
+	recoverAuth                        // a successful auth_status (or a real answer)
+	recoverRuntime                     // the CLI runtime was replaced
+)
+
+type failurePolicy struct {
+	category string
+	actions  []string
+	title    string // adapter text, only when Claude said nothing
+	recovery recovery
+}
+
+// failurePolicies is the Claude mapping table of docs/session-failures.md.
+var failurePolicies = map[failureKind]failurePolicy{
+	kindAdvisory:     {"unknown", nil, "Claude reported a notice.", recoverNever},
+	kindAuthRequired: {"access", []string{actionLogin}, "Sign in to continue using Claude.", recoverAuth},
+	kindAccessDenied: {"access", []string{actionRetry}, "Claude could not access the account or provider credentials.", recoverNextAttempt},
+	kindQuota:        {"limit", nil, "The Claude account has no available quota.", recoverRealAnswer},
+	kindRateLimited:  {"limit", []string{actionRetry}, "Claude is temporarily rate limited.", recoverNextAttempt},
+	kindOutputLimit:  {"limit", nil, "Claude's response reached the output token limit.", recoverNextAttempt},
+	kindContext:      {"limit", []string{actionNewSession}, "This Claude turn reached its configured limit.", recoverNextAttempt},
+	kindBudget:       {"limit", []string{actionNewSession}, "This Claude session reached its configured budget.", recoverNextAttempt},
+	kindBadRequest:   {"request", nil, "Claude could not process this request.", recoverNextAttempt},
+	kindOverloaded:   {"service", []string{actionRetry}, "Claude is temporarily overloaded.", recoverNextAttempt},
+	kindProvider:     {"service", []string{actionRetry}, "The model provider reported an error.", recoverNextAttempt},
+	kindInternal:     {"service", []string{actionRetry, actionNewSession}, "Claude Agent encountered an internal error.", recoverNextAttempt},
+	kindNetwork:      {"connection", []string{actionRetry}, "Claude could not reach the model provider.", recoverNextAttempt},
+	kindTransport:    {"connection", []string{actionNewSession}, "The connection to Claude was lost.", recoverRuntime},
+	kindShutdown:     {"connection", []string{actionNewSession}, "The Claude worker is shutting down.", recoverRuntime},
+	kindStartup:      {"connection", []string{actionRetry, actionNewSession}, "Claude Code could not start.", recoverRuntime},
+}
+
+// policyOf returns the policy of k; an unknown kind is a provider failure,
+// never a success.
+func policyOf(k failureKind) failurePolicy {
+	if p, ok := failurePolicies[k]; ok {
+		return p
+	}
+	return failurePolicies[kindProvider]
+}
+
+// activeFailure is a published record the adapter still considers current.
+type activeFailure struct {
+	rec      failureRecord
+	kind     failureKind
+	turn     string // the live turn it belongs to; "" for session scope
+	recovery recovery
+}
+
+// failureState is the per-session bookkeeping of the extension. It is owned
+// by the session goroutine and never serialized.
+type failureState struct {
+	epoch     string         // per adapter session, so ids never repeat across restarts
+	seq       int            // last session-scoped incident / notice number
+	revisions map[string]int // last revision sent per id
+	active    map[string]*activeFailure
+
+	// lastNotice lets consecutive updates of one notice reuse its id.
+	lastNotice struct{ key, id, title, turn string }
+	// retryID is the id of a background (no turn) api_retry incident in
+	// progress, so its retries update one entry.
+	retryID string
+	// shutdownArmed is set by system/worker_shutting_down: the end of the
+	// stream that follows is a worker shutdown, not a lost transport.
+	shutdownArmed bool
+	// fastMode is the last fast_mode_state the CLI reported.
+	fastMode string
+	// replayUser is the uuid of the last user prompt seen during replay.
+	replayUser string
+}
+
+func (f *failureState) init() {
+	if f.revisions != nil {
+		return
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	f.epoch = hex.EncodeToString(b[:])
+	f.revisions = map[string]int{}
+	f.active = map[string]*activeFailure{}
+}
+
+// turnFailureID is the id of a live turn's failure: the user-message uuid
+// the CLI persisted, so history replay finds the same id.
+func turnFailureID(turnUUID string) string { return turnUUID + ":error" }
+
+// sessionIncidentID returns a fresh id for a session-scoped incident.
+func (s *session) sessionIncidentID() string {
+	s.fail.init()
+	s.fail.seq++
+	return fmt.Sprintf("%s:session-error:%s:%d", s.id, s.fail.epoch, s.fail.seq)
+}
+
+// noticeID returns a fresh id in the notice namespace.
+func (s *session) noticeID() string {
+	s.fail.init()
+	s.fail.seq++
+	return fmt.Sprintf("%s:notice:%s:%d", s.id, s.fail.epoch, s.fail.seq)
+}
+
+// historyFailureID is the id of a replayed failure with no user message
+// before it.
+func historyFailureID(sessionID, messageUUID string) string {
+	return sessionID + ":history-error:" + messageUUID
+}
+
+// makeRecord builds the next revision of id. Warnings carry no actions:
+// recovery is still in progress.
+func (s *session) makeRecord(id string, kind failureKind, severity, title, details string) failureRecord {
+	s.fail.init()
+	p := policyOf(kind)
+	actions := []string{}
+	if severity == severityError {
+		actions = append(actions, p.actions...)
+	}
+	if title == "" {
+		title, details = p.title, ""
+	}
+	return failureRecord{
+		ID: id, Revision: s.fail.revisions[id] + 1,
+		Category: p.category, Severity: severity,
+		Title: title, Details: details, Actions: actions,
+	}
+}
+
+// commit records that rec reached the client: its revision is used, and it
+// is active until its recovery rule says otherwise.
+func (s *session) commit(rec failureRecord, kind failureKind, turn string) {
+	s.fail.init()
+	s.fail.revisions[rec.ID] = rec.Revision
+	if kind != kindAdvisory {
+		s.fail.lastNotice.key = ""
+	}
+	r := policyOf(kind).recovery
+	if turn == "" && r == recoverNextAttempt {
+		r = recoverRealAnswer // session scope has no attempt boundary
+	}
+	s.fail.active[rec.ID] = &activeFailure{rec: rec, kind: kind, turn: turn, recovery: r}
+}
+
+// publish sends rec in a session_info_update; the record becomes active
+// only once the send succeeded.
+func (s *session) publish(rec failureRecord, kind failureKind, turn string) bool {
+	n := &acp.SessionNotification{SessionID: acp.SessionID(s.id), Update: acp.SessionUpdate{
+		SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: failureMeta(nil, rec)}}}
+	if err := s.a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
+		s.log.Error("failed to publish session failure", "id", rec.ID, "error", err)
+		return false
+	}
+	s.commit(rec, kind, turn)
+	return true
+}
+
+// failedTurn is a turn's terminal failure for a capable client: the turn
+// ends normally (end_turn) and the record rides on the PromptResponse.
+func (s *session) failedTurn(t *turn, kind failureKind, title, details string) *acp.PromptResponse {
+	rec := s.makeRecord(turnFailureID(t.uuid), kind, severityError, title, details)
+	s.commit(rec, kind, t.uuid)
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Meta: failureMeta(nil, rec)}
+}
+
+// sessionFailure publishes a terminal failure that has no open turn to
+// carry it (background work, an idle CLI dying).
+func (s *session) sessionFailure(kind failureKind, title, details string) {
+	s.log.Warn("session failure outside a turn", "kind", string(kind))
+	s.publish(s.makeRecord(s.sessionIncidentID(), kind, severityError, title, details), kind, "")
+}
+
+// recover ends the internal activity of every record whose rule matches;
+// the transcript keeps them.
+func (s *session) recover(match func(*activeFailure) bool) {
+	for id, f := range s.fail.active {
+		if match(f) {
+			delete(s.fail.active, id)
+		}
+	}
+}
+
+// activeFailures lists the ids that are still active (tests and logs).
+func (s *session) activeFailures() map[string]failureKind {
+	out := map[string]failureKind{}
+	for id, f := range s.fail.active {
+		out[id] = f.kind
+	}
+	return out
+}

@@ -1,0 +1,316 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// This file connects the extension to the live session: the hooks the
+// shared files call (outcome, onResult, onAssistant, onStarted, onExit)
+// and the handler for the CLI frames only it cares about. For a client
+// without the extension every hook leaves the legacy behaviour untouched,
+// apart from the legacy transcript lines of the two notices.
+
+func init() {
+	otherHandlers = append(otherHandlers, (*session).failureFrame)
+}
+
+// failureFrame handles the CLI frames that carry retries, notices and the
+// worker's shutdown. It reports false for frames other features may want
+// too (system/init, auth_status) after noting what it needs.
+func (s *session) failureFrame(m claude.Message) bool {
+	switch b := m.Body.(type) {
+	case *claude.APIRetry:
+		s.onAPIRetry(b)
+		return true
+	case *claude.ModelRefusalFallback:
+		s.onRefusalFallback(b)
+		return true
+	case *claude.ModelFallback:
+		s.onModelFallback(b)
+		return true
+	case *claude.SystemInit:
+		s.observeFastMode(b.FastModeState, m.Raw)
+		return false
+	}
+	switch {
+	case m.Type == "system" && m.Subtype == "worker_shutting_down":
+		// Only the end of the stream that follows makes it a failure: a
+		// turn that still completes is healthy.
+		s.fail.shutdownArmed = true
+		return true
+	case m.Type == "auth_status":
+		var st struct {
+			IsAuthenticating bool   `json:"isAuthenticating"`
+			Error            string `json:"error"`
+		}
+		if json.Unmarshal(m.Raw, &st) == nil && !st.IsAuthenticating && st.Error == "" {
+			s.recover(func(f *activeFailure) bool { return f.recovery == recoverAuth })
+		}
+	}
+	return false
+}
+
+// typedOutcome is outcome's branch for capable clients: a failed result
+// ends the turn normally and carries the record. ok is false when the
+// legacy mapping applies (success, refusal, max_tokens, a legacy client).
+func (s *session) typedOutcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse, bool) {
+	if !s.failuresOn() || r.StopReason == "refusal" || r.StopReason == "max_tokens" {
+		return nil, false
+	}
+	kind, text, failed := classifyTerminal(t, r)
+	if !failed {
+		return nil, false
+	}
+	title, details := failureText(text)
+	return s.failedTurn(t, kind, title, details), true
+}
+
+// failureBoundary runs at every result, before the turn settles: a result
+// is a confirmed attempt boundary for earlier turns' failures, and a failed
+// result with no turn to carry it becomes a session-scoped record.
+func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
+	if !s.failuresOn() {
+		return
+	}
+	s.fail.init()
+	uuid := ""
+	if t != nil {
+		uuid = t.uuid
+	}
+	s.recover(func(f *activeFailure) bool {
+		return f.recovery == recoverNextAttempt && f.turn != "" && (f.turn != uuid || !r.IsError)
+	})
+	retryID := s.fail.retryID
+	s.fail.retryID, s.fail.lastNotice.key = "", ""
+	if t != nil || r.StopReason == "refusal" {
+		return
+	}
+	kind, text, failed := classifyTerminal(&turn{}, r)
+	if !failed {
+		return
+	}
+	title, details := failureText(text)
+	s.log.Warn("failure with no open turn", "kind", string(kind))
+	id := retryID
+	if id == "" {
+		id = s.sessionIncidentID()
+	}
+	s.publish(s.makeRecord(id, kind, severityError, title, details), kind, "")
+}
+
+// failureSawAssistant notes a top-level assistant message: a real model
+// answer proves that quota, login and session-scoped failures recovered.
+func (s *session) failureSawAssistant(m *claude.AssistantMessage) {
+	if m.ParentToolUseID != "" || m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel || len(s.fail.active) == 0 {
+		return
+	}
+	s.recover(func(f *activeFailure) bool {
+		return f.recovery == recoverRealAnswer || f.recovery == recoverAuth
+	})
+}
+
+// failureStarted notes a new CLI runtime: failures that only a runtime
+// replacement cures are over, and a shutdown notice of the old one no
+// longer applies.
+func (s *session) failureStarted(p *claude.Process) {
+	s.fail.shutdownArmed = false
+	s.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime })
+	if init := p.InitializeResponse(); init != nil {
+		s.observeFastMode(init.FastModeState, init.Raw)
+	}
+}
+
+// settleStartFailure answers a turn whose CLI could not start.
+func (s *session) settleStartFailure(t *turn, err error) {
+	if !s.failuresOn() {
+		s.settle(t, nil, startError(err))
+		return
+	}
+	title := ""
+	var se *claude.StartupError
+	if errors.As(err, &se) && len(se.Errors) > 0 {
+		// The CLI's own words; stderr and exec errors are not for people.
+		title = "Claude Code could not start: " + strings.Join(se.Errors, "; ")
+	}
+	title, details := failureText(title)
+	s.settle(t, s.failedTurn(t, kindStartup, title, details), nil)
+}
+
+// settleLost answers a turn whose CLI went away (it exited, or a write to
+// it failed). There is no Claude text: the adapter's title applies.
+func (s *session) settleLost(t *turn, err error) {
+	if !s.failuresOn() {
+		s.settle(t, nil, exitError(err))
+		return
+	}
+	kind := kindTransport
+	if s.fail.shutdownArmed {
+		kind = kindShutdown
+	}
+	s.settle(t, s.failedTurn(t, kind, "", ""), nil)
+}
+
+// failureExitIdle reports a CLI that ended with no turn open: after a
+// worker shutdown notice, or when it died on its own.
+func (s *session) failureExitIdle(err error) {
+	armed := s.fail.shutdownArmed
+	s.fail.shutdownArmed = false
+	if !s.failuresOn() {
+		return
+	}
+	switch {
+	case armed:
+		s.sessionFailure(kindShutdown, "", "")
+	case err != nil && !errors.Is(err, claude.ErrClosed):
+		s.sessionFailure(kindTransport, "", "")
+	}
+}
+
+// onAPIRetry turns the CLI's retry progress into a warning on the turn's
+// failure id (or a background incident's), with the progress in the title.
+// The terminal failure, if any, is a higher revision of the same id.
+func (s *session) onAPIRetry(b *claude.APIRetry) {
+	if !s.failuresOn() {
+		return
+	}
+	kind, ok := retryKind(b)
+	if !ok {
+		return
+	}
+	title := fmt.Sprintf("Retrying Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
+	if b.ErrorStatus == nil {
+		title = fmt.Sprintf("Reconnecting to Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
+	}
+	var id, turnID string
+	if t := s.current; t != nil {
+		id, turnID = turnFailureID(t.uuid), t.uuid
+	} else {
+		if s.fail.retryID == "" {
+			s.fail.retryID = s.sessionIncidentID()
+		}
+		id = s.fail.retryID
+	}
+	s.publish(s.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
+}
+
+// onRefusalFallback reports that the CLI retried a refused request on
+// another model: a typed warning for capable clients, the historical
+// transcript line for the others. Never both.
+func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
+	category := ""
+	if b.APIRefusalCategory != "" {
+		category = " (" + b.APIRefusalCategory + ")"
+	}
+	outcome := "The session will continue on " + b.FallbackModel + "."
+	switch {
+	case b.Direction == "revert":
+		outcome = "The session stays on " + b.OriginalModel + "."
+	case b.Scope == "local":
+		outcome = "Only that response came from " + b.FallbackModel + "; the session stays on " + b.OriginalModel + "."
+	}
+	summary := b.OriginalModel + " declined this request" + category + "; retried with " + b.FallbackModel + ". " + outcome
+	if !s.failuresOn() {
+		text := "**Model fallback:** " + summary
+		if b.APIRefusalExplanation != "" {
+			text += "\n\n" + b.APIRefusalExplanation
+		}
+		s.transcriptLine(text)
+		return
+	}
+	title, details := strings.TrimSpace(scrub(summary)), strings.TrimSpace(scrub(b.APIRefusalExplanation))
+	if details != "" && len([]rune(title))+1+len([]rune(details)) <= titleMax {
+		title, details = title+" "+details, ""
+	}
+	s.publishNotice("model_refusal_fallback", title, details)
+}
+
+// onModelFallback reports --fallback-model taking over (overload, missing
+// model) in Claude's own words. Legacy clients never saw it and still do
+// not.
+func (s *session) onModelFallback(b *claude.ModelFallback) {
+	if !s.failuresOn() {
+		return
+	}
+	text := b.Content
+	if text == "" && b.FallbackModel != "" {
+		text = fmt.Sprintf("Switched to %s because %s was unavailable.", b.FallbackModel, firstNonEmpty(b.OriginalModel, "the selected model"))
+	}
+	title, details := failureText(text)
+	s.publishNotice("model_fallback", title, details)
+}
+
+// fastModeReasons explain why the CLI turned fast mode off. Routine
+// reasons (the SDK opt-in, the user's preference) are absent: they are no
+// news to the user.
+var fastModeReasons = map[string]string{
+	"free":                 "not available on the free plan",
+	"extra_usage_disabled": "requires extra usage to be enabled for this account",
+	"model_not_allowed":    "not available for the selected model",
+	"not_first_party":      "only available with the Anthropic API",
+	"disabled_by_env":      "disabled by an environment setting",
+	"network_error":        "could not be confirmed because of a network error",
+}
+
+// observeFastMode follows the CLI's fast_mode_state (in the initialize
+// response, system/init and every result) and says once when fast mode
+// that was on is turned off for a reason the user should know.
+func (s *session) observeFastMode(state string, raw json.RawMessage) {
+	if state == "" {
+		return
+	}
+	prev := s.fail.fastMode
+	s.fail.fastMode = state
+	if state != "off" || (prev != "on" && prev != "cooldown") {
+		return
+	}
+	var r struct {
+		Reason string `json:"fast_mode_disabled_reason"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	why, ok := fastModeReasons[r.Reason]
+	if !ok {
+		return
+	}
+	if !s.failuresOn() {
+		s.transcriptLine("**Fast mode turned off:** " + why + ".")
+		return
+	}
+	s.publishNotice("fast_mode_off", "Fast mode turned off: "+why+".", "")
+}
+
+// publishNotice publishes a warning in the :notice: namespace. Consecutive
+// updates of one notice within one turn reuse its id with a higher
+// revision; a later occurrence gets a new id even with the same words.
+func (s *session) publishNotice(key, title, details string) {
+	s.fail.init()
+	turn := ""
+	if s.current != nil {
+		turn = s.current.uuid
+	}
+	ln := s.fail.lastNotice
+	var id string
+	if ln.key == key && ln.turn == turn {
+		if ln.title == title {
+			return // nothing new to show
+		}
+		id = ln.id
+	} else {
+		id = s.noticeID()
+	}
+	if s.publish(s.makeRecord(id, kindAdvisory, severityWarning, title, details), kindAdvisory, "") {
+		s.fail.lastNotice.key, s.fail.lastNotice.id, s.fail.lastNotice.title, s.fail.lastNotice.turn = key, id, title, turn
+	}
+}
+
+// transcriptLine is a legacy client's notice: plain agent text with no
+// message id, exactly as the reference adapter wrote it.
+func (s *session) transcriptLine(text string) {
+	s.a.notify(s.id, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{
+		Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}})
+}
