@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
+)
+
+// replayClient is an agent serving a recording client over pipes, with no
+// CLI: replays run on it directly.
+type replayClient struct {
+	a       *Agent
+	client  *acp.Conn
+	updates []acp.SessionUpdate // written by the client's handler
+	stop    func()
+}
+
+func newReplayClient(t *testing.T) *replayClient {
+	t.Helper()
+	rc := &replayClient{a: New(Config{Env: []string{"HOME=" + t.TempDir()}})}
+	agentIn, clientOut := io.Pipe()
+	clientIn, agentOut := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- rc.a.Serve(context.Background(), agentIn, agentOut) }()
+	m := acp.NewMux()
+	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *acp.SessionNotification) error {
+		rc.updates = append(rc.updates, n.Update)
+		return nil
+	})
+	rc.client = acp.NewConn(clientIn, clientOut, acp.Options{Handler: m})
+	rc.stop = func() {
+		clientOut.Close()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		agentOut.Close()
+		rc.client.Close()
+		rc.client.Wait()
+	}
+	t.Cleanup(rc.stop)
+	return rc
+}
+
+// replay replays the transcript at path and returns every update the
+// client received. The initialize round trip after it makes sure they all
+// arrived (answers wait for earlier notifications).
+func (rc *replayClient) replay(t *testing.T, path string) (mode string, us []acp.SessionUpdate) {
+	t.Helper()
+	setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
+	mode, err := rc.a.replay(context.Background(), "11111111-2222-4333-8444-555555555555", path, setup, &startOutcome{got: true})
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if err := rc.client.Call(context.Background(), acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	return mode, rc.updates
+}
+
+// TestReplayFollowsTheActiveBranch replays a real CLI 2.1.332 transcript in
+// which the user rewound a turn: the abandoned prompt and answer are not
+// replayed, the rest is, in order.
+func TestReplayFollowsTheActiveBranch(t *testing.T) {
+	rc := newReplayClient(t)
+	mode, us := rc.replay(t, "../claude/transcript/testdata/cli-2.1.332-resume-at.jsonl")
+	var got []string
+	for _, u := range us {
+		switch {
+		case u.UserMessageChunk != nil:
+			got = append(got, "user: "+u.UserMessageChunk.Content.Text.Text)
+		case u.AgentMessageChunk != nil:
+			got = append(got, "agent: "+u.AgentMessageChunk.Content.Text.Text)
+		case u.AgentThoughtChunk != nil:
+			got = append(got, "thought: "+u.AgentThoughtChunk.Content.Text.Text)
+		case u.ToolCall != nil:
+			got = append(got, "tool_call: "+string(u.ToolCall.ToolCallID)+" "+string(u.ToolCall.Kind))
+		case u.ToolCallUpdate != nil:
+			if st, ok := u.ToolCallUpdate.Status.Get(); ok {
+				got = append(got, "tool_call_update: "+string(st))
+			}
+		case u.SessionInfoUpdate != nil:
+			got = append(got, "title: "+u.SessionInfoUpdate.Title.Or(""))
+		}
+	}
+	want := []string{
+		"user: please say hi",
+		"thought: I should list.",
+		"agent: Running it.",
+		"tool_call: toolu_01bash execute",
+		"tool_call_update: completed",
+		"agent: It printed hi.",
+		"user: third prompt",
+		"agent: Third answer.",
+		"title: third prompt",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("replay (-want +got):\n%s", diff)
+	}
+	if mode != "bypassPermissions" {
+		t.Errorf("mode of the last prompt: %q", mode)
+	}
+}
+
+// TestReplaySkipsWhatTheUserDidNotSee writes records a session collects
+// besides the conversation: meta and compact-summary prompts, task
+// notifications, sidechain records, interrupt markers, system lines, a
+// corrupt line; and Claude's own messages: an API error (shown) and a
+// login request (not shown).
+func TestReplaySkipsWhatTheUserDidNotSee(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hello"},"permissionMode":"plan"}`,
+		`{"type":"user","uuid":"u2","parentUuid":"u1","isMeta":true,"message":{"role":"user","content":"<command-caveat>hidden</command-caveat>"}}`,
+		`not json at all`,
+		`{"type":"user","uuid":"u3","parentUuid":"u2","message":{"role":"user","content":"<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args>keep tests</command-args>"}}`,
+		`{"type":"user","uuid":"u4","parentUuid":"u3","message":{"role":"user","content":"<local-command-stdout>Compacted.</local-command-stdout>"}}`,
+		`{"type":"user","uuid":"u5","parentUuid":"u4","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued..."}}`,
+		`{"type":"user","uuid":"u6","parentUuid":"u5","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>done</task-notification>"}}`,
+		`{"type":"system","uuid":"s1","parentUuid":"u6","subtype":"api_error","level":"error"}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"s1","isApiErrorMessage":true,"error":"rate_limit","message":{"id":"e1","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 429 slow down"}]}}`,
+		`{"type":"assistant","uuid":"a2","parentUuid":"a1","message":{"id":"e2","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"Invalid API key · Please run /login"}]}}`,
+		`{"type":"user","uuid":"u7","parentUuid":"a2","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`,
+		`{"type":"user","uuid":"u8","parentUuid":"u7","message":{"role":"user","content":[{"type":"text","text":"again <system-reminder>be brief</system-reminder>"}]},"permissionMode":"acceptEdits"}`,
+		`{"type":"assistant","uuid":"a3","parentUuid":"u8","message":{"id":"m3","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"Done."}]}}`,
+	}
+	path := filepath.Join(t.TempDir(), "11111111-2222-4333-8444-555555555555.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rc := newReplayClient(t)
+	mode, us := rc.replay(t, path)
+	var got []string
+	for _, u := range us {
+		switch {
+		case u.UserMessageChunk != nil:
+			got = append(got, "user "+string(u.UserMessageChunk.MessageID.Or(""))+": "+u.UserMessageChunk.Content.Text.Text)
+		case u.AgentMessageChunk != nil:
+			got = append(got, "agent "+string(u.AgentMessageChunk.MessageID.Or(""))+": "+u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	want := []string{
+		"user u1: hello",
+		"user u3: /compact keep tests",
+		"agent u4: Compacted.",
+		"agent e1: API Error: 429 slow down",
+		"user u8: again",
+		"agent m3: Done.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("replay (-want +got):\n%s", diff)
+	}
+	if mode != "acceptEdits" {
+		t.Errorf("mode %q", mode)
+	}
+}
+
+// TestPromptRoundTrip sends prompts through promptToClaude, stores them as
+// the CLI does, and rebuilds them: the user sees what they sent.
+func TestPromptRoundTrip(t *testing.T) {
+	blob := func(uri, mt, data string) acp.ContentBlock {
+		return acp.ContentBlock{Resource: &acp.EmbeddedResource{Resource: acp.EmbeddedResourceResource{
+			BlobResourceContents: &acp.BlobResourceContents{URI: uri, Blob: data, MimeType: acp.Some(mt)}}}}
+	}
+	for _, prompt := range [][]acp.ContentBlock{
+		{{Text: &acp.TextContent{Text: "just text\nover lines"}}},
+		{
+			{Text: &acp.TextContent{Text: "look at"}},
+			{ResourceLink: &acp.ResourceLink{Name: "main.go", URI: "file:///p/main.go"}},
+			{Text: &acp.TextContent{Text: "and"}},
+			textResource("file:///p/doc.md", "# Doc\nbody"),
+			textResource("https://example.com/spec", "the spec"),
+			{Image: &acp.ImageContent{Data: "iVBORw0KGgo=", MimeType: "image/png"}},
+			blob("file:///p/paper.pdf", "application/pdf", "JVBERi0="),
+		},
+	} {
+		content, err := promptToClaude(prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored transcript.Content
+		if err := json.Unmarshal(mustJSON(content), &stored); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(prompt, promptFromClaude(stored), cmp.Comparer(func(a, b acp.Opt[string]) bool { return a.Equal(b) })); diff != "" {
+			t.Errorf("round trip (-sent +replayed):\n%s", diff)
+		}
+	}
+}
