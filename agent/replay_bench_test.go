@@ -1,0 +1,146 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+)
+
+// BenchmarkReplay measures session/load's replay of generated transcripts
+// (internal/transcriptgen: six-message turns with thinking, text, one of
+// six tools with its stored result, an @-mention every third prompt, a
+// rewound turn every 25) of 5,000 and 20,000 messages: reading the
+// transcript, translating every record through the live code, and writing
+// each session/update as JSON to the connection (an io.Discard client). No
+// CLI runs. Besides ns/op it reports ns per message on the active branch,
+// updates per replay, and the peak memory of one replay: the heap's peak
+// above the level before it (sampled every 100 µs, garbage included) and
+// the process's peak RSS growth (VmHWM after resetting it). The cost must
+// grow linearly: compare ns/msg and updates of the two sizes; peak memory
+// should barely grow at all, since records stream.
+//
+//	go test -run '^$' -bench Replay -benchmem ./agent
+func BenchmarkReplay(b *testing.B) {
+	for _, n := range []int{5_000, 20_000} {
+		path, st, err := transcriptgen.WriteSession(b.TempDir(), transcriptgen.Options{Messages: n, RewindEvery: 25, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
+			a, written, stop := discardAgent(b)
+			defer stop()
+			setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
+			replay := func() {
+				if _, err := a.replay(context.Background(), st.SessionID, path, setup, &startOutcome{got: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			heap, rss := peakOf(replay)
+			lines := written.Load()
+			b.SetBytes(st.Bytes)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				replay()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.Active), "ns/msg")
+			b.ReportMetric(float64(lines), "updates/op")
+			b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
+		})
+	}
+}
+
+// discardAgent serves an agent whose client reads nothing back: every
+// notification is written in full and dropped. written counts the lines.
+func discardAgent(b *testing.B) (a *Agent, written *atomic.Int64, stop func()) {
+	a = New(Config{Env: []string{"HOME=" + b.TempDir()}})
+	in, inW := io.Pipe()
+	lc := &lineCounter{}
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(context.Background(), in, lc) }()
+	<-a.connReady
+	return a, &lc.n, func() {
+		inW.Close()
+		if err := <-served; err != nil {
+			b.Errorf("Serve: %v", err)
+		}
+	}
+}
+
+type lineCounter struct{ n atomic.Int64 }
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	for _, ch := range p {
+		if ch == '\n' {
+			c.n.Add(1)
+		}
+	}
+	return len(p), nil
+}
+
+// peakOf runs f once and returns how far the heap (live and garbage) and
+// the process's resident set rose above their levels before it.
+func peakOf(f func()) (heap, rss uint64) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	rssBase := procStatusKB("VmRSS")
+	resetPeakRSS := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	var peak atomic.Uint64
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-stopped
+	if p := peak.Load(); p > base {
+		heap = p - base
+	}
+	if hwm := procStatusKB("VmHWM"); resetPeakRSS && hwm > rssBase {
+		rss = (hwm - rssBase) << 10
+	}
+	return heap, rss
+}
+
+// procStatusKB reads a kB field of /proc/self/status; 0 if unavailable.
+func procStatusKB(key string) uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	var v uint64
+	for _, line := range strings.Split(string(b), "\n") {
+		if n, _ := fmt.Sscanf(line, key+": %d kB", &v); n == 1 {
+			return v
+		}
+	}
+	return 0
+}
