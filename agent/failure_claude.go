@@ -173,12 +173,12 @@ var (
 
 // scrub removes what must never reach a title or details.
 func scrub(s string) string {
+	s = envPattern.ReplaceAllString(s, "$1=[redacted]")
 	s = endpointParen.ReplaceAllString(s, "")
 	s = urlPattern.ReplaceAllString(s, "[link removed]")
 	s = hostPort.ReplaceAllString(s, "[endpoint]")
 	s = secretPattern.ReplaceAllString(s, "[redacted]")
 	s = headerPattern.ReplaceAllString(s, "$1: [redacted]")
-	s = envPattern.ReplaceAllString(s, "$1=[redacted]")
 	s = pathPattern.ReplaceAllString(s, "$1[path]")
 	return s
 }
