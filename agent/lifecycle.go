@@ -207,9 +207,9 @@ func (a *Agent) findTranscript(id string) (string, error) {
 	return "", acp.NewInternalError("the session's transcript could not be read")
 }
 
-// register adds a session for a stored id and starts its CLI in the
-// background. A shutdown that began meanwhile wins: the session is not
-// left running behind it.
+// register adds a session for a stored id; waitStart then starts its CLI.
+// A shutdown that began meanwhile wins: the session is not left running
+// behind it.
 func (a *Agent) register(id string, setup *sessionSetup) (*session, error) {
 	s := a.addSession(id, setup)
 	a.mu.Lock()
@@ -219,7 +219,6 @@ func (a *Agent) register(id string, setup *sessionSetup) (*session, error) {
 		a.drop(id, s)
 		return nil, acp.NewInternalError("the agent is shutting down")
 	}
-	s.do(s.startCLI)
 	return s, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
@@ -48,7 +47,7 @@ func (a *Agent) listSessions(ctx context.Context, p *acp.ListSessionsRequest) (*
 			info.Title = acp.Some(si.Title)
 		}
 		if !si.UpdatedAt.IsZero() {
-			info.UpdatedAt = acp.Some(si.UpdatedAt.UTC().Format(time.RFC3339Nano))
+			info.UpdatedAt = acp.Some(si.UpdatedAt.UTC().Format("2006-01-02T15:04:05.000Z"))
 		}
 		resp.Sessions = append(resp.Sessions, info)
 	}

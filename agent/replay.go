@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"runtime/debug"
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -47,6 +49,15 @@ func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
 // logged by the reader); only an I/O error, the request's end or a failed
 // CLI start stop it.
 func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup, started *startOutcome) (mode string, err error) {
+	defer func() {
+		// The live translation code meets stored data here that no CLI
+		// sent this agent: a record it cannot take fails the load, not
+		// the connection.
+		if r := recover(); r != nil {
+			a.log.Error("replay failed", "session", id, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			mode, err = "", acp.NewInternalError("the session's transcript could not be replayed")
+		}
+	}()
 	r, err := transcript.Open(path, &transcript.Options{Logger: a.log.With("session", id)})
 	if err != nil {
 		a.log.Warn("transcript not readable", "session", id, "error", err)

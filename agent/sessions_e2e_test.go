@@ -307,7 +307,8 @@ func TestDeleteRemovesTheSession(t *testing.T) {
 
 // TestLoadUnknownAndCorrupt: an unknown id is -32002 with data.sessionId
 // for load and resume and fork; a transcript with a corrupt line and a
-// torn last line still loads.
+// torn last line still loads, in the permission mode of its last prompt,
+// and the real CLI resumes it.
 func TestLoadUnknownAndCorrupt(t *testing.T) {
 	h := agenttest.Start(t)
 	h.Initialize(acp.ClientCapabilities{})
@@ -322,7 +323,8 @@ func TestLoadUnknownAndCorrupt(t *testing.T) {
 		SessionID: acp.SessionID(unknown), Cwd: h.Sandbox.WorkDir}, &acp.ForkSessionResponse{})
 	wantSessionNotFound(t, err, unknown)
 
-	path, st, err := transcriptgen.WriteSession(h.Sandbox.ConfigDir, transcriptgen.Options{Cwd: h.Sandbox.WorkDir, Messages: 24})
+	path, st, err := transcriptgen.WriteSession(h.Sandbox.ConfigDir, transcriptgen.Options{
+		Cwd: h.Sandbox.WorkDir, Messages: 24, PermissionMode: "acceptEdits"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,6 +342,9 @@ func TestLoadUnknownAndCorrupt(t *testing.T) {
 	if err := h.Client.Call(h.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
 		SessionID: acp.SessionID(st.SessionID), Cwd: h.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &lr); err != nil {
 		t.Fatalf("load of a transcript with corrupt lines: %v", err)
+	}
+	if lr.Modes == nil || lr.Modes.CurrentModeID != "acceptEdits" {
+		t.Errorf("the mode of the last prompt was not restored: %+v", lr.Modes)
 	}
 	prompts, tools := map[acp.MessageID]bool{}, 0
 	for _, u := range h.Updates(st.SessionID) {

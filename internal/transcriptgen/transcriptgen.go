@@ -44,6 +44,8 @@ type Options struct {
 	RewindEvery int
 	// Seed varies ids and text.
 	Seed int64
+	// PermissionMode is recorded with every prompt; "" is "default".
+	PermissionMode string
 }
 
 // Stats describe what was written.
@@ -85,6 +87,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Cwd == "" {
 		o.Cwd = "/home/user/project"
+	}
+	if o.PermissionMode == "" {
+		o.PermissionMode = "default"
 	}
 	return o
 }
@@ -189,7 +194,7 @@ func (g *gen) prompt(turn int, parent string) string {
 	}
 	g.st.Turns++
 	return g.message("user", parent, obj{
-		"message": obj{"role": "user", "content": content}, "permissionMode": "default", "promptId": g.id(),
+		"message": obj{"role": "user", "content": content}, "permissionMode": g.o.PermissionMode, "promptId": g.id(),
 	})
 }
 
