@@ -43,6 +43,13 @@ func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
 	return &replayer{s: sh}
 }
 
+// replaying reports whether s is a replayer's shadow session rather than a
+// live one (only live sessions have an inbox). Translation code that would
+// look at the world as it is now (a file on disk for an edit preview, the
+// CLI) must not on a shadow: history is about how things were, and the
+// stored records already say it.
+func (s *session) replaying() bool { return s.inbox == nil }
+
 // replay sends the active branch of the transcript at path as
 // session/update notifications for s, while s's CLI starts. It returns the
 // permission mode of the last prompt. Unreadable lines are skipped (and
@@ -93,6 +100,9 @@ func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup
 
 // record replays one record of the active branch.
 func (rp *replayer) record(rec *transcript.Record) {
+	if rp.s.replayFailureRecord(rec) {
+		return // a typed failure record replaces the prose (failure_replay.go)
+	}
 	if rec.IsSidechain || rec.Message == nil {
 		return // subagent work is not part of the main conversation live either
 	}
