@@ -23,15 +23,19 @@ type session struct {
 	inbox chan func()
 	quit  chan struct{} // closed when run ends
 	once  sync.Once
+	// starts counts CLI starts in progress; close waits for them.
+	starts sync.WaitGroup
 
 	// owned by run:
 	proc     *claude.Process
 	msgs     <-chan claude.Message
 	starting bool
-	started  bool // a CLI was started at least once for this id
-	closed   bool
-	turns    []*turn // unsettled turns, oldest first
-	current  *turn   // the turn the CLI is working on (seen started)
+	// stopStart abandons the CLI start in progress (set with starting).
+	stopStart context.CancelFunc
+	started   bool // a CLI was started at least once for this id
+	closed    bool
+	turns     []*turn // unsettled turns, oldest first
+	current   *turn   // the turn the CLI is working on (seen started)
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
 	// starts one anyway its output is dropped.
 	cancelledIDs map[string]bool
@@ -114,8 +118,14 @@ func (s *session) startCLI() {
 		opts = s.restartOptions(opts)
 	}
 	s.started = true
+	// The startup timeout is the claude package's, so a hang is reported as
+	// such; the context only lets close abandon a start in progress.
+	opts.StartupTimeout = s.a.startupTimeout()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopStart = cancel
+	s.starts.Add(1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), s.a.startupTimeout())
+		defer s.starts.Done()
 		defer cancel()
 		p, err := claude.Start(ctx, opts)
 		if errors.Is(err, claude.ErrSessionNotFound) && opts.Resume != "" {
@@ -124,7 +134,14 @@ func (s *session) startCLI() {
 			opts.SessionID, opts.Resume = opts.Resume, ""
 			p, err = claude.Start(ctx, opts)
 		}
-		s.post(func() { s.onStarted(p, err) })
+		select {
+		case s.inbox <- func() { s.onStarted(p, err) }:
+		case <-s.quit:
+			// The session closed while the CLI started: nobody owns it.
+			if p != nil {
+				_ = p.Close()
+			}
+		}
 	}()
 }
 
@@ -187,12 +204,16 @@ func (s *session) close() {
 			p = s.proc
 			s.proc, s.msgs = nil, nil
 			s.closed = true
+			if s.stopStart != nil {
+				s.stopStart()
+			}
 		})
 		if p != nil {
 			_ = p.Close()
 		}
 	})
 	<-s.quit
+	s.starts.Wait() // a CLI still starting is stopped too
 }
 
 func (a *Agent) startupTimeout() time.Duration {

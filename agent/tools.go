@@ -184,22 +184,31 @@ const (
 // canUseTool answers the CLI's can_use_tool by asking the client. The tool
 // call the request names has always been reported first. A request
 // withdrawn by the CLI, or by a cancelled turn, is withdrawn from the client
-// too ($/cancel_request) and denied.
+// too ($/cancel_request) and denied. A request for a tool of a turn the
+// user already cancelled is denied without asking.
 func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var tc acp.ToolCallUpdate
 	var t *turn
 	var open *openRequest
+	var stopped bool
 	ok := s.do(func() {
 		ts := s.tool(req.ToolUseID)
-		if ts == nil {
-			s.toolStarted(&claude.ContentBlock{ID: req.ToolUseID, Name: req.ToolName})
-			ts = s.tool(req.ToolUseID)
+		if ts != nil {
+			t = ts.turn
 		}
-		t = ts.turn
 		if t == nil {
 			t = s.current
+		}
+		if t != nil && t.cancelled {
+			// The user pressed Stop before Claude asked: nothing of that
+			// turn may run, and the user is not asked about it.
+			stopped = true
+			return
+		}
+		if ts == nil {
+			s.toolStarted(&claude.ContentBlock{ID: req.ToolUseID, Name: req.ToolName})
 		}
 		open = s.trackRequest(t, cancel)
 		tc = acp.ToolCallUpdate{
@@ -211,6 +220,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	})
 	if !ok {
 		return claude.Deny("The session was closed."), nil
+	}
+	if stopped {
+		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled this turn.", Interrupt: true}, nil
 	}
 	defer s.post(func() { s.untrackRequest(t, open) })
 	params := &acp.RequestPermissionRequest{

@@ -40,9 +40,8 @@
 //
 // Faults before any prompt are set in the environment: [EnvStart] makes the
 // process fail at startup (exit, hang, garbage, flood) and [EnvStubborn]
-// makes it ignore stdin EOF and SIGTERM. With [EnvOnce] only the first
-// process started with that state directory has the startup fault, so a
-// retry succeeds.
+// makes it ignore stdin EOF and SIGTERM. [Heal] ends the startup fault for
+// processes started later, so a test can check that the next prompt works.
 //
 // Every process appends what it did to a trace file in its state
 // directory ([Trace]): its pid, the stdin frames it read, its answers to
@@ -72,8 +71,6 @@ const (
 	// "garbage" (non-JSON on stdout, then exit 1) or "flood" (32 MiB on
 	// stderr, then exit 1).
 	EnvStart = "FAULTCLI_START"
-	// EnvOnce, when "1", limits the startup fault to the first process.
-	EnvOnce = "FAULTCLI_ONCE"
 	// EnvStubborn, when "1", makes the fake ignore stdin EOF and SIGTERM.
 	EnvStubborn = "FAULTCLI_STUBBORN"
 )
@@ -102,6 +99,12 @@ func Env(dir string, kv ...string) []string {
 	// GORACE: a race-enabled fake would otherwise sleep 1 s at exit.
 	env = append(env, EnvScenario+"=serve", EnvDir+"="+dir, "GORACE=atexit_sleep_ms=0")
 	return append(env, kv...)
+}
+
+// Heal ends the startup fault ([EnvStart]) for fakes of dir started from
+// now on.
+func Heal(dir string) error {
+	return os.WriteFile(filepath.Join(dir, "healed"), nil, 0o600)
 }
 
 // An Event is one line of the trace: which process did what.

@@ -94,6 +94,9 @@ func (f *fake) turn(m *userMsg) {
 				c += strings.Repeat("x", size-len(c))
 			}
 			t.stream(c)
+			if i%50 == 0 {
+				trace("progress", fmt.Sprint(i))
+			}
 			if interrupted(m) {
 				t.aborted()
 				return
