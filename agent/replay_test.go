@@ -7,13 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
 // replayClient is an agent serving a recording client over pipes, with no
@@ -21,20 +24,27 @@ import (
 type replayClient struct {
 	a       *Agent
 	client  *acp.Conn
+	mu      sync.Mutex
 	updates []acp.SessionUpdate // written by the client's handler
 	stop    func()
 }
 
 func newReplayClient(t *testing.T) *replayClient {
+	return newReplayClientConfig(t, Config{Env: []string{"HOME=" + t.TempDir()}})
+}
+
+func newReplayClientConfig(t *testing.T, cfg Config) *replayClient {
 	t.Helper()
-	rc := &replayClient{a: New(Config{Env: []string{"HOME=" + t.TempDir()}})}
+	rc := &replayClient{a: New(cfg)}
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	served := make(chan error, 1)
 	go func() { served <- rc.a.Serve(context.Background(), agentIn, agentOut) }()
 	m := acp.NewMux()
 	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *acp.SessionNotification) error {
+		rc.mu.Lock()
 		rc.updates = append(rc.updates, n.Update)
+		rc.mu.Unlock()
 		return nil
 	})
 	rc.client = acp.NewConn(clientIn, clientOut, acp.Options{Handler: m})
@@ -64,7 +74,15 @@ func (rc *replayClient) replay(t *testing.T, path string) (mode string, us []acp
 	if err := rc.client.Call(context.Background(), acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
 		t.Fatal(err)
 	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
 	return mode, rc.updates
+}
+
+func (rc *replayClient) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.updates)
 }
 
 // TestReplayFollowsTheActiveBranch replays a real CLI 2.1.332 transcript in
@@ -193,5 +211,50 @@ func TestPromptRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(prompt, promptFromClaude(stored), cmp.Comparer(func(a, b acp.Opt[string]) bool { return a.Equal(b) })); diff != "" {
 			t.Errorf("round trip (-sent +replayed):\n%s", diff)
 		}
+	}
+}
+
+// TestLoadDoesNotHoldTheConnection loads a session whose CLI never comes
+// up: the replay arrives, other requests are answered meanwhile, and a
+// session/close of the loading session ends the load with an error and
+// stops the CLI.
+func TestLoadDoesNotHoldTheConnection(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	hang := filepath.Join(t.TempDir(), "claude")
+	if err := os.WriteFile(hang, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := newReplayClientConfig(t, Config{Executable: hang, Env: []string{"HOME=" + home}, StartupTimeout: time.Minute})
+	ctx := context.Background()
+	if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	loaded := make(chan error, 1)
+	go func() {
+		loaded <- rc.client.Call(ctx, acp.MethodSessionLoad, &acp.LoadSessionRequest{
+			SessionID: acp.SessionID(st.SessionID), Cwd: cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for rc.count() < st.Active/2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var list acp.ListSessionsResponse
+	if err := rc.client.Call(ctx, acp.MethodSessionList, &acp.ListSessionsRequest{}, &list); err != nil || len(list.Sessions) != 1 {
+		t.Fatalf("session/list during a load: %+v %v", list.Sessions, err)
+	}
+	select {
+	case err := <-loaded:
+		t.Fatalf("the load answered with no CLI up: %v", err)
+	default:
+	}
+	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(st.SessionID)}, &acp.CloseSessionResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-loaded; err == nil {
+		t.Fatal("a load whose session was closed succeeded")
 	}
 }
