@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
@@ -171,6 +173,29 @@ func withExecutable(path string) func(*agent.Config) {
 	return func(c *agent.Config) { c.Executable = path }
 }
 
+// validWire checks every line of the conversation against the ACP schema,
+// and each response against its method's result.
+func validWire(t *testing.T, h *agenttest.Harness) {
+	t.Helper()
+	methods := map[string]string{}
+	for _, l := range h.Wire() {
+		acptest.ValidateMessage(t, []byte(l.Line))
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal([]byte(l.Line), &env)
+		if env.ID == nil {
+			continue
+		}
+		if env.Method != "" {
+			methods[fmt.Sprintf("%v/%s", l.FromAgent, env.ID)] = env.Method
+		} else if m := methods[fmt.Sprintf("%v/%s", !l.FromAgent, env.ID)]; m != "" {
+			acptest.ValidateResponse(t, m, []byte(l.Line))
+		}
+	}
+}
+
 func noAgentText(t *testing.T, h *agenttest.Harness, sid string, words ...string) {
 	t.Helper()
 	got := h.AgentText(sid)
@@ -260,6 +285,7 @@ func TestStopReasonPropagationE2E(t *testing.T) {
 	if recs := infoRecords(t, h, sid); len(recs) != 0 {
 		t.Errorf("terminal failures of live turns go on the response only: %+v", recs)
 	}
+	validWire(t, h)
 }
 
 // TestSessionFailureBudgetE2E: --max-budget-usd spent.
@@ -306,6 +332,7 @@ func TestSessionFailureRetryE2E(t *testing.T) {
 	if len(all) != 3 || last.ID != promptUUID(t, h, sid, "again")+":error" || last.Severity != "warning" {
 		t.Fatalf("records %+v", all)
 	}
+	validWire(t, h)
 }
 
 // TestSessionFailureReconnectE2E: retries without an HTTP response are
