@@ -782,9 +782,9 @@ func readFixture(t *testing.T, path string) []*transcript.Record {
 	return recs
 }
 
-// TestFailureIDs: session-scoped incidents and notices get fresh ids from
+// TestFailureIdentityAndRevisions: session-scoped incidents and notices get fresh ids from
 // a per-session epoch; identical text never reuses one across occurrences.
-func TestFailureIDs(t *testing.T) {
+func TestFailureIdentityAndRevisions(t *testing.T) {
 	p := newFailureProbe(t, true)
 	a, b := p.s.sessionIncidentID(), p.s.sessionIncidentID()
 	n := p.s.noticeID()
