@@ -263,6 +263,7 @@ func startFailure(id string, err error) error {
 func (s *session) state() (modes *acp.SessionModeState, opts []acp.SessionConfigOption) {
 	s.do(func() {
 		modes, opts = s.modeState(), s.configOptions()
+		s.configSent = string(mustJSON(opts))
 	})
 	return modes, opts
 }

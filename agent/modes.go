@@ -5,29 +5,55 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
+// Modes are the CLI's permission modes. The session's mode changes by
+// session/set_mode or the "mode" config option, and also from the CLI's
+// side (plan approval, EnterPlanMode, an "always allow" that switches to
+// accept-edits, /permissions): every change the CLI reports in its status
+// and init frames becomes current_mode_update and config_option_update.
+
 // mode is one of the CLI's permission modes offered as an ACP mode.
 type mode struct {
 	id, name, description string
+	hidden                bool // listed only while it is the current mode
 }
 
 var allModes = []mode{
-	{claude.PermissionDefault, "Manual", "Always ask before making changes"},
-	{claude.PermissionAcceptEdits, "Accept edits", "Automatically accept all file edits"},
-	{claude.PermissionPlan, "Plan", "Create a plan before making changes"},
-	{claude.PermissionBypass, "Bypass permissions", "Accept all permissions"},
+	{id: claude.PermissionDefault, name: "Manual", description: "Always ask before making changes"},
+	{id: claude.PermissionAcceptEdits, name: "Accept edits", description: "Automatically accept all file edits"},
+	{id: claude.PermissionPlan, name: "Plan", description: "Create a plan before making changes"},
+	{id: claude.PermissionAuto, name: "Auto", description: "Claude handles permission decisions"},
+	{id: claude.PermissionBypass, name: "Bypass permissions", description: "Accept all permissions"},
+	{id: claude.PermissionDontAsk, name: "Don't ask", description: "Deny whatever is not allowed in advance", hidden: true},
 }
 
-// modes lists the modes this session can use; bypass only where the CLI
-// allows it.
+// modes lists the modes this session can use: bypass only where the CLI
+// accepts it (not as root outside a sandbox), auto only with a model that
+// supports it.
 func (s *session) modes() []mode {
 	var out []mode
+	info, known := s.modelInfo()
 	for _, m := range allModes {
-		if m.id == claude.PermissionBypass && !s.opts.AllowDangerouslySkipPermissions {
+		switch {
+		case m.id == s.modeID:
+		case m.hidden:
+			continue
+		case m.id == claude.PermissionBypass && !s.opts.AllowDangerouslySkipPermissions:
+			continue
+		case m.id == claude.PermissionAuto && known && !info.SupportsAutoMode:
 			continue
 		}
 		out = append(out, m)
 	}
 	return out
+}
+
+func (s *session) hasMode(id string) bool {
+	for _, m := range s.modes() {
+		if m.id == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *session) modeState() *acp.SessionModeState {
@@ -39,55 +65,14 @@ func (s *session) modeState() *acp.SessionModeState {
 	return st
 }
 
-// configOptions is the full list of the session's config options.
-func (s *session) configOptions() []acp.SessionConfigOption {
-	opts := []acp.SessionConfigOption{s.modeOption()}
-	if mo, ok := s.modelOption(); ok {
-		opts = append(opts, mo)
+// setModeID records the session's mode (also for the next CLI start) and
+// tells the client when it changed.
+func (s *session) setModeID(id string) {
+	if id == "" || id == s.modeID {
+		return
 	}
-	return opts
-}
-
-func (s *session) modeOption() acp.SessionConfigOption {
-	var choices []acp.SessionConfigSelectOption
-	for _, m := range s.modes() {
-		choices = append(choices, acp.SessionConfigSelectOption{
-			Value: acp.SessionConfigValueID(m.id), Name: m.name, Description: acp.Some(m.description)})
-	}
-	return acp.SessionConfigOption{
-		ID: "mode", Name: "Mode", Category: acp.Some(acp.SessionConfigOptionCategory("mode")),
-		Select: &acp.SessionConfigSelect{
-			CurrentValue: acp.SessionConfigValueID(s.modeID),
-			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
-		},
-	}
-}
-
-// modelOption offers the CLI's own model list, once one CLI has reported it.
-func (s *session) modelOption() (acp.SessionConfigOption, bool) {
-	s.a.mu.Lock()
-	models := s.a.models
-	s.a.mu.Unlock()
-	if len(models) == 0 {
-		return acp.SessionConfigOption{}, false
-	}
-	current := s.model
-	if current == "" {
-		current = models[0].Value
-	}
-	var choices []acp.SessionConfigSelectOption
-	for _, m := range models {
-		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: firstNonEmpty(m.DisplayName, m.Value)}
-		if m.Description != "" {
-			o.Description = acp.Some(m.Description)
-		}
-		choices = append(choices, o)
-	}
-	return acp.SessionConfigOption{
-		ID: "model", Name: "Model", Category: acp.Some(acp.SessionConfigOptionCategory("model")),
-		Select: &acp.SessionConfigSelect{
-			CurrentValue: acp.SessionConfigValueID(current),
-			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
-		},
-	}, true
+	s.modeID = id
+	s.opts.PermissionMode = id
+	s.a.notify(s.id, acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(id)}})
+	s.publishConfig()
 }

@@ -40,6 +40,10 @@ func (s *session) handle(m claude.Message) {
 		}
 	}
 	if s.current != nil && s.current.cancelled {
+		if _, ok := m.Body.(*claude.TaskEvent); ok {
+			s.onOther(m) // background work outlives the cancelled turn
+			return
+		}
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
 			s.current = nil
 			s.out.reset()
@@ -173,14 +177,12 @@ func (s *session) onAssistant(m *claude.AssistantMessage) {
 }
 
 func (s *session) onUserFrame(u *claude.UserFrame) {
+	s.toolResults(u) // tools.go; also a subagent's results of calls the client saw
 	if u.ParentToolUseID != "" {
 		return
 	}
 	for _, b := range u.Message.Content {
-		switch b.Type {
-		case "tool_result":
-			s.toolResult(u, b)
-		case "text":
+		if b.Type == "text" {
 			if out, ok := localCommandOutput(b.Text); ok {
 				s.chunk(false, out, u.UUID)
 			}
@@ -235,6 +237,10 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		return &acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
 	case r.Subtype == "error_max_turns" || r.Subtype == "error_max_budget_usd":
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
+	case r.TerminalReason == "aborted_tools":
+		// A permission request was cancelled (denied with interrupt): the
+		// user stopped the turn from the prompt.
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case r.StopReason == "max_tokens" || t.apiError == "max_output_tokens":
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
 	case r.IsError:

@@ -46,7 +46,15 @@ type session struct {
 	modeID       string
 	model        string // the model picked in this session ("" = the CLI's default)
 	cwd          string
-	fail         failureState // the session failure extension (failure.go)
+	// Tools, plans, terminals, config and commands (tools.go, plan.go,
+	// terminal.go, config.go, commands.go).
+	plan        planState
+	bgTasks     map[string]*bgTask // background commands by task id
+	effort      string             // "" until known
+	thinkingOff bool
+	configSent  string // JSON of the config options the client last got
+	cmds        commandState
+	fail        failureState // the session failure extension (failure.go)
 	// startWaiters are told how the next CLI start ends (session/load,
 	// resume and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
@@ -166,6 +174,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 	s.proc, s.msgs = p, p.Messages()
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
+	s.afterStart(p) // config.go: pending settings, config and command lists
 	for _, t := range s.turns {
 		if !t.sent {
 			s.send(t)
@@ -178,6 +187,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 func (s *session) onExit() {
 	err := s.proc.Err()
 	s.proc, s.msgs = nil, nil
+	s.stopBackground() // terminal.go: its background commands died with it
 	s.current = nil
 	s.out.reset()
 	if len(s.turns) > 0 {

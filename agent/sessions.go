@@ -41,11 +41,17 @@ func (a *Agent) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 	id := uuid.NewString()
 	setup.opts.SessionID = id
 	s := a.addSession(id, setup)
-	s.do(s.startCLI)
+	var modes *acp.SessionModeState
+	var opts []acp.SessionConfigOption
+	s.do(func() {
+		modes, opts = s.modeState(), s.configOptions()
+		s.configSent = string(mustJSON(opts))
+		s.startCLI()
+	})
 	return &acp.NewSessionResponse{
 		SessionID:     acp.SessionID(id),
-		Modes:         s.modeState(),
-		ConfigOptions: acp.Some(s.configOptions()),
+		Modes:         modes,
+		ConfigOptions: acp.Some(opts),
 	}, nil
 }
 
@@ -65,7 +71,7 @@ func (a *Agent) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServ
 			return nil, acp.NewInvalidParams(fmt.Sprintf("additionalDirectories[%d]", i), "must be an absolute path")
 		}
 	}
-	mcp, err := mcpConfig(servers)
+	mcp, err := a.mcpConfig(cwd, servers)
 	if err != nil {
 		return nil, err
 	}
@@ -121,53 +127,6 @@ func checkDir(field, dir string) error {
 		return acp.NewInvalidParams(field, "is not a directory")
 	}
 	return nil
-}
-
-// mcpConfig turns the client's MCP servers into the CLI's --mcp-config.
-func mcpConfig(servers []acp.MCPServer) (map[string]any, error) {
-	if len(servers) == 0 {
-		return nil, nil
-	}
-	out := map[string]any{}
-	for i, srv := range servers {
-		field := fmt.Sprintf("mcpServers[%d]", i)
-		switch {
-		case srv.Stdio != nil:
-			if srv.Stdio.Name == "" || srv.Stdio.Command == "" {
-				return nil, acp.NewInvalidParams(field, "a stdio MCP server needs a name and a command")
-			}
-			env := map[string]string{}
-			for _, e := range srv.Stdio.Env {
-				env[e.Name] = e.Value
-			}
-			args := srv.Stdio.Args
-			if args == nil {
-				args = []string{}
-			}
-			out[srv.Stdio.Name] = map[string]any{"type": "stdio", "command": srv.Stdio.Command, "args": args, "env": env}
-		case srv.HTTP != nil:
-			if srv.HTTP.Name == "" || srv.HTTP.URL == "" {
-				return nil, acp.NewInvalidParams(field, "an http MCP server needs a name and a url")
-			}
-			out[srv.HTTP.Name] = map[string]any{"type": "http", "url": srv.HTTP.URL, "headers": headerMap(srv.HTTP.Headers)}
-		case srv.SSE != nil:
-			if srv.SSE.Name == "" || srv.SSE.URL == "" {
-				return nil, acp.NewInvalidParams(field, "an sse MCP server needs a name and a url")
-			}
-			out[srv.SSE.Name] = map[string]any{"type": "sse", "url": srv.SSE.URL, "headers": headerMap(srv.SSE.Headers)}
-		default:
-			return nil, acp.NewInvalidParams(field+".type", "unsupported MCP server type")
-		}
-	}
-	return out, nil
-}
-
-func headerMap(hs []acp.HTTPHeader) map[string]string {
-	m := map[string]string{}
-	for _, h := range hs {
-		m[h.Name] = h.Value
-	}
-	return m
 }
 
 // bypassAllowed says whether the CLI will accept bypassPermissions: it

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 
@@ -9,13 +8,50 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
+// Tool call lifecycle. A call is reported (tool_call, pending) as soon as
+// the model starts it, refined while its input streams (title and
+// locations as top-level fields complete) and when the input is whole
+// (rawInput, content such as an edit's diff), and finished by its result
+// (tool_call_update with the final status and content). Every update
+// carries only the fields that changed since the previous report of that
+// call. Presentation per tool is in toolreport.go; Bash output in
+// terminal.go; TodoWrite and Task* become plans (plan.go) instead.
+
 // toolState is what the session knows of one tool call.
 type toolState struct {
-	id       string
-	name     string
-	input    strings.Builder // streamed input JSON
-	rawInput json.RawMessage // complete input
+	id, name string
 	turn     *turn
+	parent   string // the Agent/Task call a subagent's call belongs to
+
+	input    strings.Builder // streamed input JSON
+	scan     inputScanner
+	in       map[string]any // decoded input: partial until complete
+	raw      json.RawMessage
+	complete bool
+
+	reported bool // the client has seen a tool_call for it
+	terminal bool // its content is a display terminal (Bash, terminal clients)
+	sent     sentFields
+}
+
+// sentFields is what the client last saw of a call, so updates carry
+// only what changed.
+type sentFields struct {
+	title     string
+	kind      acp.ToolKind
+	status    acp.ToolCallStatus
+	content   string // JSON
+	locations string // JSON
+	rawInput  bool
+}
+
+// toolPatch is what an update adds beyond the call's current view.
+type toolPatch struct {
+	status    acp.ToolCallStatus
+	rawOutput json.RawMessage
+	meta      map[string]json.RawMessage // extra _meta keys (terminal_*)
+	// metaOnly sends the meta even if no field changed (terminal output).
+	metaOnly bool
 }
 
 func (s *session) tool(id string) *toolState {
@@ -25,69 +61,302 @@ func (s *session) tool(id string) *toolState {
 	return s.tools[id]
 }
 
+// newTool registers a call the session has not seen before.
+func (s *session) newTool(id, name string) *toolState {
+	ts := &toolState{id: id, name: name, turn: s.current, in: map[string]any{}}
+	ts.terminal = (name == "Bash" || name == "PowerShell") && s.a.terminalClient()
+	s.tool(id)
+	s.tools[id] = ts
+	return ts
+}
+
 // toolStarted reports a tool call as soon as the model starts it.
 func (s *session) toolStarted(cb *claude.ContentBlock) {
 	if s.tool(cb.ID) != nil {
 		return
 	}
-	ts := &toolState{id: cb.ID, name: cb.Name, turn: s.current}
-	s.tools[cb.ID] = ts
-	s.a.notify(s.id, acp.SessionUpdate{ToolCall: &acp.ToolCall{
-		ToolCallID: acp.ToolCallID(cb.ID),
-		Title:      toolTitle(cb.Name, nil),
-		Kind:       toolKind(cb.Name),
-		Status:     acp.ToolCallStatusPending,
-		RawInput:   json.RawMessage(`{}`),
-		Meta:       toolMeta(cb.Name),
-	}})
-}
-
-func (s *session) toolInputDelta(id, partial string) {
-	if ts := s.tool(id); ts != nil {
-		ts.input.WriteString(partial)
+	ts := s.newTool(cb.ID, cb.Name)
+	if !isPlanTool(cb.Name) {
+		s.reportTool(ts)
 	}
 }
 
-// toolInputComplete refines the call once its input is whole.
+// toolInputDelta follows the streamed input; each time a top-level field
+// completes, the title and locations are refined (never the content,
+// which waits for the whole input).
+func (s *session) toolInputDelta(id, partial string) {
+	ts := s.tool(id)
+	if ts == nil || ts.complete {
+		return
+	}
+	ts.input.WriteString(partial)
+	buf := ts.input.String()
+	if !ts.scan.scan(buf) {
+		return
+	}
+	ts.in = decodeInput(json.RawMessage(buf[:ts.scan.lastComma] + "}"))
+	if ts.reported {
+		s.updateTool(ts, toolPatch{})
+	}
+}
+
+// toolInputComplete refines the call once its input is whole: rawInput,
+// and content such as the diff of an edit.
 func (s *session) toolInputComplete(b claude.ContentBlock) {
 	ts := s.tool(b.ID)
 	if ts == nil {
-		s.toolStarted(&b)
-		ts = s.tool(b.ID)
+		ts = s.newTool(b.ID, b.Name)
 	}
-	ts.rawInput = b.Input
-	s.a.notify(s.id, acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
-		ToolCallID: acp.ToolCallID(b.ID),
-		Title:      acp.Some(toolTitle(ts.name, b.Input)),
-		Kind:       acp.Some(toolKind(ts.name)),
-		RawInput:   b.Input,
-		Meta:       toolMeta(ts.name),
-	}})
+	ts.setInput(b.Input)
+	ts.input.Reset()
+	if isPlanTool(ts.name) {
+		s.planFromInput(ts)
+		if !ts.reported {
+			return
+		}
+	}
+	if !ts.reported {
+		s.reportTool(ts)
+		return
+	}
+	s.updateTool(ts, toolPatch{})
 }
 
-// toolResult reports a finished tool call with its output.
-func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock) {
+func (ts *toolState) setInput(raw json.RawMessage) {
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	ts.raw, ts.in, ts.complete = raw, decodeInput(raw), true
+}
+
+// view is the call's presentation now.
+func (s *session) view(ts *toolState) toolView {
+	v := describeTool(ts.name, ts.in, s.cwd)
+	if ts.complete {
+		content, locs := preContent(ts.name, ts.in, s.cwd)
+		v.content = content
+		if len(locs) > 0 {
+			v.locations = locs
+		}
+	}
+	if ts.terminal {
+		v.content = []acp.ToolCallContent{{Terminal: &acp.Terminal{TerminalID: acp.TerminalID(ts.id)}}}
+	}
+	return v
+}
+
+// reportTool sends the first report of a call.
+func (s *session) reportTool(ts *toolState) {
+	v := s.view(ts)
+	raw := ts.raw
+	if raw == nil {
+		raw = json.RawMessage(`{}`)
+	}
+	meta := s.toolMeta(ts, nil)
+	if ts.terminal {
+		meta["terminal_info"] = mustJSON(map[string]string{"terminal_id": ts.id, "cwd": s.cwd})
+	}
+	tc := &acp.ToolCall{
+		ToolCallID: acp.ToolCallID(ts.id),
+		Title:      v.title,
+		Name:       acp.Some(ts.name),
+		Kind:       v.kind,
+		Status:     acp.ToolCallStatusPending,
+		Content:    v.content,
+		Locations:  v.locations,
+		RawInput:   raw,
+		Meta:       meta,
+	}
+	ts.reported = true
+	ts.sent = sentFields{
+		title: v.title, kind: v.kind, status: acp.ToolCallStatusPending,
+		content: string(mustJSON(v.content)), locations: string(mustJSON(v.locations)),
+		rawInput: ts.complete,
+	}
+	s.a.notify(s.id, acp.SessionUpdate{ToolCall: tc})
+}
+
+// updateTool sends what changed in the call's view since the last report,
+// plus the patch. Nothing is sent when nothing changed.
+func (s *session) updateTool(ts *toolState, p toolPatch) {
+	s.sendToolUpdate(ts, s.view(ts), p)
+}
+
+func (s *session) sendToolUpdate(ts *toolState, v toolView, p toolPatch) {
+	if !ts.reported {
+		s.reportTool(ts)
+	}
+	u := &acp.ToolCallUpdate{ToolCallID: acp.ToolCallID(ts.id)}
+	changed := false
+	if v.title != ts.sent.title {
+		u.Title, ts.sent.title, changed = acp.Some(v.title), v.title, true
+	}
+	if v.kind != ts.sent.kind {
+		u.Kind, ts.sent.kind, changed = acp.Some(v.kind), v.kind, true
+	}
+	if p.status != "" && p.status != ts.sent.status {
+		u.Status, ts.sent.status, changed = acp.Some(p.status), p.status, true
+	}
+	if c := string(mustJSON(v.content)); v.content != nil && c != ts.sent.content {
+		u.Content, ts.sent.content, changed = acp.Some(v.content), c, true
+	}
+	if l := string(mustJSON(v.locations)); v.locations != nil && l != ts.sent.locations {
+		u.Locations, ts.sent.locations, changed = acp.Some(v.locations), l, true
+	}
+	if ts.complete && !ts.sent.rawInput {
+		u.RawInput, ts.sent.rawInput, changed = ts.raw, true, true
+	}
+	if p.rawOutput != nil {
+		u.RawOutput, changed = p.rawOutput, true
+	}
+	if !changed && !p.metaOnly {
+		return
+	}
+	u.Meta = s.toolMeta(ts, p.meta)
+	s.a.notify(s.id, acp.SessionUpdate{ToolCallUpdate: u})
+}
+
+// toolMeta is the _meta of every report: the Claude tool name (and the
+// subagent call it belongs to), plus extra keys.
+func (s *session) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
+	cc := map[string]string{"toolName": ts.name}
+	if ts.parent != "" {
+		cc["parentToolUseId"] = ts.parent
+	}
+	m := map[string]json.RawMessage{"claudeCode": mustJSON(cc)}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+// toolResult finishes a call with its result.
+func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock, structured json.RawMessage) {
 	ts := s.tool(b.ToolUseID)
-	name := ""
-	if ts != nil {
-		name = ts.name
+	if ts == nil {
+		if u.ParentToolUseID != "" {
+			return // a subagent's call the client never saw
+		}
+		ts = s.newTool(b.ToolUseID, "")
+	}
+	text := toolResultText(b.Content)
+	if isPlanTool(ts.name) {
+		s.planResult(ts, b.IsError, structured)
+		if !ts.reported {
+			delete(s.tools, ts.id)
+			return
+		}
 	}
 	status := acp.ToolCallStatusCompleted
 	if b.IsError {
 		status = acp.ToolCallStatusFailed
 	}
-	text := toolResultText(b.Content)
-	upd := &acp.ToolCallUpdate{
-		ToolCallID: acp.ToolCallID(b.ToolUseID),
-		Status:     acp.Some(status),
-		Meta:       toolMeta(name),
+	if ts.name == "Bash" || ts.name == "PowerShell" {
+		if s.bashResult(ts, text, b.IsError, structured) {
+			return // still running in the background; terminal.go finishes it
+		}
+		delete(s.tools, ts.id)
+		return
 	}
-	if text != "" {
-		upd.Content = acp.Some([]acp.ToolCallContent{{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}}})
-		upd.RawOutput = mustJSON(text)
+	v := s.view(ts)
+	p := toolPatch{status: status, rawOutput: mustJSON(text)}
+	switch {
+	case b.IsError:
+		v.content = []acp.ToolCallContent{textContent(fenced("", text))}
+	case isEditTool(ts.name):
+		if c, locs := editResult(ts, structured, s.cwd); len(c) > 0 {
+			v.content, v.locations = c, locs
+		}
+	case ts.name == "Read":
+		if c, ok := readResult(structured); ok {
+			v.content = []acp.ToolCallContent{c}
+		}
+	case ts.name == "ExitPlanMode":
+		v.title = "Plan approved"
+	default:
+		if c := resultContent(b); len(c) > 0 {
+			v.content = c
+		}
 	}
-	s.a.notify(s.id, acp.SessionUpdate{ToolCallUpdate: upd})
-	delete(s.tools, b.ToolUseID)
+	s.sendToolUpdate(ts, v, p)
+	delete(s.tools, ts.id)
+}
+
+// editResult is the final per-hunk diff of an edit, from the CLI's
+// structuredPatch (or the created file's content).
+func editResult(ts *toolState, structured json.RawMessage, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	var r struct {
+		Type            string          `json:"type"`
+		FilePath        string          `json:"filePath"`
+		Content         string          `json:"content"`
+		StructuredPatch json.RawMessage `json:"structuredPatch"`
+	}
+	if json.Unmarshal(structured, &r) != nil {
+		return nil, nil
+	}
+	path := absPath(firstNonEmpty(r.FilePath, str(ts.in, "file_path")), cwd)
+	if hs, ok := patchHunks(r.StructuredPatch); ok {
+		return hunksContent(path, hs)
+	}
+	if r.Type == "create" {
+		return fileDiff(path, "", r.Content, true)
+	}
+	return nil, nil
+}
+
+// readResult shows the text a Read returned, in a fence.
+func readResult(structured json.RawMessage) (acp.ToolCallContent, bool) {
+	var r struct {
+		Type string `json:"type"`
+		File struct {
+			FilePath   string `json:"filePath"`
+			Content    string `json:"content"`
+			StartLine  int    `json:"startLine"`
+			NumLines   int    `json:"numLines"`
+			TotalLines int    `json:"totalLines"`
+		} `json:"file"`
+	}
+	if json.Unmarshal(structured, &r) != nil || r.Type != "text" {
+		return acp.ToolCallContent{}, false
+	}
+	text := r.File.Content
+	const maxShown = 100 << 10
+	if len(text) > maxShown {
+		text = text[:maxShown] + "\n…"
+	}
+	out := fenced(fenceLang(r.File.FilePath), text)
+	if r.File.NumLines > 0 && r.File.TotalLines > r.File.NumLines {
+		out += "\n\n" + "Lines " + itoa(r.File.StartLine) + "–" + itoa(r.File.StartLine+r.File.NumLines-1) + " of " + itoa(r.File.TotalLines)
+	}
+	return textContent(out), true
+}
+
+// resultContent renders a result's blocks: text (and images, as MCP tools
+// may return them).
+func resultContent(b claude.ContentBlock) []acp.ToolCallContent {
+	blocks, err := b.ResultContent()
+	if err != nil {
+		return nil
+	}
+	var out []acp.ToolCallContent
+	for _, c := range blocks {
+		switch c.Type {
+		case "text":
+			if c.Text != "" {
+				out = append(out, textContent(c.Text))
+			}
+		case "image":
+			var src struct {
+				MediaType string `json:"media_type"`
+				Data      string `json:"data"`
+			}
+			if json.Unmarshal(c.Source, &src) == nil && src.Data != "" {
+				out = append(out, acp.ToolCallContent{Content: &acp.Content{Content: acp.ContentBlock{
+					Image: &acp.ImageContent{Data: src.Data, MimeType: src.MediaType}}}})
+			}
+		}
+	}
+	return out
 }
 
 // toolResultText flattens a tool_result's content (a string or blocks).
@@ -103,186 +372,72 @@ func toolResultText(raw json.RawMessage) string {
 	return ""
 }
 
-func toolMeta(name string) map[string]json.RawMessage {
-	if name == "" {
-		return nil
-	}
-	return map[string]json.RawMessage{"claudeCode": mustJSON(map[string]string{"toolName": name})}
+func str(in map[string]any, k string) string {
+	v, _ := in[k].(string)
+	return v
 }
 
-// toolKind and toolTitle describe a Claude tool to the editor.
-func toolKind(name string) acp.ToolKind {
-	switch name {
-	case "Read", "NotebookRead":
-		return acp.ToolKindRead
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		return acp.ToolKindEdit
-	case "Bash", "BashOutput", "KillShell", "KillBash":
-		return acp.ToolKindExecute
-	case "Glob", "Grep", "LS", "ToolSearch":
-		return acp.ToolKindSearch
-	case "WebFetch", "WebSearch":
-		return acp.ToolKindFetch
-	case "ExitPlanMode", "EnterPlanMode":
-		return acp.ToolKindSwitchMode
-	case "Agent", "Task", "TodoWrite":
-		return acp.ToolKindThink
-	}
-	return acp.ToolKindOther
+// inputScanner follows a streamed JSON object and remembers where its
+// last completed top-level member ends, so a call can be refined before
+// the model has written all of it. It scans each byte once.
+type inputScanner struct {
+	pos, depth int
+	inStr, esc bool
+	lastComma  int // offset of the last top-level comma; 0: none yet
 }
 
-func toolTitle(name string, input json.RawMessage) string {
-	var in map[string]any
-	_ = json.Unmarshal(input, &in)
-	str := func(k string) string { v, _ := in[k].(string); return v }
-	switch name {
-	case "Bash":
-		if c := str("command"); c != "" {
-			return c
+// scan reads buf from where it stopped and reports whether another
+// top-level member completed.
+func (sc *inputScanner) scan(buf string) bool {
+	advanced := false
+	for ; sc.pos < len(buf); sc.pos++ {
+		c := buf[sc.pos]
+		if sc.inStr {
+			switch {
+			case sc.esc:
+				sc.esc = false
+			case c == '\\':
+				sc.esc = true
+			case c == '"':
+				sc.inStr = false
+			}
+			continue
 		}
-		return "Terminal"
-	case "Read", "Edit", "MultiEdit", "Write":
-		if p := str("file_path"); p != "" {
-			return name + " " + p
-		}
-	case "Glob", "Grep":
-		if p := str("pattern"); p != "" {
-			return name + " " + p
-		}
-	case "WebFetch":
-		if u := str("url"); u != "" {
-			return "Fetch " + u
-		}
-	case "WebSearch":
-		if q := str("query"); q != "" {
-			return "Search " + q
-		}
-	case "Agent", "Task":
-		if d := str("description"); d != "" {
-			return d
-		}
-	}
-	if strings.HasPrefix(name, "mcp__") {
-		parts := strings.SplitN(strings.TrimPrefix(name, "mcp__"), "__", 2)
-		if len(parts) == 2 {
-			return parts[1] + " (" + parts[0] + " MCP)"
+		switch c {
+		case '"':
+			sc.inStr = true
+		case '{', '[':
+			sc.depth++
+		case '}', ']':
+			sc.depth--
+		case ',':
+			if sc.depth == 1 {
+				sc.lastComma, advanced = sc.pos, true
+			}
 		}
 	}
-	if name == "" {
-		return "Tool"
-	}
-	return name
+	return advanced
 }
 
-// Permission options offered for a tool call.
-const (
-	optionAllowOnce   = "allow"
-	optionAllowAlways = "allow_always"
-	optionReject      = "reject"
-)
-
-// canUseTool answers the CLI's can_use_tool by asking the client. The tool
-// call the request names has always been reported first. A request
-// withdrawn by the CLI, or by a cancelled turn, is withdrawn from the client
-// too ($/cancel_request) and denied. A request for a tool of a turn the
-// user already cancelled is denied without asking.
-func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var tc acp.ToolCallUpdate
-	var t *turn
-	var open *openRequest
-	var stopped bool
-	ok := s.do(func() {
-		ts := s.tool(req.ToolUseID)
-		if ts != nil {
-			t = ts.turn
-		}
-		if t == nil {
-			t = s.current
-		}
-		if t != nil && t.cancelled {
-			// The user pressed Stop before Claude asked: nothing of that
-			// turn may run, and the user is not asked about it.
-			stopped = true
-			return
-		}
-		if ts == nil {
-			s.toolStarted(&claude.ContentBlock{ID: req.ToolUseID, Name: req.ToolName})
-		}
-		open = s.trackRequest(t, cancel)
-		tc = acp.ToolCallUpdate{
-			ToolCallID: acp.ToolCallID(req.ToolUseID),
-			Title:      acp.Some(toolTitle(req.ToolName, req.Input)),
-			Kind:       acp.Some(toolKind(req.ToolName)),
-			RawInput:   req.Input,
-		}
-	})
-	if !ok {
-		return claude.Deny("The session was closed."), nil
-	}
-	if stopped {
-		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled this turn.", Interrupt: true}, nil
-	}
-	defer s.post(func() { s.untrackRequest(t, open) })
-	params := &acp.RequestPermissionRequest{
-		SessionID: acp.SessionID(s.id),
-		ToolCall:  tc,
-		Options: []acp.PermissionOption{
-			{OptionID: optionAllowAlways, Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
-			{OptionID: optionAllowOnce, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionID: optionReject, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-		},
-	}
-	var resp acp.RequestPermissionResponse
-	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
-		return claude.PermissionResult{Behavior: "deny", Message: "The permission request was cancelled.", Interrupt: true}, nil
-	}
-	if resp.Outcome.Selected == nil {
-		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled the permission request.", Interrupt: true}, nil
-	}
-	switch string(resp.Outcome.Selected.OptionID) {
-	case optionAllowOnce:
-		return claude.Allow(req.Input), nil
-	case optionAllowAlways:
-		r := claude.Allow(req.Input)
-		r.UpdatedPermissions = req.PermissionSuggestions
-		return r, nil
-	}
-	return claude.Deny("The user refused permission to run this tool."), nil
-}
-
-// openRequest is a client request a turn has open (a permission prompt).
-type openRequest struct{ cancel context.CancelFunc }
-
-// trackRequest remembers an open client request of a turn so cancelling
-// the turn withdraws it.
-func (s *session) trackRequest(t *turn, cancel context.CancelFunc) *openRequest {
-	if s.openRequests == nil {
-		s.openRequests = map[*turn][]*openRequest{}
-	}
-	r := &openRequest{cancel: cancel}
-	s.openRequests[t] = append(s.openRequests[t], r)
-	return r
-}
-
-func (s *session) untrackRequest(t *turn, r *openRequest) {
-	rs := s.openRequests[t]
-	for i := range rs {
-		if rs[i] == r {
-			s.openRequests[t] = append(rs[:i], rs[i+1:]...)
-			break
+// toolResults finishes the calls a user frame carries results for. The
+// structured tool_use_result belongs to the frame's single result. A
+// subagent's frame only finishes calls the client has seen (those it was
+// asked to permit).
+func (s *session) toolResults(u *claude.UserFrame) {
+	n := 0
+	for _, b := range u.Message.Content {
+		if b.Type == "tool_result" {
+			n++
 		}
 	}
-	if len(s.openRequests[t]) == 0 {
-		delete(s.openRequests, t)
+	var structured json.RawMessage
+	if n == 1 {
+		structured = u.ToolUseResult
 	}
-}
-
-// cancelOpenRequests withdraws the client requests a turn has open.
-func (s *session) cancelOpenRequests(t *turn) {
-	for _, r := range s.openRequests[t] {
-		r.cancel()
+	for _, b := range u.Message.Content {
+		if b.Type != "tool_result" || u.ParentToolUseID != "" && s.tool(b.ToolUseID) == nil {
+			continue
+		}
+		s.toolResult(u, b, structured)
 	}
-	delete(s.openRequests, t)
 }

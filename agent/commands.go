@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Slash commands. The client learns the CLI's commands (built-ins, the
+// project's .claude/commands, skills, plugins) from
+// available_commands_update, sent when a CLI is up and again when its list
+// changes. A prompt that starts with "/" goes to the CLI as it is: the CLI
+// runs the command, and what a local command prints comes back as agent
+// text (the turn's result). Commands that cannot work here are left out:
+// those the CLI marks terminal-only, those that end or replace the
+// session this adapter manages, and internal ones.
+
+// commandState is what the session knows of the CLI's commands.
+type commandState struct {
+	known        []claude.SlashCommand // with descriptions, from initialize
+	names        []string              // the CLI's current list, from init frames
+	terminalOnly []string
+	sent         string // JSON of the list last sent
+}
+
+// headlessUnusable are commands that do not work, or do harm, behind an
+// editor: /clear would start a different Claude session under the same
+// ACP session; login and logout need a terminal; the rest only print a
+// notice that they are unavailable here.
+var headlessUnusable = []string{
+	"clear", "login", "logout", "exit", "quit", "release-notes", "keybindings-help",
+	"todos", "output-style:new", "workflow-launch-exec", "resume", "vim", "terminal-setup",
+}
+
+// defaultTerminalOnly is what CLI 2.1.332 lists as terminal_slash_commands,
+// used until the CLI's first init frame says otherwise.
+var defaultTerminalOnly = []string{"doctor", "color", "focus", "reload-plugins"}
+
+func (s *session) commandsFromStart(cmds []claude.SlashCommand) {
+	s.cmds.known = cmds
+	if s.cmds.terminalOnly == nil {
+		s.cmds.terminalOnly = defaultTerminalOnly
+	}
+	s.publishCommands()
+}
+
+// commandsFromInit follows the command list of an init frame (commands
+// added on disk, terminal-only markers).
+func (s *session) commandsFromInit(raw json.RawMessage) {
+	var f struct {
+		SlashCommands         []string `json:"slash_commands"`
+		TerminalSlashCommands []string `json:"terminal_slash_commands"`
+	}
+	if json.Unmarshal(raw, &f) != nil {
+		return
+	}
+	if f.SlashCommands != nil {
+		s.cmds.names = f.SlashCommands
+	}
+	if f.TerminalSlashCommands != nil {
+		s.cmds.terminalOnly = f.TerminalSlashCommands
+	}
+	s.publishCommands()
+}
+
+// availableCommands is the list the client may offer.
+func (s *session) availableCommands() []acp.AvailableCommand {
+	byName := map[string]claude.SlashCommand{}
+	order := []string{}
+	for _, c := range s.cmds.known {
+		if _, dup := byName[c.Name]; !dup {
+			byName[c.Name] = c
+			order = append(order, c.Name)
+		}
+	}
+	if s.cmds.names != nil {
+		// The init frame's list is current: new names are added, names
+		// it no longer has are dropped.
+		order = order[:0:0]
+		for _, n := range s.cmds.names {
+			if _, ok := byName[n]; !ok {
+				byName[n] = claude.SlashCommand{Name: n}
+			}
+			if !slices.Contains(order, n) {
+				order = append(order, n)
+			}
+		}
+	}
+	out := []acp.AvailableCommand{}
+	for _, n := range order {
+		c := byName[n]
+		if !usableCommand(c, s.cmds.terminalOnly) {
+			continue
+		}
+		ac := acp.AvailableCommand{Name: c.Name, Description: c.Description}
+		if c.ArgumentHint != "" {
+			ac.Input = &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: c.ArgumentHint}}
+		}
+		out = append(out, ac)
+	}
+	return out
+}
+
+func usableCommand(c claude.SlashCommand, terminalOnly []string) bool {
+	switch {
+	case c.Name == "", strings.ContainsAny(c.Name, " \t\n"), strings.HasPrefix(c.Name, "__"):
+		return false
+	case slices.Contains(headlessUnusable, c.Name), slices.Contains(terminalOnly, c.Name):
+		return false
+	case strings.HasPrefix(c.Description, "(removed)"):
+		return false
+	}
+	return true
+}
+
+// publishCommands sends the list when it changed.
+func (s *session) publishCommands() {
+	cmds := s.availableCommands()
+	j := string(mustJSON(cmds))
+	if j == s.cmds.sent {
+		return
+	}
+	s.cmds.sent = j
+	s.a.notify(s.id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: cmds}})
+}

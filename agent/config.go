@@ -1,0 +1,425 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Session configuration: mode, model (the CLI's own model list), effort
+// (thought level) and, for models that can turn it off, thinking. Changes
+// go to the running CLI at once (set_permission_mode, set_model,
+// apply_flag_settings, set_max_thinking_tokens) and into the options of
+// the next CLI start; a change made while the CLI is starting is applied
+// as soon as it is up. Changes the CLI makes itself (/model typed as a
+// prompt, plan approval) come back as config_option_update.
+
+func init() {
+	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
+		acp.On(m, acp.MethodSessionSetMode, a.setMode)
+		acp.On(m, acp.MethodSessionSetConfigOption, a.setConfigOption)
+		acp.On(m, methodSetModel, a.setModel)
+	})
+	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
+		switch b := m.Body.(type) {
+		case *claude.SystemStatus:
+			s.setModeID(b.PermissionMode)
+		case *claude.SystemInit:
+			s.setModeID(b.PermissionMode)
+			s.modelFromCLI(b.Model)
+			s.commandsFromInit(m.Raw)
+		}
+		return false // status and init frames interest other features too
+	})
+}
+
+// Config option ids.
+const (
+	configMode     = "mode"
+	configModel    = "model"
+	configEffort   = "effort"
+	configThinking = "thinking"
+)
+
+// methodSetModel is the unstable session/set_model some clients still
+// send; it is the "model" config option under another name.
+const methodSetModel = "session/set_model"
+
+type setModelRequest struct {
+	SessionID acp.SessionID `json:"sessionId"`
+	ModelID   string        `json:"modelId"`
+}
+
+func (r *setModelRequest) Validate() error {
+	if r.SessionID == "" {
+		return &acp.FieldError{Path: "sessionId", Reason: "is required"}
+	}
+	if r.ModelID == "" {
+		return &acp.FieldError{Path: "modelId", Reason: "is required"}
+	}
+	return nil
+}
+
+func (a *Agent) setMode(ctx context.Context, p *acp.SetSessionModeRequest) (*acp.SetSessionModeResponse, error) {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.applyMode(ctx, string(p.ModeID), "modeId"); err != nil {
+		return nil, err
+	}
+	return &acp.SetSessionModeResponse{}, nil
+}
+
+func (a *Agent) setModel(ctx context.Context, p *setModelRequest) (struct{}, error) {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return struct{}{}, err
+	}
+	if err := s.applyModel(ctx, p.ModelID, "modelId"); err != nil {
+		return struct{}{}, err
+	}
+	s.do(s.publishConfig)
+	return struct{}{}, nil
+}
+
+func (a *Agent) setConfigOption(ctx context.Context, p *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	value := ""
+	if p.ValueID != nil {
+		value = string(p.ValueID.Value)
+	}
+	switch string(p.ConfigID) {
+	case configMode:
+		err = s.applyMode(ctx, value, "value")
+	case configModel:
+		err = s.applyModel(ctx, value, "value")
+	case configEffort:
+		err = s.applyEffort(ctx, value)
+	case configThinking:
+		if p.Boolean == nil {
+			return nil, acp.NewInvalidParams("type", "the thinking option takes a boolean")
+		}
+		err = s.applyThinking(ctx, p.Boolean.Value)
+	default:
+		return nil, acp.NewInvalidParams("configId", "unknown config option")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var opts []acp.SessionConfigOption
+	s.do(func() {
+		opts = s.configOptions()
+		s.configSent = string(mustJSON(opts))
+	})
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
+}
+
+// applyMode switches the permission mode; the client hears of it through
+// current_mode_update.
+func (s *session) applyMode(ctx context.Context, id, field string) error {
+	var proc *claude.Process
+	var prev string
+	valid := false
+	s.do(func() {
+		if valid = s.hasMode(id); valid {
+			prev, proc = s.modeID, s.proc
+			s.setModeID(id)
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams(field, "unknown mode")
+	}
+	if proc == nil || prev == id {
+		return nil
+	}
+	if err := proc.SetPermissionMode(ctx, id); err != nil {
+		s.do(func() { s.setModeID(prev) })
+		return acp.NewInternalError("Claude Code refused the mode: " + err.Error())
+	}
+	return nil
+}
+
+// applyModel switches the model. The CLI checks a new model with one small
+// API request before it answers.
+func (s *session) applyModel(ctx context.Context, value, field string) error {
+	var proc *claude.Process
+	var prev string
+	valid := false
+	s.do(func() {
+		for _, m := range s.a.modelList() {
+			valid = valid || m.Value == value
+		}
+		if valid {
+			prev, proc = s.model, s.proc
+			s.setModel(value)
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams(field, "unknown model")
+	}
+	if proc == nil || prev == value {
+		return nil
+	}
+	if err := proc.SetModel(ctx, cliModel(value)); err != nil {
+		s.do(func() { s.setModel(prev) })
+		return acp.NewInternalError("Claude Code could not switch the model: " + err.Error())
+	}
+	return nil
+}
+
+// cliModel is what set_model and --model take for a model value: the
+// default row resets to the CLI's default.
+func cliModel(value string) string {
+	if value == "default" {
+		return ""
+	}
+	return value
+}
+
+func (s *session) setModel(value string) {
+	s.model = value
+	s.opts.Model = cliModel(value)
+}
+
+func (s *session) applyEffort(ctx context.Context, level string) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		if info, ok := s.modelInfo(); ok && info.SupportsEffort {
+			for _, l := range info.SupportedEffortLevels {
+				valid = valid || l == level
+			}
+		}
+		if valid {
+			proc = s.proc
+			s.effort = level
+			s.opts.Effort = level
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("value", "unknown effort level for this model")
+	}
+	if proc == nil {
+		return nil
+	}
+	if err := setEffort(ctx, proc, level); err != nil {
+		return acp.NewInternalError("Claude Code could not change the effort: " + err.Error())
+	}
+	return nil
+}
+
+func setEffort(ctx context.Context, p *claude.Process, level string) error {
+	_, err := p.Request(ctx, "apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}})
+	return err
+}
+
+func (s *session) applyThinking(ctx context.Context, on bool) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		info, ok := s.modelInfo()
+		if valid = ok && info.SupportsThinkingOff; valid {
+			proc = s.proc
+			s.thinkingOff = !on
+			s.opts.Thinking = claude.Thinking{}
+			if !on {
+				s.opts.Thinking.Type = "disabled"
+			}
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("configId", "this model cannot turn thinking off")
+	}
+	if proc == nil {
+		return nil
+	}
+	tokens := -1
+	if !on {
+		tokens = 0
+	}
+	if err := proc.SetMaxThinkingTokens(ctx, tokens); err != nil {
+		return acp.NewInternalError("Claude Code could not change thinking: " + err.Error())
+	}
+	return nil
+}
+
+// modelList is the CLI's model list (empty until a CLI has reported it).
+func (a *Agent) modelList() []claude.ModelInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.models
+}
+
+// modelInfo describes the session's current model.
+func (s *session) modelInfo() (claude.ModelInfo, bool) {
+	models := s.a.modelList()
+	if len(models) == 0 {
+		return claude.ModelInfo{}, false
+	}
+	for _, m := range models {
+		if m.Value == s.model {
+			return m, true
+		}
+	}
+	return models[0], true
+}
+
+// configOptions is the full list of the session's config options.
+func (s *session) configOptions() []acp.SessionConfigOption {
+	opts := []acp.SessionConfigOption{s.modeOption()}
+	info, known := s.modelInfo()
+	if !known {
+		return opts
+	}
+	opts = append(opts, s.modelOption(info))
+	if info.SupportsEffort && len(info.SupportedEffortLevels) > 0 {
+		var choices []acp.SessionConfigSelectOption
+		for _, l := range info.SupportedEffortLevels {
+			choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(l), Name: effortName(l)})
+		}
+		current := firstNonEmpty(s.effort, "medium")
+		opts = append(opts, acp.SessionConfigOption{
+			ID: configEffort, Name: "Effort", Category: acp.Some(acp.SessionConfigOptionCategory("thought_level")),
+			Description: acp.Some("How much the model thinks and works before it answers"),
+			Select: &acp.SessionConfigSelect{
+				CurrentValue: acp.SessionConfigValueID(current),
+				Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
+			},
+		})
+	}
+	if info.SupportsThinkingOff {
+		opts = append(opts, acp.SessionConfigOption{
+			ID: configThinking, Name: "Thinking", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
+			Description: acp.Some("Let the model think before it answers"),
+			Boolean:     &acp.SessionConfigBoolean{CurrentValue: !s.thinkingOff},
+		})
+	}
+	return opts
+}
+
+func effortName(level string) string {
+	switch level {
+	case "xhigh":
+		return "Extra high"
+	case "max":
+		return "Max"
+	case "":
+		return ""
+	}
+	return string(level[0]-'a'+'A') + level[1:]
+}
+
+func (s *session) modeOption() acp.SessionConfigOption {
+	var choices []acp.SessionConfigSelectOption
+	for _, m := range s.modes() {
+		choices = append(choices, acp.SessionConfigSelectOption{
+			Value: acp.SessionConfigValueID(m.id), Name: m.name, Description: acp.Some(m.description)})
+	}
+	return acp.SessionConfigOption{
+		ID: configMode, Name: "Mode", Category: acp.Some(acp.SessionConfigOptionCategory("mode")),
+		Select: &acp.SessionConfigSelect{
+			CurrentValue: acp.SessionConfigValueID(s.modeID),
+			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
+		},
+	}
+}
+
+// modelOption offers the CLI's own model list.
+func (s *session) modelOption(current claude.ModelInfo) acp.SessionConfigOption {
+	var choices []acp.SessionConfigSelectOption
+	for _, m := range s.a.modelList() {
+		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: firstNonEmpty(m.DisplayName, m.Value)}
+		if m.Description != "" {
+			o.Description = acp.Some(m.Description)
+		}
+		choices = append(choices, o)
+	}
+	return acp.SessionConfigOption{
+		ID: configModel, Name: "Model", Category: acp.Some(acp.SessionConfigOptionCategory("model")),
+		Select: &acp.SessionConfigSelect{
+			CurrentValue: acp.SessionConfigValueID(current.Value),
+			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
+		},
+	}
+}
+
+// publishConfig sends config_option_update when the options differ from
+// what the client last got.
+func (s *session) publishConfig() {
+	if s.configSent == "" {
+		return // the client has no list yet; its setup response will carry one
+	}
+	opts := s.configOptions()
+	j := string(mustJSON(opts))
+	if j == s.configSent {
+		return
+	}
+	s.configSent = j
+	s.a.notify(s.id, acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
+}
+
+// modelFromCLI follows a model change the CLI made itself (a /model
+// prompt): the resolved model name maps back to a row of the list.
+func (s *session) modelFromCLI(resolved string) {
+	info, known := s.modelInfo()
+	if resolved == "" || !known || info.ResolvedModel == resolved || info.Value == resolved {
+		return
+	}
+	for _, m := range s.a.modelList() {
+		if m.Value != "default" && (m.ResolvedModel == resolved || m.Value == resolved) {
+			s.setModel(m.Value)
+			s.publishConfig()
+			return
+		}
+	}
+}
+
+// afterStart runs on the session goroutine once a CLI is up, before any
+// prompt reaches it: settings chosen while it was starting are applied,
+// what the CLI runs with is learnt, and the client gets the config and
+// command lists.
+func (s *session) afterStart(p *claude.Process) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	init := p.InitializeResponse()
+	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.modeID {
+		if err := p.SetPermissionMode(ctx, s.modeID); err != nil {
+			s.log.Debug("mode not applied", "error", err)
+			s.setModeID(init.CurrentPermissionMode)
+		}
+	}
+	var st struct {
+		Applied struct {
+			Model  string `json:"model"`
+			Effort string `json:"effort"`
+		} `json:"applied"`
+	}
+	raw, err := p.Request(ctx, "get_settings", nil)
+	if err == nil && json.Unmarshal(raw, &st) == nil {
+		if info, ok := s.modelInfo(); ok && s.model != "" && st.Applied.Model != "" &&
+			info.ResolvedModel != st.Applied.Model && info.Value != st.Applied.Model {
+			if err := p.SetModel(ctx, cliModel(s.model)); err != nil {
+				s.log.Debug("model not applied", "error", err)
+			}
+		}
+		switch {
+		case s.effort == "":
+			s.effort = st.Applied.Effort
+		case st.Applied.Effort != "" && s.effort != st.Applied.Effort:
+			if err := setEffort(ctx, p, s.effort); err != nil {
+				s.log.Debug("effort not applied", "error", err)
+			}
+		}
+	}
+	s.publishConfig()
+	if init != nil {
+		s.commandsFromStart(init.Commands)
+	}
+}

@@ -1,0 +1,207 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// Helpers shared by the tool, permission, mode, command and MCP tests.
+
+// toolUse is a fake API answer that calls one tool.
+func toolUse(id, name string, input any) fakeapi.Step {
+	return fakeapi.Step{Kind: fakeapi.KindBlocks, Blocks: []fakeapi.Block{{Type: "tool_use", ID: id, Name: name, Input: input}}}
+}
+
+// callState is a tool call as the client sees it after all its reports.
+type callState struct {
+	id        string
+	title     string
+	kind      acp.ToolKind
+	status    acp.ToolCallStatus
+	content   []acp.ToolCallContent
+	locations []acp.ToolCallLocation
+	rawInput  json.RawMessage
+	rawOutput json.RawMessage
+	meta      map[string]json.RawMessage // merged
+	reports   int
+	terminal  strings.Builder // _meta.terminal_output data, in order
+	exit      json.RawMessage // _meta.terminal_exit
+}
+
+// toolCalls folds the session's tool_call and tool_call_update
+// notifications into the state of each call, in first-report order. It
+// fails the test if an update names a call that was never reported.
+func toolCalls(t *testing.T, h *agenttest.Harness, sid string) (map[string]*callState, []string) {
+	t.Helper()
+	calls := map[string]*callState{}
+	var order []string
+	for _, u := range h.Updates(sid) {
+		switch {
+		case u.ToolCall != nil:
+			tc := u.ToolCall
+			c := &callState{id: string(tc.ToolCallID), title: tc.Title, kind: tc.Kind, status: tc.Status,
+				content: tc.Content, locations: tc.Locations, rawInput: tc.RawInput, meta: map[string]json.RawMessage{}, reports: 1}
+			mergeMeta(c, tc.Meta)
+			calls[c.id] = c
+			order = append(order, c.id)
+		case u.ToolCallUpdate != nil:
+			tu := u.ToolCallUpdate
+			c := calls[string(tu.ToolCallID)]
+			if c == nil {
+				t.Fatalf("tool_call_update for %s before its tool_call", tu.ToolCallID)
+			}
+			c.reports++
+			if v, ok := tu.Title.Get(); ok {
+				c.title = v
+			}
+			if v, ok := tu.Kind.Get(); ok {
+				c.kind = v
+			}
+			if v, ok := tu.Status.Get(); ok {
+				c.status = v
+			}
+			if v, ok := tu.Content.Get(); ok {
+				c.content = v
+			}
+			if v, ok := tu.Locations.Get(); ok {
+				c.locations = v
+			}
+			if tu.RawInput != nil {
+				c.rawInput = tu.RawInput
+			}
+			if tu.RawOutput != nil {
+				c.rawOutput = tu.RawOutput
+			}
+			mergeMeta(c, tu.Meta)
+		}
+	}
+	return calls, order
+}
+
+func mergeMeta(c *callState, meta map[string]json.RawMessage) {
+	for k, v := range meta {
+		switch k {
+		case "terminal_output":
+			var o struct {
+				Data string `json:"data"`
+			}
+			_ = json.Unmarshal(v, &o)
+			c.terminal.WriteString(o.Data)
+		case "terminal_exit":
+			c.exit = v
+		}
+		c.meta[k] = v
+	}
+}
+
+// diffs returns the diff contents of a call.
+func diffs(content []acp.ToolCallContent) []*acp.Diff {
+	var out []*acp.Diff
+	for _, c := range content {
+		if c.Diff != nil {
+			out = append(out, c.Diff)
+		}
+	}
+	return out
+}
+
+// contentText joins the text contents of a call.
+func contentText(content []acp.ToolCallContent) string {
+	var sb strings.Builder
+	for _, c := range content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			sb.WriteString(c.Content.Content.Text.Text)
+		}
+	}
+	return sb.String()
+}
+
+// choose answers permission requests with the option of the given id
+// (or kind, when no option has that id).
+func choose(optionID string) func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	return func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		for _, o := range req.Options {
+			if string(o.OptionID) == optionID || string(o.Kind) == optionID {
+				return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
+					Selected: &acp.SelectedPermissionOutcome{OptionID: o.OptionID}}}, nil
+			}
+		}
+		return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}, nil
+	}
+}
+
+// wireIndex is the position of the first agent line containing all of
+// the given substrings, or -1.
+func wireIndex(h *agenttest.Harness, subs ...string) int {
+	for i, l := range h.Wire() {
+		if !l.FromAgent {
+			continue
+		}
+		all := true
+		for _, s := range subs {
+			all = all && strings.Contains(l.Line, s)
+		}
+		if all {
+			return i
+		}
+	}
+	return -1
+}
+
+// newSessionWith opens a session with raw session/new params.
+func newSessionWith(t *testing.T, h *agenttest.Harness, params any) (string, error) {
+	t.Helper()
+	var resp acp.NewSessionResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionNew, params, &resp); err != nil {
+		return "", err
+	}
+	return string(resp.SessionID), nil
+}
+
+// configOption finds a config option by id in the latest list the client
+// has (session/new response or config_option_update).
+func latestConfig(h *agenttest.Harness, sid string, initial []acp.SessionConfigOption) []acp.SessionConfigOption {
+	opts := initial
+	for _, u := range h.Updates(sid) {
+		if u.ConfigOptionUpdate != nil {
+			opts = u.ConfigOptionUpdate.ConfigOptions
+		}
+	}
+	return opts
+}
+
+func findOption(opts []acp.SessionConfigOption, id string) *acp.SessionConfigOption {
+	for i := range opts {
+		if string(opts[i].ID) == id {
+			return &opts[i]
+		}
+	}
+	return nil
+}
+
+// dumpWire writes the conversation to $DUMP_WIRE/<test>.jsonl when that
+// variable is set, to look at what an editor would receive.
+func dumpWire(t *testing.T, h *agenttest.Harness) {
+	dir := os.Getenv("DUMP_WIRE")
+	if dir == "" {
+		return
+	}
+	var sb strings.Builder
+	for _, l := range h.Wire() {
+		if l.FromAgent {
+			sb.WriteString("< ")
+		} else {
+			sb.WriteString("> ")
+		}
+		sb.WriteString(l.Line + "\n")
+	}
+	_ = os.WriteFile(filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".jsonl"), []byte(sb.String()), 0o644)
+}

@@ -1,0 +1,341 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Permissions. Claude Code decides what needs asking (mode, settings
+// rules, read-only commands) and asks through can_use_tool; each such
+// request becomes session/request_permission about a tool call the client
+// has already been shown, with the same title, content (an edit's diff)
+// and locations. The options are:
+//
+//   - Allow: this call only.
+//   - Always allow: this call, plus the permission updates Claude Code
+//     itself suggested (a rule such as Bash(npm test:*) saved for the
+//     project, accept-edits mode for the session, access to a directory),
+//     named after what they do. Without a suggestion, tools other than
+//     Bash get a session rule for the tool; Bash gets no such option,
+//     because a blanket rule would allow every command.
+//   - Reject: the call does not run; Claude is told so and continues.
+//
+// ExitPlanMode instead offers to approve the plan and switch to a mode, or
+// to keep planning. A request the client cancels, or that a cancelled
+// prompt withdraws ($/cancel_request), denies the call and interrupts the
+// turn.
+
+const (
+	optAllow       = "allow"
+	optAllowAlways = "allow_always"
+	optReject      = "reject"
+)
+
+// permChoice is one option and what choosing it answers.
+type permChoice struct {
+	opt    acp.PermissionOption
+	answer claude.PermissionResult
+}
+
+// canUseTool answers the CLI's can_use_tool by asking the client.
+func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var params *acp.RequestPermissionRequest
+	var choices []permChoice
+	var t *turn
+	var open *openRequest
+	var stopped bool
+	ok := s.do(func() {
+		ts := s.tool(req.ToolUseID)
+		if ts != nil {
+			t = ts.turn
+		}
+		if t == nil {
+			t = s.current
+		}
+		if t != nil && t.cancelled {
+			// The user pressed Stop before Claude asked: nothing of that
+			// turn may run, and the user is not asked about it.
+			stopped = true
+			return
+		}
+		ts = s.permissionTool(req)
+		open = s.trackRequest(t, cancel)
+		choices = s.permissionChoices(req)
+		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.id), ToolCall: s.fullToolCall(ts)}
+		for _, c := range choices {
+			params.Options = append(params.Options, c.opt)
+		}
+	})
+	if !ok {
+		return claude.Deny("The session was closed."), nil
+	}
+	if stopped {
+		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled this turn.", Interrupt: true}, nil
+	}
+	defer s.post(func() { s.untrackRequest(t, open) })
+	var resp acp.RequestPermissionResponse
+	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
+		return claude.PermissionResult{Behavior: "deny", Message: "The permission request was cancelled.", Interrupt: true}, nil
+	}
+	sel := resp.Outcome.Selected
+	if sel == nil {
+		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled the permission request.", Interrupt: true}, nil
+	}
+	i := slices.IndexFunc(choices, func(c permChoice) bool { return c.opt.OptionID == sel.OptionID })
+	if i < 0 {
+		s.log.Warn("permission answer names an option that was not offered", "tool", req.ToolName)
+		return claude.Deny("The permission answer was not understood, so the tool did not run."), nil
+	}
+	answer := choices[i].answer
+	if answer.Behavior == "allow" {
+		answer.UpdatedInput = req.Input
+	}
+	return answer, nil
+}
+
+// permissionTool makes sure the client has seen the call the request is
+// about, with its whole input and a preview computed from the disk as it
+// is now (the call is about to run).
+func (s *session) permissionTool(req claude.CanUseToolRequest) *toolState {
+	ts := s.tool(req.ToolUseID)
+	if ts == nil {
+		ts = s.newTool(req.ToolUseID, req.ToolName)
+	}
+	if !ts.complete {
+		ts.setInput(req.Input)
+	}
+	s.updateTool(ts, toolPatch{})
+	return ts
+}
+
+// fullToolCall is the call as the permission request shows it: every
+// field, so a client can render the request on its own.
+func (s *session) fullToolCall(ts *toolState) acp.ToolCallUpdate {
+	v := s.view(ts)
+	u := acp.ToolCallUpdate{
+		ToolCallID: acp.ToolCallID(ts.id),
+		Title:      acp.Some(v.title),
+		Kind:       acp.Some(v.kind),
+		Status:     acp.Some(acp.ToolCallStatusPending),
+		RawInput:   ts.raw,
+		Meta:       s.toolMeta(ts, nil),
+	}
+	if v.content != nil {
+		u.Content = acp.Some(v.content)
+	}
+	if v.locations != nil {
+		u.Locations = acp.Some(v.locations)
+	}
+	return u
+}
+
+// permissionChoices are the options offered for a request.
+func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
+	if req.ToolName == "ExitPlanMode" {
+		return s.planExitChoices()
+	}
+	out := []permChoice{{
+		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+		answer: claude.PermissionResult{Behavior: "allow"},
+	}}
+	if ups, name, ok := alwaysAllow(req); ok {
+		out = append(out, permChoice{
+			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
+			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
+		})
+	}
+	return append(out, permChoice{
+		opt: acp.PermissionOption{OptionID: optReject, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		answer: claude.Deny("The user rejected this tool call, so it did not run. Do not retry it; " +
+			"wait for the user to say how to proceed."),
+	})
+}
+
+// alwaysAllow is the "always" option of a request: Claude Code's own
+// suggestions when it made some.
+func alwaysAllow(req claude.CanUseToolRequest) ([]json.RawMessage, string, bool) {
+	switch {
+	case req.ToolName == "EnterPlanMode":
+		return nil, "", false
+	case len(req.PermissionSuggestions) > 0:
+		return req.PermissionSuggestions, describeUpdates(req.PermissionSuggestions), true
+	case req.ToolName == "Bash" || req.ToolName == "PowerShell":
+		return nil, "", false
+	}
+	rule := mustJSON(map[string]any{
+		"type": "addRules", "rules": []map[string]string{{"toolName": req.ToolName}},
+		"behavior": "allow", "destination": "session",
+	})
+	return []json.RawMessage{rule}, "Always allow " + toolDisplayName(req.ToolName) + " for this session", true
+}
+
+func toolDisplayName(name string) string {
+	if server, tool, ok := mcpToolName(name); ok {
+		return tool + " (" + server + ")"
+	}
+	return name
+}
+
+// permissionUpdate is a PermissionUpdate as far as naming it goes.
+type permissionUpdate struct {
+	Type  string `json:"type"`
+	Rules []struct {
+		ToolName    string `json:"toolName"`
+		RuleContent string `json:"ruleContent"`
+	} `json:"rules"`
+	Behavior    string   `json:"behavior"`
+	Destination string   `json:"destination"`
+	Mode        string   `json:"mode"`
+	Directories []string `json:"directories"`
+}
+
+// describeUpdates names an "always allow" option after what it grants,
+// e.g. "Always allow `Bash(npm test:*)` in this project".
+func describeUpdates(ups []json.RawMessage) string {
+	var parts, scopes []string
+	for _, raw := range ups {
+		var u permissionUpdate
+		if json.Unmarshal(raw, &u) != nil {
+			continue
+		}
+		var part string
+		switch u.Type {
+		case "addRules", "replaceRules":
+			if u.Behavior != "" && u.Behavior != "allow" {
+				continue
+			}
+			var rules []string
+			for _, r := range u.Rules {
+				if r.RuleContent != "" {
+					rules = append(rules, "`"+r.ToolName+"("+r.RuleContent+")`")
+				} else {
+					rules = append(rules, toolDisplayName(r.ToolName))
+				}
+			}
+			part = strings.Join(rules, ", ")
+		case "setMode":
+			part = modeGrant(u.Mode)
+		case "addDirectories":
+			part = "access to " + strings.Join(u.Directories, ", ")
+		default:
+			continue
+		}
+		if part == "" {
+			continue
+		}
+		parts = append(parts, part)
+		if sc := scopeName(u.Destination); !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	if len(parts) == 0 {
+		return "Always allow"
+	}
+	name := "Always allow " + strings.Join(parts, "; ")
+	if len(scopes) == 1 && scopes[0] != "" {
+		name += " " + scopes[0]
+	}
+	return name
+}
+
+func modeGrant(mode string) string {
+	switch mode {
+	case claude.PermissionAcceptEdits:
+		return "all edits"
+	case claude.PermissionBypass:
+		return "everything (bypass permissions)"
+	case claude.PermissionAuto:
+		return "what auto mode approves"
+	}
+	return ""
+}
+
+func scopeName(dest string) string {
+	switch dest {
+	case "session", "cliArg":
+		return "for this session"
+	case "localSettings", "projectSettings":
+		return "in this project"
+	case "userSettings":
+		return "in all projects"
+	}
+	return ""
+}
+
+// planExitChoices approve a plan and pick the mode to continue in, or keep
+// planning.
+func (s *session) planExitChoices() []permChoice {
+	setMode := func(m string) claude.PermissionResult {
+		return claude.PermissionResult{Behavior: "allow", UpdatedPermissions: []json.RawMessage{
+			mustJSON(map[string]string{"type": "setMode", "mode": m, "destination": "session"}),
+		}}
+	}
+	out := []permChoice{{
+		opt:    acp.PermissionOption{OptionID: "plan-default", Name: "Yes, and manually approve edits", Kind: acp.PermissionOptionKindAllowOnce},
+		answer: setMode(claude.PermissionDefault),
+	}, {
+		opt:    acp.PermissionOption{OptionID: "plan-acceptEdits", Name: "Yes, and auto-accept edits", Kind: acp.PermissionOptionKindAllowAlways},
+		answer: setMode(claude.PermissionAcceptEdits),
+	}}
+	for _, m := range s.modes() {
+		switch m.id {
+		case claude.PermissionAuto:
+			out = append(out, permChoice{
+				opt:    acp.PermissionOption{OptionID: "plan-auto", Name: "Yes, and use auto mode", Kind: acp.PermissionOptionKindAllowAlways},
+				answer: setMode(claude.PermissionAuto),
+			})
+		case claude.PermissionBypass:
+			out = append(out, permChoice{
+				opt:    acp.PermissionOption{OptionID: "plan-bypassPermissions", Name: "Yes, and bypass permissions", Kind: acp.PermissionOptionKindAllowAlways},
+				answer: setMode(claude.PermissionBypass),
+			})
+		}
+	}
+	return append(out, permChoice{
+		opt: acp.PermissionOption{OptionID: optReject, Name: "No, keep planning", Kind: acp.PermissionOptionKindRejectOnce},
+		answer: claude.Deny("The user wants to keep planning. Stop here and wait for their feedback " +
+			"before presenting the plan again."),
+	})
+}
+
+// openRequest is a client request a turn has open (a permission prompt).
+type openRequest struct{ cancel context.CancelFunc }
+
+// trackRequest remembers an open client request of a turn so cancelling
+// the turn withdraws it.
+func (s *session) trackRequest(t *turn, cancel context.CancelFunc) *openRequest {
+	if s.openRequests == nil {
+		s.openRequests = map[*turn][]*openRequest{}
+	}
+	r := &openRequest{cancel: cancel}
+	s.openRequests[t] = append(s.openRequests[t], r)
+	return r
+}
+
+func (s *session) untrackRequest(t *turn, r *openRequest) {
+	rs := s.openRequests[t]
+	for i := range rs {
+		if rs[i] == r {
+			s.openRequests[t] = append(rs[:i], rs[i+1:]...)
+			break
+		}
+	}
+	if len(s.openRequests[t]) == 0 {
+		delete(s.openRequests, t)
+	}
+}
+
+// cancelOpenRequests withdraws the client requests a turn has open.
+func (s *session) cancelOpenRequests(t *turn) {
+	for _, r := range s.openRequests[t] {
+		r.cancel()
+	}
+	delete(s.openRequests, t)
+}

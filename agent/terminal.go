@@ -1,0 +1,284 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Bash output. Claude Code runs commands itself; the editor only displays
+// them. Clients that declare _meta.terminal_output (Zed) get a display
+// terminal per Bash call: the call's content is {type:"terminal"} with the
+// tool_use id as terminal id, _meta.terminal_info opens it,
+// _meta.terminal_output appends output and _meta.terminal_exit closes it.
+// Other clients get the output as a fenced console block.
+//
+// A command started with run_in_background returns at once; its call stays
+// in_progress while the command runs, its output file is followed and
+// streamed (also after the turn ended), and the call completes with the
+// exit code when Claude Code reports the task done. terminal/cancel (the
+// ACP v2 method, served here for v1 clients too) stops it.
+
+const (
+	bgPollInterval = 500 * time.Millisecond
+	bgChunkMax     = 256 << 10 // bytes read per poll
+	bgTailKeep     = 32 << 10  // output kept for non-terminal clients
+)
+
+func init() {
+	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
+		if ev, ok := m.Body.(*claude.TaskEvent); ok {
+			s.onTaskEvent(ev)
+		}
+		return false // others (subagents) may want task events too
+	})
+	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
+		acp.On(m, methodTerminalCancel, a.cancelTerminal)
+	})
+}
+
+// terminalClient reports whether the client renders display terminals.
+func (a *Agent) terminalClient() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.client.terminalOutput
+}
+
+// bgTask is a background command whose tool call is still open.
+type bgTask struct {
+	taskID string
+	ts     *toolState
+	file   string
+	off    int64
+	tail   []byte // last output, for non-terminal clients
+	stop   chan struct{}
+}
+
+var outputFileRE = regexp.MustCompile(`Output is being written to: (\S+?)\.?(?:\s|$)`)
+
+// bashResult reports a finished Bash call, or starts following it when it
+// went to the background (then it reports true: the call stays open).
+func (s *session) bashResult(ts *toolState, text string, isError bool, structured json.RawMessage) (running bool) {
+	var r struct {
+		BackgroundTaskID string `json:"backgroundTaskId"`
+	}
+	_ = json.Unmarshal(structured, &r)
+	if r.BackgroundTaskID != "" && !isError && !s.replaying() {
+		file := ""
+		if m := outputFileRE.FindStringSubmatch(text); m != nil {
+			file = m[1]
+		}
+		s.startBackground(ts, r.BackgroundTaskID, file)
+		return true
+	}
+	status := acp.ToolCallStatusCompleted
+	if isError {
+		status = acp.ToolCallStatusFailed
+	}
+	out, exit := bashOutput(text, isError, structured)
+	if r.BackgroundTaskID != "" {
+		out, exit = text, nil // a replayed background command: its notice
+	}
+	s.finishCommand(ts, status, out, exit, mustJSON(text))
+	return false
+}
+
+// finishCommand sends the end of a command: its output and exit.
+func (s *session) finishCommand(ts *toolState, status acp.ToolCallStatus, out string, exit *int, rawOutput json.RawMessage) {
+	if ts.terminal {
+		if out != "" {
+			s.terminalOutput(ts, out)
+		}
+		s.sendToolUpdate(ts, s.view(ts), toolPatch{status: status, metaOnly: true, meta: map[string]json.RawMessage{
+			"terminal_exit": mustJSON(map[string]any{"terminal_id": ts.id, "exit_code": exit, "signal": nil}),
+		}})
+		return
+	}
+	v := s.view(ts)
+	v.content = []acp.ToolCallContent{textContent(fenced("console", firstNonEmpty(out, "(no output)")))}
+	s.sendToolUpdate(ts, v, toolPatch{status: status, rawOutput: rawOutput})
+}
+
+func (s *session) terminalOutput(ts *toolState, data string) {
+	s.sendToolUpdate(ts, s.view(ts), toolPatch{metaOnly: true, meta: map[string]json.RawMessage{
+		"terminal_output": mustJSON(map[string]string{"terminal_id": ts.id, "data": data}),
+	}})
+}
+
+func (s *session) startBackground(ts *toolState, taskID, file string) {
+	bg := &bgTask{taskID: taskID, ts: ts, file: file, stop: make(chan struct{})}
+	if s.bgTasks == nil {
+		s.bgTasks = map[string]*bgTask{}
+	}
+	s.bgTasks[taskID] = bg
+	v := s.view(ts)
+	if !ts.terminal {
+		v.content = []acp.ToolCallContent{textContent("Running in the background…")}
+	}
+	s.sendToolUpdate(ts, v, toolPatch{status: acp.ToolCallStatusInProgress})
+	if file == "" {
+		return
+	}
+	go func() {
+		t := time.NewTicker(bgPollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-bg.stop:
+				return
+			case <-t.C:
+			}
+			if !s.do(func() { s.pollBackground(bg) }) {
+				return
+			}
+		}
+	}()
+}
+
+// pollBackground forwards what the command wrote since the last poll.
+func (s *session) pollBackground(bg *bgTask) {
+	if bg.file == "" {
+		return
+	}
+	f, err := os.Open(bg.file)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	buf := make([]byte, bgChunkMax)
+	n, _ := f.ReadAt(buf, bg.off)
+	if n == 0 {
+		return
+	}
+	if n == len(buf) {
+		// Keep runes whole across polls.
+		for n > 0 && buf[n-1]&0xC0 == 0x80 {
+			n--
+		}
+		if n > 0 && buf[n-1] >= 0xC0 {
+			n--
+		}
+	}
+	bg.off += int64(n)
+	data := buf[:n]
+	if bg.ts.terminal {
+		s.terminalOutput(bg.ts, string(data))
+		return
+	}
+	bg.tail = append(bg.tail, data...)
+	if len(bg.tail) > bgTailKeep {
+		bg.tail = bg.tail[len(bg.tail)-bgTailKeep:]
+	}
+	v := s.view(bg.ts)
+	v.content = []acp.ToolCallContent{textContent(fenced("console", string(bg.tail)))}
+	s.sendToolUpdate(bg.ts, v, toolPatch{})
+}
+
+var exitSummaryRE = regexp.MustCompile(`\(exit code (\d+)\)`)
+
+// onTaskEvent finishes a background command when Claude Code reports its
+// task done.
+func (s *session) onTaskEvent(ev *claude.TaskEvent) {
+	bg := s.bgTasks[ev.TaskID]
+	if bg == nil {
+		return
+	}
+	status := ev.Status
+	if ev.Subtype == "task_updated" {
+		var p struct {
+			Status string `json:"status"`
+		}
+		_ = json.Unmarshal(ev.Patch, &p)
+		if p.Status != "killed" && p.Status != "stopped" {
+			return // completion waits for task_notification, which has the exit code
+		}
+		status = p.Status
+	} else if ev.Subtype != "task_notification" {
+		return
+	}
+	var exit *int
+	if m := exitSummaryRE.FindStringSubmatch(ev.Summary); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		exit = &n
+	}
+	s.finishBackground(bg, status, exit)
+}
+
+func (s *session) finishBackground(bg *bgTask, status string, exit *int) {
+	close(bg.stop)
+	delete(s.bgTasks, bg.taskID)
+	delete(s.tools, bg.ts.id)
+	s.pollBackground(bg)
+	st := acp.ToolCallStatusCompleted
+	if status != "completed" || exit != nil && *exit != 0 {
+		st = acp.ToolCallStatusFailed
+	}
+	if bg.ts.terminal {
+		s.finishCommand(bg.ts, st, "", exit, nil)
+		return
+	}
+	out := string(bg.tail)
+	if status == "killed" || status == "stopped" {
+		out = strings.TrimSuffix(out, "\n") + "\n[stopped]"
+	}
+	s.finishCommand(bg.ts, st, out, exit, nil)
+}
+
+// stopBackground ends the following of every background command (the CLI
+// is gone, and its commands with it).
+func (s *session) stopBackground() {
+	for _, bg := range s.bgTasks {
+		s.finishBackground(bg, "stopped", nil)
+	}
+}
+
+// methodTerminalCancel is ACP v2's way to stop a running terminal; v1 has
+// none, so it is served under the same name.
+const methodTerminalCancel = "terminal/cancel"
+
+type cancelTerminalRequest struct {
+	SessionID  acp.SessionID  `json:"sessionId"`
+	TerminalID acp.TerminalID `json:"terminalId"`
+}
+
+func (r *cancelTerminalRequest) Validate() error {
+	if r.SessionID == "" {
+		return &acp.FieldError{Path: "sessionId", Reason: "is required"}
+	}
+	if r.TerminalID == "" {
+		return &acp.FieldError{Path: "terminalId", Reason: "is required"}
+	}
+	return nil
+}
+
+// cancelTerminal stops a background command by its terminal (tool call)
+// id. The call finishes when Claude Code reports the task stopped.
+func (a *Agent) cancelTerminal(ctx context.Context, p *cancelTerminalRequest) (struct{}, error) {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return struct{}{}, err
+	}
+	var proc *claude.Process
+	var taskID string
+	s.do(func() {
+		for _, bg := range s.bgTasks {
+			if bg.ts.id == string(p.TerminalID) {
+				proc, taskID = s.proc, bg.taskID
+			}
+		}
+	})
+	if proc == nil {
+		return struct{}{}, acp.NewInvalidParams("terminalId", "no running command has this terminal")
+	}
+	if err := proc.StopTask(ctx, taskID); err != nil {
+		return struct{}{}, acp.NewInternalError("the command could not be stopped: " + err.Error())
+	}
+	return struct{}{}, nil
+}
