@@ -1,9 +1,15 @@
 package agent_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,4 +295,222 @@ func TestClientGoneMidTurn(t *testing.T) {
 		return n == 3
 	})
 	_ = done
+}
+
+// rawPeer is a client that reads the agent's output only when the test
+// says so: a slow or stuck editor.
+type rawPeer struct {
+	t      *testing.T
+	dir    string   // the fake CLI's state
+	in     *os.File // the agent's stdin
+	outR   *os.File // the agent's stdout
+	out    *bufio.Reader
+	served chan error
+}
+
+func startRaw(t *testing.T) *rawPeer {
+	t.Helper()
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		if alive := faultcli.WaitGone(dir, 10*time.Second); len(alive) > 0 {
+			t.Errorf("fake CLI processes outlived the agent: %v", alive)
+		}
+	})
+	agentIn, in, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, agentOut, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &rawPeer{t: t, dir: dir, in: in, outR: outR, out: bufio.NewReaderSize(outR, 1<<20), served: make(chan error, 1)}
+	a := agent.New(agent.Config{Executable: os.Args[0], Env: faultcli.Env(dir), Version: "test"})
+	go func() {
+		p.served <- a.Serve(context.Background(), agentIn, agentOut)
+		agentIn.Close()
+		agentOut.Close()
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		go io.Copy(io.Discard, outR) // a stuck test must not keep the agent blocked
+		select {
+		case <-p.served:
+		case <-time.After(30 * time.Second):
+			t.Error("the agent did not stop within 30s of EOF")
+		}
+		outR.Close()
+	})
+	return p
+}
+
+func (p *rawPeer) send(id int, method string, params any) {
+	p.t.Helper()
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if _, err := p.in.Write(append(b, '\n')); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// wireMsg is the part of an agent line the tests look at.
+type wireMsg struct {
+	ID     *int            `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *acp.Error      `json:"error"`
+	Params struct {
+		Update struct {
+			SessionUpdate string `json:"sessionUpdate"`
+			Content       struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"update"`
+	} `json:"params"`
+}
+
+func (p *rawPeer) next() wireMsg {
+	p.t.Helper()
+	line, err := p.out.ReadBytes('\n')
+	if err != nil {
+		p.t.Fatalf("reading the agent: %v", err)
+	}
+	var m wireMsg
+	if err := json.Unmarshal(line, &m); err != nil {
+		p.t.Fatalf("agent line is not JSON-RPC: %v", err)
+	}
+	return m
+}
+
+// call sends a request and reads up to its response, returning it and the
+// notifications before it.
+func (p *rawPeer) call(id int, method string, params any) (wireMsg, []wireMsg) {
+	p.t.Helper()
+	p.send(id, method, params)
+	var notes []wireMsg
+	for {
+		m := p.next()
+		if m.ID != nil && *m.ID == id && m.Method == "" {
+			return m, notes
+		}
+		notes = append(notes, m)
+	}
+}
+
+func (p *rawPeer) newSession(t *testing.T) string {
+	t.Helper()
+	if m, _ := p.call(1, "initialize", map[string]any{"protocolVersion": 1}); m.Error != nil {
+		t.Fatalf("initialize: %v", m.Error)
+	}
+	m, _ := p.call(2, "session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}})
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	if m.Error != nil || json.Unmarshal(m.Result, &r) != nil {
+		t.Fatalf("session/new: %s %v", m.Result, m.Error)
+	}
+	return r.SessionID
+}
+
+func progress(dir string) int {
+	n := -1
+	for _, e := range faultcli.Trace(dir) {
+		if e.What == "progress" {
+			n, _ = strconv.Atoi(e.Detail)
+		}
+	}
+	return n
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestStuckClientBackpressure: the editor stops reading while Claude
+// streams 6 MiB. The agent must not buffer it: the CLI itself is held
+// back, the agent's heap grows by less than half of it, and once the editor
+// reads again every chunk arrives, once, in order, before the prompt's
+// answer.
+func TestStuckClientBackpressure(t *testing.T) {
+	const chunks, size = 3000, 2 << 10
+	p := startRaw(t)
+	sid := p.newSession(t)
+	base := heapInUse()
+	p.send(3, "session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": fmt.Sprintf("chunks %d %d", chunks, size)}}})
+
+	// Wait until the fake CLI stops making progress: it is blocked on its
+	// stdout because nobody reads ours.
+	last, since := -2, time.Now()
+	for deadline := time.Now().Add(60 * time.Second); time.Since(since) < 500*time.Millisecond; {
+		if time.Now().After(deadline) {
+			t.Fatal("the CLI never stalled")
+		}
+		if n := progress(p.dir); n != last {
+			last, since = n, time.Now()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if last >= chunks/2 {
+		t.Fatalf("the CLI wrote %d of %d chunks to a client that reads nothing: no backpressure", last, chunks)
+	}
+	grew := int64(heapInUse()) - int64(base)
+	if grew > chunks*size/2 {
+		t.Errorf("heap grew by %d KiB while the client was stuck", grew>>10)
+	}
+	t.Logf("the CLI stalled after %d of %d chunks; heap +%d KiB", last, chunks, grew>>10)
+
+	next := 0
+	for {
+		m := p.next()
+		if m.ID != nil && *m.ID == 3 {
+			if m.Error != nil || !strings.Contains(string(m.Result), `"end_turn"`) {
+				t.Fatalf("prompt answer %s %v", m.Result, m.Error)
+			}
+			break
+		}
+		if m.Params.Update.SessionUpdate != "agent_message_chunk" {
+			continue
+		}
+		want := fmt.Sprintf("[%d]", next)
+		if !strings.HasPrefix(m.Params.Update.Content.Text, want) {
+			t.Fatalf("chunk %d: got %.12q: lost, duplicated or reordered", next, m.Params.Update.Content.Text)
+		}
+		next++
+	}
+	if next != chunks {
+		t.Fatalf("got %d of %d chunks before the answer", next, chunks)
+	}
+}
+
+// TestClientBrokenPipe: the editor closes its end of our stdout (it
+// crashed). The next write fails; the agent stops every CLI and Serve
+// returns.
+func TestClientBrokenPipe(t *testing.T) {
+	p := startRaw(t)
+	sid := p.newSession(t)
+	p.send(3, "session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": "slow 60000"}}})
+	for progressed := false; !progressed; {
+		for _, e := range faultcli.Trace(p.dir) {
+			progressed = progressed || e.What == "frame" && strings.HasPrefix(e.Detail, "user")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.outR.Close()
+	select {
+	case err := <-p.served:
+		p.served <- err // for the cleanup
+		t.Logf("Serve returned %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent kept running after its stdout broke")
+	}
+	if alive := faultcli.WaitGone(p.dir, 10*time.Second); len(alive) > 0 {
+		t.Fatalf("CLIs still running after the client went away: %v", alive)
+	}
 }
