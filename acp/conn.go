@@ -109,6 +109,7 @@ type Conn struct {
 	doneSeq uint64 // last message whose handler was started and released
 
 	handlers sync.WaitGroup
+	hmu      sync.Mutex // orders handlers.Add against Wait after shutdown
 	done     chan struct{}
 	doneOnce sync.Once
 	cause    error
@@ -191,6 +192,8 @@ func (c *Conn) Err() error {
 // returned, and reports Err.
 func (c *Conn) Wait() error {
 	<-c.done
+	c.hmu.Lock() // a handler being added right now is counted before we wait
+	c.hmu.Unlock()
 	c.handlers.Wait()
 	return c.cause
 }
@@ -370,7 +373,15 @@ func (c *Conn) dispatchLoop() {
 			return
 		}
 		hs := &handlerState{released: make(chan struct{}), seq: f.seq}
+		c.hmu.Lock()
+		if c.closed() {
+			c.hmu.Unlock()
+			<-c.sem
+			f.cancel(c.cause)
+			return
+		}
 		c.handlers.Add(1)
+		c.hmu.Unlock()
 		go c.run(f, hs)
 		select {
 		case <-hs.released:
