@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,30 +21,61 @@ import (
 )
 
 // editScript is a turn with thinking, text, a shell command, a file
-// written and then edited, and a closing answer.
-func editScript(file string) []fakeapi.Step {
-	return []fakeapi.Step{
+// written and then edited, a plan (TodoWrite, or Task* tools when tasks
+// is set) and a closing answer.
+func editScript(file string, tasks bool) []fakeapi.Step {
+	plan := []fakeapi.Step{fakeapi.ToolUse("toolu_todo1", "TodoWrite", map[string]any{"todos": []map[string]any{
+		{"content": "Write the file", "status": "completed", "activeForm": "Writing the file"},
+		{"content": "Fix the file", "status": "in_progress", "activeForm": "Fixing the file"}}})}
+	if tasks {
+		plan = []fakeapi.Step{
+			fakeapi.ToolUse("toolu_task1", "TaskCreate", map[string]any{"subject": "Fix the file", "description": "f", "activeForm": "Fixing the file"}),
+			fakeapi.ToolUse("toolu_task2", "TaskUpdate", map[string]any{"taskId": "1", "status": "in_progress"}),
+		}
+	}
+	steps := []fakeapi.Step{
 		{Kind: fakeapi.KindBlocks, Blocks: []fakeapi.Block{
 			{Type: "thinking", Thinking: "I should look around first.", Signature: "sig"},
 			{Type: "text", Text: "Let me check the directory."},
 			{Type: "tool_use", ID: "toolu_bash1", Name: "Bash", Input: map[string]any{"command": "echo hello", "description": "Say hello"}},
 		}},
 		fakeapi.ToolUse("toolu_write1", "Write", map[string]any{"file_path": file, "content": "one\ntwo\n"}),
+	}
+	steps = append(steps, plan...)
+	return append(steps,
 		fakeapi.ToolUse("toolu_edit1", "Edit", map[string]any{"file_path": file, "old_string": "two", "new_string": "three"}),
-		fakeapi.Text("Done: the file now says one and three."),
+		fakeapi.Text("Done: the file now says one and three."))
+}
+
+// TestLoadReplaysWhatLiveShowed runs a turn with text, a tool call, an
+// edit and a plan, ends the agent, and loads the session in a new agent on
+// the same config directory: the replayed updates equal the live ones
+// (normalised: chunks joined per message, tool calls folded to their final
+// state, the user's prompt added to the live side), and the loaded session
+// answers a new prompt with the earlier conversation in the model's
+// context. It runs for a plain client with TodoWrite plans, and for a
+// client that shows terminal output (Zed's _meta.terminal_output) with
+// Task* plans.
+func TestLoadReplaysWhatLiveShowed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		caps  acp.ClientCapabilities
+		env   []string
+		tasks bool
+	}{
+		{name: "plain", env: []string{"CLAUDE_CODE_ENABLE_TASKS=0", "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}},
+		{name: "terminal", caps: acp.ClientCapabilities{Meta: map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}},
+			env: []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}, tasks: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { loadEqualsLive(t, tc.caps, tc.env, tc.tasks) })
 	}
 }
 
-// TestLoadReplaysWhatLiveShowed runs a turn with text, a tool call and an
-// edit, ends the agent, and loads the session in a new agent on the same
-// config directory: the replayed updates equal the live ones (normalised:
-// chunks joined per message, tool calls folded to their final state, the
-// user's prompt added to the live side), and the loaded session answers a
-// new prompt with the earlier conversation in the model's context.
-func TestLoadReplaysWhatLiveShowed(t *testing.T) {
-	h1 := agenttest.Start(t)
+func loadEqualsLive(t *testing.T, caps acp.ClientCapabilities, env []string, tasks bool) {
+	h1 := agenttest.Start(t, agenttest.Options{Env: env})
 	file := filepath.Join(h1.Sandbox.WorkDir, "notes.txt")
-	h1.API().Script(editScript(file)...)
+	h1.API().Script(editScript(file, tasks)...)
+	h1.Initialize(caps)
 	sid := h1.NewSession(h1.Sandbox.WorkDir)
 	prompt := []acp.ContentBlock{
 		{Text: &acp.TextContent{Text: "Write notes.txt, then fix it."}},
@@ -59,8 +91,8 @@ func TestLoadReplaysWhatLiveShowed(t *testing.T) {
 	live := h1.Updates(sid)
 	h1.Close() // the agent process exits
 
-	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox})
-	h2.Initialize(acp.ClientCapabilities{})
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox, Env: env})
+	h2.Initialize(caps)
 	var lr acp.LoadSessionResponse
 	err = h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
 		SessionID: acp.SessionID(sid), Cwd: h1.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &lr)
@@ -83,8 +115,12 @@ func TestLoadReplaysWhatLiveShowed(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("replay differs from live (-live +replay):\n%s", diff)
 	}
-	if len(got) < 6 {
-		t.Errorf("replay too short: %v", got)
+	var kinds []string
+	for _, l := range got {
+		kinds = append(kinds, strings.Fields(l)[0])
+	}
+	if k := strings.Join(kinds, " "); k != "user user thought agent tool tool plan plan tool agent" && k != "user user thought agent tool tool plan tool agent" {
+		t.Errorf("replay shape %q", k)
 	}
 
 	h2.API().Script(fakeapi.Text("You asked me to write notes.txt."))
@@ -436,7 +472,18 @@ func normalize(us []acp.SessionUpdate) []string {
 			out = append(out, "")
 		}
 		for k, v := range fields {
-			if k != "sessionUpdate" {
+			switch k {
+			case "sessionUpdate":
+			case "_meta": // keys accumulate: terminal output, then its exit
+				var old, add map[string]json.RawMessage
+				_ = json.Unmarshal(state[id][k], &old)
+				_ = json.Unmarshal(v, &add)
+				if old == nil {
+					old = map[string]json.RawMessage{}
+				}
+				maps.Copy(old, add)
+				state[id][k], _ = json.Marshal(old)
+			default:
 				state[id][k] = v
 			}
 		}
