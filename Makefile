@@ -3,7 +3,7 @@ GO        ?= go
 DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 
-.PHONY: run build test deps vet fmt-check unit bench fuzz-short
+.PHONY: run build test deps vet fmt-check unit bench fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it).
 run: build
@@ -29,3 +29,8 @@ fmt-check:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-compare: side by side with the TypeScript reference and the bare CLI; writes BENCHMARKS.md.
+bench-compare: build deps
+	$(GO) run ./internal/bench/cmd/acpbench -ours $(BIN) -cli $(DEPS_DIR)/node_modules/.bin/claude \
+		-reference $(DEPS_DIR)/node_modules/.bin/claude-agent-acp -o BENCHMARKS.md

@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// bareArgs start the CLI the way our adapter does (claude.Options as
+// agent.sessionSetup fills them), so the baseline does the same work.
+var bareArgs = []string{
+	"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+	"--permission-prompt-tool=stdio", "--disallowedTools=AskUserQuestion",
+	"--setting-sources=user,project,local", "--permission-mode=default",
+	"--include-partial-messages", "--replay-user-messages",
+}
+
+// bareEnv is what the claude package adds to the CLI's environment.
+var bareEnv = []string{
+	"CLAUDE_CODE_ENTRYPOINT=sdk-ts",
+	"CLAUDE_CODE_SDK_READS_SESSION_STATE=1",
+	"CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1",
+}
+
+// bareCLI is the Claude Code CLI driven directly over stream-json with no
+// adapter: the baseline. Its reader does the least a client can, a
+// prefix test per line.
+type bareCLI struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	start  time.Time
+	stderr *tail
+}
+
+func startBare(cli string, sb *sandbox) (*bareCLI, error) {
+	cmd := exec.Command(cli, bareArgs...)
+	cmd.Env = append(append([]string(nil), sb.env...), bareEnv...)
+	cmd.Dir = sb.work
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	b := &bareCLI{cmd: cmd, stderr: &tail{max: 8 << 10}}
+	cmd.Stderr = b.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	b.stdin, b.out = stdin, bufio.NewReaderSize(stdout, 1<<20)
+	b.start = time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// The handshake every SDK client performs first.
+	_, err = io.WriteString(stdin, `{"type":"control_request","request_id":"init","request":{"subtype":"initialize"}}`+"\n")
+	return b, err
+}
+
+var (
+	streamEvent = []byte(`"type":"stream_event"`)
+	textDelta   = []byte(`"text_delta"`)
+)
+
+// turn sends a user message and reads until its result.
+func (b *bareCLI) turn(text string) (turn, error) {
+	msg, _ := json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}})
+	t := turn{sent: time.Now()}
+	if _, err := b.stdin.Write(append(msg, '\n')); err != nil {
+		return t, b.wrap(err)
+	}
+	for {
+		line, err := b.readLine()
+		if err != nil {
+			return t, b.wrap(err)
+		}
+		if bytes.Contains(line, textDelta) && bytes.Contains(line, streamEvent) {
+			if t.chunks == 0 {
+				t.first = time.Now()
+			}
+			t.chunks++
+			continue
+		}
+		var f struct{ Type, Subtype string }
+		if json.Unmarshal(line, &f) != nil || f.Type != "result" {
+			continue
+		}
+		t.done = time.Now()
+		if f.Subtype != "success" {
+			return t, b.wrap(fmt.Errorf("turn failed: %.300s", line))
+		}
+		if t.chunks == 0 {
+			return t, b.wrap(errors.New("no text delta"))
+		}
+		return t, nil
+	}
+}
+
+// readLine returns the next line; it is valid until the next call.
+func (b *bareCLI) readLine() ([]byte, error) {
+	line, err := b.out.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	long := append([]byte(nil), line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = b.out.ReadSlice('\n')
+		long = append(long, line...)
+	}
+	return long, err
+}
+
+func (b *bareCLI) wrap(err error) error {
+	return fmt.Errorf("bare CLI: %w (stderr: %s)", err, b.stderr)
+}
+
+func (b *bareCLI) usage() (treeUsage, error) { return snapshotTree(b.cmd.Process.Pid) }
+
+// close ends the CLI by closing its stdin, as the SDK does.
+func (b *bareCLI) close(timeout time.Duration) {
+	pid := b.cmd.Process.Pid
+	before := descendants(pid)
+	_ = b.stdin.Close()
+	done := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, b.out); _ = b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		killGroup(pid)
+		<-done
+	}
+	killGroup(pid)
+	killLeftovers(before)
+}

@@ -1,0 +1,24 @@
+// Package bench compares this adapter with the TypeScript reference
+// (@agentclientprotocol/claude-agent-acp on npm) on the same work, in one
+// run: both run as child processes against the same pinned Claude Code CLI
+// and the same fake Messages API ([fakeapi]), driven by the same scripted
+// ACP client (our [acp.Conn]), in alternating runs. The bare CLI, driven
+// directly over stream-json, is the baseline for the adapter's own overhead.
+//
+// [Run] measures, per system and iteration:
+//
+//   - start-up: process start → initialize answer → session/new answer →
+//     first agent_message_chunk;
+//   - warm turns: prompt → first chunk and prompt → answer, beside the bare
+//     CLI's user message → first text delta and → result;
+//   - the adapter's peak RSS (VmHWM) and CPU seconds, alone and with its CLI;
+//   - a turn that streams 20,000 text deltas: time to relay them all;
+//   - 8 concurrent sessions in one agent: memory per extra session and turn
+//     latency under load;
+//   - model API requests per 5-turn run, from the fake API's log.
+//
+// [Report.Markdown] renders medians with their spread (min–max) and the
+// reference/ours ratios. The command internal/bench/cmd/acpbench (make
+// bench-compare) writes BENCHMARKS.md. The measurements read /proc, so the
+// harness runs on Linux only.
+package bench

@@ -1,0 +1,314 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Metric keys of a sample.
+const (
+	kInit          = "start.initialize"
+	kNew           = "start.session_new"
+	kFirst         = "start.first_chunk"
+	kTurnFirst     = "turn.first_chunk"
+	kTurnDone      = "turn.answer"
+	kTurnChunks    = "turn.chunks"
+	kOverStart     = "over.start_first_chunk"
+	kOverFirst     = "over.turn_first_chunk"
+	kOverDone      = "over.turn_answer"
+	kOverChunk     = "over.chunk"
+	kRSS           = "rss.self"
+	kRSSTree       = "rss.tree"
+	kCPU           = "cpu.self"
+	kCPUTree       = "cpu.tree"
+	kStreamDone    = "stream.answer"
+	kStreamChunks  = "stream.chunks"
+	kStreamRSS     = "stream.rss.self"
+	kStreamCPU     = "stream.cpu.self"
+	kConcTurn      = "concurrent.turn"
+	kConcTurnMax   = "concurrent.turn_max"
+	kConcRSSPer    = "concurrent.rss_per_session"
+	kConcRSS       = "concurrent.rss.self"
+	kConcRSSTree   = "concurrent.rss.tree"
+	kReplay        = "replay.answer"
+	kReplayPerMsg  = "replay.per_message"
+	kReplayUpdates = "replay.updates"
+	kReplayCPU     = "replay.cpu.self"
+	kReplayRSS     = "replay.rss.self"
+	kRequests      = "api.messages"
+	kOtherRequests = "api.other"
+)
+
+// unit formats a value of a metric.
+type unit int
+
+const (
+	ms unit = iota
+	us
+	mib
+	cpuSec
+	count
+)
+
+func (u unit) format(v float64) string {
+	switch u {
+	case ms:
+		return trim(v*1e3, 1) + " ms"
+	case us:
+		return trim(v*1e6, 1) + " µs"
+	case mib:
+		return trim(v/(1<<20), 1) + " MiB"
+	case cpuSec:
+		return trim(v, 2) + " s"
+	}
+	return trim(v, 1)
+}
+
+// trim prints v with at most prec decimals, fewer for large values.
+func trim(v float64, prec int) string {
+	if math.Abs(v) >= 100 {
+		prec = 0
+	}
+	s := fmt.Sprintf("%.*f", prec, v)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// row is one line of the table.
+type row struct {
+	label string
+	key   string
+	unit  unit
+	bare  bool // the bare CLI has this metric too
+}
+
+// section is a titled group of rows; todo replaces the rows with a note.
+type section struct {
+	title string
+	rows  []row
+	todo  string
+}
+
+func sections(cfg Config) []section {
+	return []section{
+		{title: "1. Start-up (from process start)", rows: []row{
+			{"→ `initialize` answer", kInit, ms, false},
+			{"→ `session/new` answer", kNew, ms, false},
+			{"→ first `agent_message_chunk` (bare CLI: first text delta)", kFirst, ms, true},
+			{"  first text, over the bare CLI", kOverStart, ms, false},
+		}},
+		{title: "2. Per turn, warm session (median of turns 2–5)", rows: []row{
+			{"prompt → first chunk (bare CLI: user message → first delta)", kTurnFirst, ms, true},
+			{"  adapter overhead, first text", kOverFirst, ms, false},
+			{"prompt → answer (bare CLI: → result)", kTurnDone, ms, true},
+			{"  adapter overhead per turn", kOverDone, ms, false},
+			{"  adapter overhead per streamed chunk (from section 4)", kOverChunk, us, false},
+		}},
+		{title: "3. Resources after the 5-turn run", rows: []row{
+			{"adapter peak RSS, own process (bare CLI: the CLI)", kRSS, mib, true},
+			{"peak RSS with the CLI children (sum of peaks)", kRSSTree, mib, true},
+			{"adapter CPU, own process", kCPU, cpuSec, false},
+			{"CPU with the CLI children", kCPUTree, cpuSec, true},
+		}},
+		{title: fmt.Sprintf("4. Streaming: one turn of %d text deltas", cfg.Deltas), rows: []row{
+			{"prompt → answer, every chunk relayed", kStreamDone, ms, true},
+			{"chunks the client received", kStreamChunks, count, true},
+			{"adapter CPU during the turn, own process", kStreamCPU, cpuSec, false},
+			{"adapter peak RSS after the turn", kStreamRSS, mib, false},
+		}},
+		{title: fmt.Sprintf("5. %d concurrent sessions in one agent", cfg.Sessions), rows: []row{
+			{"adapter RSS per extra session", kConcRSSPer, mib, false},
+			{"adapter peak RSS, own process", kConcRSS, mib, false},
+			{"RSS with all CLI children", kConcRSSTree, mib, false},
+			{"turn latency under load, median", kConcTurn, ms, false},
+			{"turn latency under load, slowest", kConcTurnMax, ms, false},
+		}},
+		{title: fmt.Sprintf("6. `session/load` replay of a %d-message transcript", cfg.ReplayMessages), rows: []row{
+			{"`session/load` → answer, history replayed", kReplay, ms, false},
+			{"  per message on the active branch", kReplayPerMsg, us, false},
+			{"`session/update` notifications replayed", kReplayUpdates, count, false},
+			{"adapter CPU for the load", kReplayCPU, cpuSec, false},
+			{"adapter peak RSS after the load", kReplayRSS, mib, false},
+		}},
+		{title: "7. Model API requests (fake API log)", rows: []row{
+			{"`POST /v1/messages` for 5 user turns", kRequests, count, true},
+			{"other HTTP requests", kOtherRequests, count, true},
+		}},
+	}
+}
+
+// Markdown renders the report: machine, method, the table, the targets.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	cfg := r.Config
+	fmt.Fprintf(&b, "Measured %s on %s.\n\n", r.Started.UTC().Format("2006-01-02"), r.Machine)
+	fmt.Fprintf(&b, "- Claude Code CLI: %s (the same binary for every column)\n", r.Machine.CLI)
+	fmt.Fprintf(&b, "- Go adapter: built with %s\n", r.Machine.Go)
+	if len(cfg.Reference) > 0 {
+		fmt.Fprintf(&b, "- TypeScript reference: %s on Node.js %s\n", r.Machine.Reference, r.Machine.Node)
+	}
+	fmt.Fprintf(&b, "- %d alternating iterations, %.0f s in all; cells are the median (min–max)\n\n",
+		cfg.Iterations, r.Elapsed.Round(time.Second).Seconds())
+
+	cols := []string{Ours}
+	if len(cfg.Reference) > 0 {
+		cols = append(cols, Reference)
+	}
+	cols = append(cols, Bare)
+	b.WriteString("| Measure | " + strings.Join(cols, " | "))
+	if len(cfg.Reference) > 0 {
+		b.WriteString(" | TS / Go")
+	}
+	b.WriteString(" |\n|---|" + strings.Repeat("--:|", len(cols)))
+	if len(cfg.Reference) > 0 {
+		b.WriteString("--:|")
+	}
+	b.WriteString("\n")
+	for _, s := range sections(cfg) {
+		fmt.Fprintf(&b, "| **%s** |%s\n", s.title, strings.Repeat(" |", len(cols)+btoi(len(cfg.Reference) > 0)))
+		if s.todo != "" {
+			fmt.Fprintf(&b, "| %s |%s\n", s.todo, strings.Repeat(" |", len(cols)+btoi(len(cfg.Reference) > 0)))
+			continue
+		}
+		for _, rw := range s.rows {
+			b.WriteString("| " + rw.label)
+			for _, c := range cols {
+				b.WriteString(" | " + r.cell(c, rw))
+			}
+			if len(cfg.Reference) > 0 {
+				b.WriteString(" | " + r.ratio(rw))
+			}
+			b.WriteString(" |\n")
+		}
+	}
+	b.WriteString("\n")
+	b.WriteString(r.targets())
+	return b.String()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (r *Report) cell(sys string, rw row) string {
+	if sys == Bare && !rw.bare {
+		return ""
+	}
+	s, ok := summarize(r.Samples[sys], rw.key)
+	if !ok {
+		return "–"
+	}
+	if s.n == 1 || s.min == s.max {
+		return rw.unit.format(s.med)
+	}
+	return fmt.Sprintf("%s (%s–%s)", rw.unit.format(s.med), trimUnit(rw.unit, s.min), rw.unit.format(s.max))
+}
+
+// trimUnit prints the low end of a range without its unit.
+func trimUnit(u unit, v float64) string {
+	s := u.format(v)
+	if i := strings.LastIndexByte(s, ' '); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// ratio is reference / ours of the medians: how many times more the
+// reference takes. Overheads near zero make no meaningful ratio.
+func (r *Report) ratio(rw row) string {
+	a, okA := summarize(r.Samples[Ours], rw.key)
+	b, okB := summarize(r.Samples[Reference], rw.key)
+	if !okA || !okB || strings.HasPrefix(rw.key, "over.") && a.med <= 0 {
+		return ""
+	}
+	if a.med == 0 {
+		if b.med == 0 {
+			return "1×"
+		}
+		return ""
+	}
+	return trim(b.med/a.med, 1) + "×"
+}
+
+// target is one of the goals issue 9 sets.
+type target struct {
+	what string
+	met  func(r *Report) (string, bool)
+}
+
+func med(r *Report, sys, key string) float64 {
+	s, ok := summarize(r.Samples[sys], key)
+	if !ok {
+		return math.NaN()
+	}
+	return s.med
+}
+
+var targets = []target{
+	{"start → `initialize` at least 20× faster than the reference", func(r *Report) (string, bool) {
+		x := med(r, Reference, kInit) / med(r, Ours, kInit)
+		return trim(x, 1) + "×", x >= 20
+	}},
+	{"adapter peak RSS at most 15 MiB", func(r *Report) (string, bool) {
+		v := med(r, Ours, kRSS)
+		return mib.format(v), v <= 15<<20
+	}},
+	{"first text within 2 ms of the bare CLI (warm turn)", func(r *Report) (string, bool) {
+		v := med(r, Ours, kOverFirst)
+		return ms.format(v), v <= 2e-3
+	}},
+	{"per-chunk overhead under 50 µs", func(r *Report) (string, bool) {
+		v := med(r, Ours, kOverChunk)
+		return us.format(v), v < 50e-6
+	}},
+}
+
+func (r *Report) targets() string {
+	var b strings.Builder
+	b.WriteString("| Target | Go adapter | Met |\n|---|--:|:-:|\n")
+	for _, t := range targets {
+		v, ok := t.met(r)
+		if strings.Contains(v, "NaN") {
+			fmt.Fprintf(&b, "| %s | – | – |\n", t.what)
+			continue
+		}
+		mark := "yes"
+		if !ok {
+			mark = "**no**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.what, v, mark)
+	}
+	return b.String()
+}
+
+// Document is the whole of BENCHMARKS.md: how to rerun, what is measured,
+// and the report.
+func (r *Report) Document() string {
+	return documentHead + r.Markdown() + documentTail
+}
+
+const documentHead = "# Benchmarks\n\n" +
+	"This adapter beside the TypeScript reference (`@agentclientprotocol/claude-agent-acp` from npm) and the " +
+	"bare Claude Code CLI, on the same work in one run. Rerun with `make bench-compare` " +
+	"(harness: `internal/bench`, program: `internal/bench/cmd/acpbench`).\n\n" +
+	"Every system runs the same pinned Claude Code CLI (both adapters honour `CLAUDE_CODE_EXECUTABLE`) " +
+	"against the same fake Messages API (`internal/fakeapi`) on 127.0.0.1, in a fresh HOME, driven by the " +
+	"same scripted ACP client (our `acp.Conn`). The iterations alternate the order of the adapters. " +
+	"The bare CLI column is the CLI driven directly over stream-json with the flags our adapter uses: " +
+	"the difference is the adapter's own overhead. RSS is the kernel's VmHWM of the process; CPU is " +
+	"user+system time from /proc, for the adapter alone and for its whole process tree.\n\n"
+
+const documentTail = "\n" +
+	"The fake API answers every turn with a five-word text; the streaming turn is one answer of many small " +
+	"text deltas. Model API requests count every `POST /v1/messages` the fake received during the five user " +
+	"turns, side requests (titles, suggestions, classifiers) included, once the API has been quiet for 0.7 s.\n"

@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Config says what to compare and how often.
+type Config struct {
+	// Ours is the command line of our adapter (the built binary).
+	Ours []string
+	// Reference is the command line of the TypeScript reference; empty
+	// measures ours and the bare CLI only.
+	Reference []string
+	// CLI is the pinned Claude Code executable all of them run.
+	CLI string
+	// Iterations is how many alternating A/B rounds to run (default 5).
+	Iterations int
+	// Deltas is the length of the streaming turn (default 20,000).
+	Deltas int
+	// Sessions is how many concurrent sessions the load run opens (default 8).
+	Sessions int
+	// ReplayMessages is the size of the transcript session/load replays
+	// (default 5,000 messages).
+	ReplayMessages int
+	// Log receives one line per finished run; nil discards.
+	Log io.Writer
+
+	tmp string
+}
+
+func (c *Config) closeTimeout() time.Duration { return 10 * time.Second }
+
+// System names, in the report's column order.
+const (
+	Ours      = "Go"
+	Reference = "TypeScript"
+	Bare      = "bare CLI"
+)
+
+// Report is the outcome of Run: every sample, by system, in run order.
+type Report struct {
+	Config  Config
+	Machine Machine
+	Samples map[string][]sample
+	Started time.Time
+	Elapsed time.Duration
+}
+
+// Run measures the systems cfg names, alternating their order every
+// iteration (ABBA) so that neither always runs on a warmer machine.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if len(cfg.Ours) == 0 || cfg.CLI == "" {
+		return nil, errors.New("bench: Config needs Ours and CLI")
+	}
+	if cfg.Iterations <= 0 {
+		cfg.Iterations = 5
+	}
+	if cfg.Deltas <= 0 {
+		cfg.Deltas = 20000
+	}
+	if cfg.Sessions < 2 {
+		cfg.Sessions = 8
+	}
+	if cfg.ReplayMessages <= 0 {
+		cfg.ReplayMessages = 5000
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	tmp, err := os.MkdirTemp("", "acpbench")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	cfg.tmp = tmp
+
+	r := &Report{Config: cfg, Machine: describeMachine(cfg), Samples: map[string][]sample{}, Started: time.Now()}
+	adapters := map[string][]string{Ours: cfg.Ours}
+	order := []string{Ours}
+	if len(cfg.Reference) > 0 {
+		adapters[Reference] = cfg.Reference
+		order = append(order, Reference)
+	}
+	for i := range cfg.Iterations {
+		order := order
+		if i%2 == 1 {
+			order = reversed(order)
+		}
+		bare, err := timed(cfg.Log, i, Bare, "turns", func() (sample, error) { return runBare(ctx, &cfg) })
+		if err != nil {
+			return nil, err
+		}
+		r.Samples[Bare] = append(r.Samples[Bare], bare)
+		for _, sys := range order {
+			m, err := timed(cfg.Log, i, sys, "turns", func() (sample, error) { return runAdapter(ctx, &cfg, adapters[sys]) })
+			if err != nil {
+				return nil, err
+			}
+			conc, err := timed(cfg.Log, i, sys, "concurrent", func() (sample, error) { return runConcurrent(ctx, &cfg, adapters[sys]) })
+			if err != nil {
+				return nil, err
+			}
+			replay, err := timed(cfg.Log, i, sys, "session/load", func() (sample, error) { return runReplay(ctx, &cfg, adapters[sys]) })
+			if err != nil {
+				return nil, err
+			}
+			for _, extra := range []sample{conc, replay} {
+				for k, v := range extra {
+					m[k] = v
+				}
+			}
+			overBare(m, bare, cfg.Deltas)
+			r.Samples[sys] = append(r.Samples[sys], m)
+		}
+	}
+	r.Elapsed = time.Since(r.Started)
+	return r, nil
+}
+
+// overBare adds the adapter's own overhead: its times minus the bare CLI's
+// of the same iteration.
+func overBare(m, bare sample, deltas int) {
+	m[kOverFirst] = m[kTurnFirst] - bare[kTurnFirst]
+	m[kOverDone] = m[kTurnDone] - bare[kTurnDone]
+	m[kOverStart] = m[kFirst] - bare[kFirst]
+	m[kOverChunk] = (m[kStreamDone] - bare[kStreamDone]) / float64(deltas)
+}
+
+func timed(log io.Writer, i int, sys, what string, f func() (sample, error)) (sample, error) {
+	start := time.Now()
+	m, err := f()
+	if err != nil {
+		return nil, fmt.Errorf("bench: iteration %d, %s %s run: %w", i+1, sys, what, err)
+	}
+	fmt.Fprintf(log, "iteration %d: %s %s run in %.1fs\n", i+1, sys, what, time.Since(start).Seconds())
+	return m, nil
+}
+
+func reversed(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[len(s)-1-i] = v
+	}
+	return out
+}
