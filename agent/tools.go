@@ -133,7 +133,16 @@ func (ts *toolState) setInput(raw json.RawMessage) {
 func (s *session) view(ts *toolState) toolView {
 	v := describeTool(ts.name, ts.in, s.cwd)
 	if ts.complete {
-		content, locs := preContent(ts.name, ts.in, s.cwd)
+		var content []acp.ToolCallContent
+		var locs []acp.ToolCallLocation
+		if s.replaying() && (ts.name == "Edit" || ts.name == "MultiEdit" || ts.name == "Write") {
+			// History: today's file is not the one the edit saw, so no
+			// preview from disk; the stored result's patch follows.
+			p, _ := ts.in["file_path"].(string)
+			content = inputDiff(ts.name, absPath(p, s.cwd), ts.in)
+		} else {
+			content, locs = preContent(ts.name, ts.in, s.cwd)
+		}
 		v.content = content
 		if len(locs) > 0 {
 			v.locations = locs
