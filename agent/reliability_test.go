@@ -35,6 +35,9 @@ func startFake(t *testing.T, cfg func(*agent.Config), env ...string) (*agenttest
 	t.Cleanup(func() {
 		if alive := faultcli.WaitGone(dir, 10*time.Second); len(alive) > 0 {
 			t.Errorf("fake CLI processes outlived the agent: %v", alive)
+			for _, pid := range alive {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 	})
 	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) {
@@ -314,6 +317,9 @@ func startRaw(t *testing.T) *rawPeer {
 	t.Cleanup(func() {
 		if alive := faultcli.WaitGone(dir, 10*time.Second); len(alive) > 0 {
 			t.Errorf("fake CLI processes outlived the agent: %v", alive)
+			for _, pid := range alive {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 	})
 	agentIn, in, err := os.Pipe()

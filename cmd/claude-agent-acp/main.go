@@ -67,6 +67,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
+	// An editor that crashes closes our stdout. Without this, the next write
+	// would kill us with SIGPIPE before we could stop the CLIs; ignored, the
+	// write fails and Serve shuts everything down.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	a := agent.New(agent.Config{Logger: log, Version: version})

@@ -58,6 +58,10 @@ type frame struct {
 }
 
 func run() int {
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		fmt.Println("9.9.9 (Claude Code; faultcli)")
+		return 0
+	}
 	trace("start", strings.Join(os.Args[1:], " "))
 	stubborn := os.Getenv(EnvStubborn) == "1"
 	if stubborn {
