@@ -381,6 +381,50 @@ func (s *session) modelFromCLI(resolved string) {
 	}
 }
 
+// afterLocalCommand follows settings a slash command changed (/model,
+// /effort typed as a prompt): the CLI is asked what it now runs with, and
+// the client gets the config options before the prompt's answer.
+func (s *session) afterLocalCommand(raw json.RawMessage) {
+	var r struct {
+		LocalCommand string `json:"local_command"`
+	}
+	if json.Unmarshal(raw, &r) != nil || (r.LocalCommand != "model" && r.LocalCommand != "effort") || s.proc == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := cliSettings(ctx, s.proc)
+	if err != nil {
+		return
+	}
+	s.modelFromCLI(st.Applied.Model)
+	if st.Applied.Effort != "" {
+		s.effort = st.Applied.Effort
+		s.opts.Effort = st.Applied.Effort
+	}
+	s.publishConfig()
+}
+
+// cliSettings asks the CLI which model and effort it applies.
+func cliSettings(ctx context.Context, p *claude.Process) (*appliedSettings, error) {
+	raw, err := p.Request(ctx, "get_settings", nil)
+	if err != nil {
+		return nil, err
+	}
+	var st appliedSettings
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+type appliedSettings struct {
+	Applied struct {
+		Model  string `json:"model"`
+		Effort string `json:"effort"`
+	} `json:"applied"`
+}
+
 // afterStart runs on the session goroutine once a CLI is up, before any
 // prompt reaches it: settings chosen while it was starting are applied,
 // what the CLI runs with is learnt, and the client gets the config and
@@ -395,14 +439,7 @@ func (s *session) afterStart(p *claude.Process) {
 			s.setModeID(init.CurrentPermissionMode)
 		}
 	}
-	var st struct {
-		Applied struct {
-			Model  string `json:"model"`
-			Effort string `json:"effort"`
-		} `json:"applied"`
-	}
-	raw, err := p.Request(ctx, "get_settings", nil)
-	if err == nil && json.Unmarshal(raw, &st) == nil {
+	if st, err := cliSettings(ctx, p); err == nil {
 		if info, ok := s.modelInfo(); ok && s.model != "" && st.Applied.Model != "" &&
 			info.ResolvedModel != st.Applied.Model && info.Value != st.Applied.Model {
 			if err := p.SetModel(ctx, cliModel(s.model)); err != nil {

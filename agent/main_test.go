@@ -9,10 +9,11 @@ import (
 )
 
 // TestMain doubles the test binary as a fake Claude Code CLI (see
-// faultcli): the fault-injection tests start it with a scenario in the
-// environment. Otherwise it runs the tests and then fails if any goroutine
+// faultcli) and as a stdio MCP server (mcpServerMain): the tests start it
+// so with a scenario in the environment. Otherwise it runs the tests and then fails if any goroutine
 // outlived them: an agent that leaks per session leaks per editor window.
 func TestMain(m *testing.M) {
+	mcpServerMain() // the test MCP server of mcp_e2e_test.go
 	faultcli.Main()
 	goleak.VerifyTestMain(m)
 }

@@ -63,6 +63,7 @@ func (s *session) handle(m claude.Message) {
 		}
 	case *claude.ResultMessage:
 		s.observeFastMode(b.FastModeState, m.Raw)
+		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
 		s.onResult(b)
 	default:
 		s.onOther(m)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -145,7 +146,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req); ok {
+	if ups, name, ok := alwaysAllow(req, s.cwd); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
@@ -160,12 +161,13 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 
 // alwaysAllow is the "always" option of a request: Claude Code's own
 // suggestions when it made some.
-func alwaysAllow(req claude.CanUseToolRequest) ([]json.RawMessage, string, bool) {
+func alwaysAllow(req claude.CanUseToolRequest, cwd string) ([]json.RawMessage, string, bool) {
 	switch {
 	case req.ToolName == "EnterPlanMode":
 		return nil, "", false
 	case len(req.PermissionSuggestions) > 0:
-		return req.PermissionSuggestions, describeUpdates(req.PermissionSuggestions), true
+		ups := withoutModeSwitch(req.PermissionSuggestions)
+		return ups, describeUpdates(ups, cwd), true
 	case req.ToolName == "Bash" || req.ToolName == "PowerShell":
 		return nil, "", false
 	}
@@ -183,6 +185,25 @@ func toolDisplayName(name string) string {
 	return name
 }
 
+// withoutModeSwitch drops a suggested mode switch when Claude Code also
+// suggested a rule or a directory: "always allow `touch x`" must not
+// quietly turn on accept-edits for the whole session. A mode switch on its
+// own (an edit's "allow all edits") is kept.
+func withoutModeSwitch(ups []json.RawMessage) []json.RawMessage {
+	var out []json.RawMessage
+	for _, raw := range ups {
+		var u permissionUpdate
+		if json.Unmarshal(raw, &u) == nil && u.Type == "setMode" {
+			continue
+		}
+		out = append(out, raw)
+	}
+	if len(out) == 0 {
+		return ups
+	}
+	return out
+}
+
 // permissionUpdate is a PermissionUpdate as far as naming it goes.
 type permissionUpdate struct {
 	Type  string `json:"type"`
@@ -197,8 +218,9 @@ type permissionUpdate struct {
 }
 
 // describeUpdates names an "always allow" option after what it grants,
-// e.g. "Always allow `Bash(npm test:*)` in this project".
-func describeUpdates(ups []json.RawMessage) string {
+// e.g. "Always allow `Bash(npm test:*)` in this project". Access to the
+// session's own directory goes without saying.
+func describeUpdates(ups []json.RawMessage, cwd string) string {
 	var parts, scopes []string
 	for _, raw := range ups {
 		var u permissionUpdate
@@ -223,7 +245,16 @@ func describeUpdates(ups []json.RawMessage) string {
 		case "setMode":
 			part = modeGrant(u.Mode)
 		case "addDirectories":
-			part = "access to " + strings.Join(u.Directories, ", ")
+			var dirs []string
+			for _, d := range u.Directories {
+				if filepath.Clean(d) != filepath.Clean(cwd) {
+					dirs = append(dirs, displayPath(d, cwd))
+				}
+			}
+			if len(dirs) == 0 {
+				continue
+			}
+			part = "access to " + strings.Join(dirs, ", ")
 		default:
 			continue
 		}

@@ -1,0 +1,211 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// TestPermissionAllowOnce: a command Claude Code wants approved runs
+// after the user allows it once; the request offers allow, always allow
+// (named after the rule Claude Code suggests) and reject, and is about a
+// call the client was already shown.
+func TestPermissionAllowOnce(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("allow")
+	h.API().Script(
+		toolUse("toolu_touch", "Bash", map[string]any{"command": "touch made.txt", "description": "Create a file"}),
+		fakeapi.Text("Created."),
+	)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "create made.txt"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	if _, err := os.Stat(filepath.Join(h.Sandbox.WorkDir, "made.txt")); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
+	}
+	perms := h.Permissions()
+	if len(perms) != 1 {
+		t.Fatalf("%d permission requests", len(perms))
+	}
+	p := perms[0]
+	var names []string
+	for _, o := range p.Options {
+		names = append(names, string(o.OptionID)+"="+string(o.Kind)+":"+o.Name)
+	}
+	want := "allow=allow_once:Allow|allow_always=allow_always:Always allow `Bash(touch made.txt)` in this project|reject=reject_once:Reject"
+	if strings.Join(names, "|") != want {
+		t.Errorf("options\n got %s\nwant %s", strings.Join(names, "|"), want)
+	}
+	if title, _ := p.ToolCall.Title.Get(); title != "touch made.txt" {
+		t.Errorf("title %q", title)
+	}
+	if at, req := wireIndex(h, `"sessionUpdate":"tool_call"`, "toolu_touch"), wireIndex(h, "session/request_permission"); at < 0 || at > req {
+		t.Errorf("tool_call at %d, request at %d", at, req)
+	}
+	calls, _ := toolCalls(t, h, sid)
+	if c := calls["toolu_touch"]; c.status != acp.ToolCallStatusCompleted {
+		t.Errorf("call %+v", c)
+	}
+}
+
+// TestPermissionAlwaysAllow: "always allow" hands Claude Code's own
+// suggestion back, so the same command is not asked about again (the rule
+// lands in the project's local settings), and for edits it switches the
+// session to accept-edits, which the client hears about.
+func TestPermissionAlwaysAllow(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("allow_always")
+	a, b := filepath.Join(h.Sandbox.WorkDir, "a.txt"), filepath.Join(h.Sandbox.WorkDir, "b.txt")
+	h.API().Script(
+		toolUse("toolu_t1", "Bash", map[string]any{"command": "touch a.txt", "description": "Create a"}),
+		toolUse("toolu_t2", "Bash", map[string]any{"command": "touch a.txt", "description": "Create a again"}),
+		toolUse("toolu_w1", "Write", map[string]any{"file_path": a, "content": "one\n"}),
+		toolUse("toolu_w2", "Write", map[string]any{"file_path": b, "content": "two\n"}),
+		fakeapi.Text("Done."),
+	)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "go"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	perms := h.Permissions()
+	if len(perms) != 2 || perms[0].ToolCall.ToolCallID != "toolu_t1" || perms[1].ToolCall.ToolCallID != "toolu_w1" {
+		var ids []string
+		for _, p := range perms {
+			ids = append(ids, string(p.ToolCall.ToolCallID))
+		}
+		t.Fatalf("asked about %v, want toolu_t1 and toolu_w1 only", ids)
+	}
+	settings, err := os.ReadFile(filepath.Join(h.Sandbox.WorkDir, ".claude", "settings.local.json"))
+	if err != nil || !strings.Contains(string(settings), "Bash(touch a.txt)") {
+		t.Errorf("project rule: %s %v", settings, err)
+	}
+	for _, p := range []string{a, b} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s not written: %v", filepath.Base(p), err)
+		}
+	}
+	sawMode := false
+	for _, u := range h.Updates(sid) {
+		if u.CurrentModeUpdate != nil && u.CurrentModeUpdate.CurrentModeID == "acceptEdits" {
+			sawMode = true
+		}
+	}
+	if !sawMode {
+		t.Errorf("no current_mode_update to acceptEdits")
+	}
+	calls, _ := toolCalls(t, h, sid)
+	for _, id := range []string{"toolu_t1", "toolu_t2", "toolu_w1", "toolu_w2"} {
+		if c := calls[id]; c == nil || c.status != acp.ToolCallStatusCompleted {
+			t.Errorf("%s: %+v", id, c)
+		}
+	}
+}
+
+// TestPermissionReject: a rejected write does not touch the disk; the
+// call fails, Claude is told and the turn goes on.
+func TestPermissionReject(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("reject")
+	path := filepath.Join(h.Sandbox.WorkDir, "secret.txt")
+	h.API().Script(
+		toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "nope\n"}),
+		fakeapi.Text("OK, I will not write it."),
+	)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "write secret.txt"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the rejected write touched the disk: %v", err)
+	}
+	calls, _ := toolCalls(t, h, sid)
+	c := calls["toolu_w"]
+	if c.status != acp.ToolCallStatusFailed || len(diffs(c.content)) != 0 || !strings.Contains(contentText(c.content), "rejected") {
+		t.Errorf("rejected call %+v", c)
+	}
+	reqs := h.API().MainRequests()
+	res := reqs[len(reqs)-1].ToolResults()
+	if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Text, "rejected") {
+		t.Errorf("Claude was told %+v", res)
+	}
+}
+
+// TestPermissionCancelPending: cancelling the prompt while a permission
+// request is open withdraws the request ($/cancel_request), answers the
+// prompt "cancelled", leaves the disk untouched, and the session goes on.
+func TestPermissionCancelPending(t *testing.T) {
+	h := agenttest.Start(t)
+	withdrawn := make(chan struct{})
+	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		<-ctx.Done()
+		close(withdrawn)
+		return nil, ctx.Err()
+	}
+	path := filepath.Join(h.Sandbox.WorkDir, "late.txt")
+	h.API().Script(
+		toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "late\n"}),
+		fakeapi.Text("after"),
+	)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := make(chan *acp.PromptResponse, 1)
+	go func() {
+		r, err := h.Prompt(sid, "write late.txt")
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	h.WaitFor("the permission request", 30*time.Second, func() bool { return len(h.Permissions()) == 1 })
+	h.Cancel(sid)
+	if r := <-done; r == nil || r.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("prompt answered %+v, want cancelled", r)
+	}
+	select {
+	case <-withdrawn:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the permission request was not withdrawn")
+	}
+	if wireIndex(h, `"method":"$/cancel_request"`) < 0 {
+		t.Errorf("no $/cancel_request on the wire")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the write ran after cancel: %v", err)
+	}
+	h.API().Script(fakeapi.Text("still here"))
+	if resp, err := h.Prompt(sid, "hello?"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("next prompt: %+v %v", resp, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the write ran later: %v", err)
+	}
+}
+
+// TestPermissionClientCancels: a client that answers a permission request
+// "cancelled" (the user dismissed it) stops the turn: the call does not
+// run and the prompt ends as cancelled.
+func TestPermissionClientCancels(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("none")
+	path := filepath.Join(h.Sandbox.WorkDir, "x.txt")
+	h.API().Script(toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "x\n"}), fakeapi.Text("unused"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "write x.txt")
+	if err != nil || resp.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the write ran: %v", err)
+	}
+	h.API().Script(fakeapi.Text("fine"))
+	if resp, err := h.Prompt(sid, "again"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("next prompt: %+v %v", resp, err)
+	}
+}
