@@ -20,10 +20,11 @@ import (
 //   - Allow: this call only.
 //   - Always allow: this call, plus the permission updates Claude Code
 //     itself suggested (a rule such as Bash(npm test:*) saved for the
-//     project, accept-edits mode for the session, access to a directory),
-//     named after what they do. Without a suggestion, tools other than
-//     Bash get a session rule for the tool; Bash gets no such option,
-//     because a blanket rule would allow every command.
+//     project, access to a directory, or, when that is the whole
+//     suggestion, accept-edits mode for the session), named after what
+//     they grant. Without a suggestion, tools other than Bash get a session
+//     rule for the tool; Bash gets no such option, because a blanket rule
+//     would allow every command.
 //   - Reject: the call does not run; Claude is told so and continues.
 //
 // ExitPlanMode instead offers to approve the plan and switch to a mode, or
