@@ -121,7 +121,8 @@ func (s *session) startCLI() {
 	}
 	s.starting = true
 	opts := s.opts
-	if s.started {
+	restart := s.started
+	if restart {
 		// A CLI for this id ran before: continue its transcript.
 		opts = s.restartOptions(opts)
 	}
@@ -136,9 +137,10 @@ func (s *session) startCLI() {
 		defer s.starts.Done()
 		defer cancel()
 		p, err := claude.Start(ctx, opts)
-		if errors.Is(err, claude.ErrSessionNotFound) && opts.Resume != "" {
-			// The earlier CLI died before it saved anything: start afresh
-			// under the same id.
+		if restart && errors.Is(err, claude.ErrSessionNotFound) && opts.Resume == s.id && !opts.ForkSession {
+			// Our own earlier CLI died before it saved anything: start
+			// afresh under the same id. (A load of a transcript the CLI
+			// refuses is not a restart and keeps its error.)
 			opts.SessionID, opts.Resume = opts.Resume, ""
 			p, err = claude.Start(ctx, opts)
 		}
