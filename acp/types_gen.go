@@ -8633,6 +8633,11 @@ func codecIsZero(v any) bool { return reflect.ValueOf(v).IsZero() }
 // so that the text the peer sees is the text the agent wrote. An encoder
 // that escapes HTML still escapes the whole output.
 func codecMarshal(v any) ([]byte, error) {
+	// Strings (ids, names) are most of what reaches here; they need no
+	// encoder.
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		return codecAppendString(nil, rv.String()), nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -8649,6 +8654,11 @@ type codecWriter struct {
 }
 
 func (w *codecWriter) key(k string) {
+	if w.buf == nil {
+		// One allocation that most objects fit in, instead of growing
+		// from nothing a few bytes at a time.
+		w.buf = make([]byte, 0, 128)
+	}
 	if len(w.buf) == 0 {
 		w.buf = append(w.buf, '{')
 	} else {
@@ -8711,6 +8721,9 @@ func (w *codecWriter) raw(k string, v json.RawMessage) {
 
 // extra writes unknown members in key order, for stable output.
 func (w *codecWriter) extra(m map[string]json.RawMessage) {
+	if len(m) == 0 {
+		return // the common case; sorting nothing still allocates
+	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		w.raw(k, m[k])
 	}

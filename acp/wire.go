@@ -124,6 +124,25 @@ func orNull(id ID) ID {
 
 func appendValue(buf *bytes.Buffer, v any) error {
 	switch v := v.(type) {
+	case string:
+		buf.Write(codecAppendString(buf.AvailableBuffer(), v))
+		return nil
+	case codecStruct:
+		if isNil(v) {
+			buf.WriteString("null")
+			return nil
+		}
+		// A generated type writes itself, compact and valid: appending in
+		// place skips encoding/json's reflection and its re-validation and
+		// compaction of MarshalJSON output, which cost more than the
+		// encoding itself on a streamed chunk.
+		w := codecWriter{buf: buf.AvailableBuffer()}
+		b, err := w.variant(v)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		return nil
 	case json.RawMessage:
 		if len(v) == 0 {
 			buf.WriteString("null")
