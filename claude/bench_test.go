@@ -120,3 +120,20 @@ func BenchmarkReadPipeline(b *testing.B) {
 	}
 	b.SetBytes(bytes)
 }
+
+// BenchmarkDecodeTextDelta decodes the frame a streamed turn is made of:
+// one stream_event per text delta (about 300 bytes). One op is one frame,
+// so ns/op and allocs/op are the CLI-side decoding cost of one chunk.
+func BenchmarkDecodeTextDelta(b *testing.B) {
+	f := []byte(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"word word "}},` +
+		`"session_id":"af4e284c-4a56-4b26-a654-212e9b2deb86","parent_tool_use_id":null,` +
+		`"uuid":"782cc1bc-b48e-40eb-99a1-3c1c1d0f6a5e","api_message_id":"msg_fake_de91dc00d120e499"}`)
+	b.SetBytes(int64(len(f)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := DecodeMessage(f)
+		if err != nil || m.Body.(*StreamEvent).Event.Delta.Text != "word word " {
+			b.Fatal("bad decode", err)
+		}
+	}
+}
