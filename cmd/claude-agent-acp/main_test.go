@@ -21,21 +21,23 @@ import (
 
 // These tests run the real binary, built once in TestMain, the way an
 // editor does: JSON-RPC on its stdin and stdout, logs on stderr, signals.
-// Behind it runs the fake CLI (this test binary, see internal/faultcli) or,
-// where it matters, the real one.
+// Behind it runs the fake CLI (internal/faultcli) or, where it matters, the
+// real one.
 
-// agentBin is the binary under test.
-var agentBin string
+// agentBin is the binary under test; fakeCLI is the fake Claude Code CLI
+// (internal/faultcli), built without the race detector so that it stays
+// fast whatever the tests run with.
+var agentBin, fakeCLI string
 
 func TestMain(m *testing.M) {
-	faultcli.Main()
 	dir, err := os.MkdirTemp("", "claude-agent-acp-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	agentBin = filepath.Join(dir, "claude-agent-acp")
-	if out, err := exec.Command("go", "build", "-o", agentBin, ".").CombinedOutput(); err != nil {
+	agentBin, fakeCLI = filepath.Join(dir, "claude-agent-acp"), filepath.Join(dir, "faultcli")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../../internal/faultcli/cmd/faultcli")
+	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the agent: %v\n%s", err, out)
 		os.Exit(1)
 	}
@@ -62,6 +64,7 @@ type agentProc struct {
 	exited chan struct{}
 	err    error // from Wait, once exited is closed
 	notes  []wireMsg
+	early  map[string]wireMsg // responses read while waiting for another
 }
 
 // startAgent runs the binary against the fake CLI; env adds entries.
@@ -76,13 +79,14 @@ func startAgent(t *testing.T, env ...string) *agentProc {
 			}
 		}
 	})
-	base := []string{"CLAUDE_CODE_EXECUTABLE=" + os.Args[0], "HOME=" + dir}
+	base := []string{"CLAUDE_CODE_EXECUTABLE=" + fakeCLI, "HOME=" + dir}
 	return startBinary(t, dir, faultcli.Env(dir, append(base, env...)...))
 }
 
 func startBinary(t *testing.T, dir string, env []string) *agentProc {
 	t.Helper()
-	p := &agentProc{t: t, dir: dir, lines: make(chan []byte, 256), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &agentProc{t: t, dir: dir, lines: make(chan []byte, 256), stderr: &syncBuffer{}, exited: make(chan struct{}),
+		early: map[string]wireMsg{}}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -214,13 +218,35 @@ func (p *agentProc) next() wireMsg {
 	return wireMsg{}
 }
 
-// response reads until the response to id, keeping notifications.
+// response reads until the response to id, keeping notifications and
+// other responses for later.
 func (p *agentProc) response(id any) wireMsg {
 	p.t.Helper()
-	want, _ := json.Marshal(id)
+	b, _ := json.Marshal(id)
+	want := string(b)
+	if m, ok := p.early[want]; ok {
+		delete(p.early, want)
+		return m
+	}
 	for {
 		m := p.next()
-		if m.isResponse() && string(m.ID) == string(want) {
+		switch {
+		case m.isResponse() && string(m.ID) == want:
+			return m
+		case m.isResponse():
+			p.early[string(m.ID)] = m
+		default:
+			p.notes = append(p.notes, m)
+		}
+	}
+}
+
+// nextResponse returns the next response, keeping notifications.
+func (p *agentProc) nextResponse() wireMsg {
+	p.t.Helper()
+	for {
+		m := p.next()
+		if m.isResponse() {
 			return m
 		}
 		p.notes = append(p.notes, m)
@@ -341,7 +367,7 @@ func TestVersionAndHelp(t *testing.T) {
 func TestDoctor(t *testing.T) {
 	const key = "sk-ant-api03-doctor-secret-value"
 	home := t.TempDir()
-	env := faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+os.Args[0], "ANTHROPIC_API_KEY="+key)
+	env := faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+fakeCLI, "ANTHROPIC_API_KEY="+key)
 	out, errOut, code := runOnce(t, env, "doctor")
 	if code != 0 || !strings.Contains(out, "✓ Claude Code CLI 9.9.9") || !strings.Contains(out, "ANTHROPIC_API_KEY is set") {
 		t.Errorf("doctor with a CLI and a key: %d %q %q", code, out, errOut)
@@ -350,7 +376,7 @@ func TestDoctor(t *testing.T) {
 		t.Error("doctor printed the API key")
 	}
 	// No credentials: a clear failure.
-	env = faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+os.Args[0])
+	env = faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+fakeCLI)
 	out, _, code = runOnce(t, env, "doctor")
 	if code != 1 || !strings.Contains(out, "No credentials") {
 		t.Errorf("doctor without credentials: %d %q", code, out)

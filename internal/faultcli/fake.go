@@ -2,6 +2,7 @@ package faultcli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -82,7 +83,9 @@ func run() int {
 	f.readStdin()
 	if stubborn {
 		trace("stubborn", "ignoring stdin EOF")
-		select {}
+		for {
+			time.Sleep(time.Hour) // not select{}: the runtime would call that a deadlock
+		}
 	}
 	f.mu.Lock()
 	f.eof = true
@@ -157,7 +160,7 @@ func (f *fake) readStdin() {
 	br := bufio.NewReaderSize(os.Stdin, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
+		if len(bytes.TrimSpace(line)) > 0 {
 			var fr frame
 			if jerr := json.Unmarshal(line, &fr); jerr != nil {
 				fmt.Fprintf(os.Stderr, "Error parsing streaming input line (%d chars): %v\n", len(line), jerr)
