@@ -16,6 +16,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
 )
 
@@ -462,5 +464,32 @@ func TestBrokenPipe(t *testing.T) {
 	}
 	if alive := faultcli.WaitGone(p.dir, 5*time.Second); len(alive) > 0 {
 		t.Errorf("CLIs alive after the agent exited: %v", alive)
+	}
+}
+
+// TestRealCLIExit: the same hygiene with the real Claude Code CLI mid-turn:
+// on stdin EOF or SIGTERM the agent exits 0 and no claude process is left.
+func TestRealCLIExit(t *testing.T) {
+	for _, how := range []string{"eof", "sigterm"} {
+		t.Run(how, func(t *testing.T) {
+			sb := clitest.NewSandbox(t)
+			t.Cleanup(func() { clitest.NoOrphans(t) }) // runs after the agent's cleanup
+			sb.API.Script(fakeapi.Hang(30))
+			p := startBinary(t, sb.WorkDir, sb.With("CLAUDE_CODE_EXECUTABLE="+sb.CLI))
+			p.initialize()
+			sid := p.newSession(1)
+			p.send(2, "session/prompt", textPrompt(sid, "think for a long time"))
+			for m := p.next(); !strings.Contains(string(m.Params), "agent_message_chunk"); m = p.next() {
+			}
+			if how == "eof" {
+				p.in.Close()
+			} else if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.exitCode(); code != 0 {
+				t.Errorf("exit status %d", code)
+			}
+			clitest.NoOrphans(t)
+		})
 	}
 }
