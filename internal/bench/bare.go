@@ -10,15 +10,18 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/google/uuid"
 )
 
-// bareArgs start the CLI the way our adapter does (claude.Options as
-// agent.sessionSetup fills them), so the baseline does the same work.
+// bareArgs start the CLI the way our adapter does in the sandbox
+// (claude.Options as agent.sessionSetup fills them; IS_SANDBOX allows
+// bypassPermissions), so the baseline does the same work.
 var bareArgs = []string{
 	"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
 	"--permission-prompt-tool=stdio", "--disallowedTools=AskUserQuestion",
 	"--setting-sources=user,project,local", "--permission-mode=default",
-	"--include-partial-messages", "--replay-user-messages",
+	"--allow-dangerously-skip-permissions", "--include-partial-messages", "--replay-user-messages",
 }
 
 // bareEnv is what the claude package adds to the CLI's environment.
@@ -40,7 +43,7 @@ type bareCLI struct {
 }
 
 func startBare(cli string, sb *sandbox) (*bareCLI, error) {
-	cmd := exec.Command(cli, bareArgs...)
+	cmd := exec.Command(cli, append(bareArgs, "--session-id="+uuid.NewString())...)
 	cmd.Env = append(append([]string(nil), sb.env...), bareEnv...)
 	cmd.Dir = sb.work
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -59,8 +62,10 @@ func startBare(cli string, sb *sandbox) (*bareCLI, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	// The handshake every SDK client performs first.
-	_, err = io.WriteString(stdin, `{"type":"control_request","request_id":"init","request":{"subtype":"initialize"}}`+"\n")
+	// The handshake every SDK client performs first, and the settings query
+	// our adapter makes once the CLI is up.
+	_, err = io.WriteString(stdin, `{"type":"control_request","request_id":"init","request":{"subtype":"initialize"}}`+"\n"+
+		`{"type":"control_request","request_id":"settings","request":{"subtype":"get_settings"}}`+"\n")
 	return b, err
 }
 
@@ -71,7 +76,7 @@ var (
 
 // turn sends a user message and reads until its result.
 func (b *bareCLI) turn(text string) (turn, error) {
-	msg, _ := json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
+	msg, _ := json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil, "uuid": uuid.NewString(),
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}})
 	t := turn{sent: time.Now()}
 	if _, err := b.stdin.Write(append(msg, '\n')); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"time"
 )
@@ -20,6 +21,9 @@ type Config struct {
 	CLI string
 	// Iterations is how many alternating A/B rounds to run (default 5).
 	Iterations int
+	// Turns is how many warm turns the main run adds, after the 5-turn
+	// run whose requests are counted, for the per-turn latencies (default 20).
+	Turns int
 	// Deltas is the length of the streaming turn (default 20,000).
 	Deltas int
 	// Sessions is how many concurrent sessions the load run opens (default 8).
@@ -60,6 +64,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Iterations <= 0 {
 		cfg.Iterations = 5
 	}
+	if cfg.Turns < 0 {
+		cfg.Turns = 0
+	} else if cfg.Turns == 0 {
+		cfg.Turns = 20
+	}
 	if cfg.Deltas <= 0 {
 		cfg.Deltas = 20000
 	}
@@ -81,7 +90,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	r := &Report{Config: cfg, Machine: describeMachine(cfg), Samples: map[string][]sample{}, Started: time.Now()}
 	adapters := map[string][]string{Ours: cfg.Ours}
-	order := []string{Ours}
+	order := []string{Bare, Ours}
 	if len(cfg.Reference) > 0 {
 		adapters[Reference] = cfg.Reference
 		order = append(order, Reference)
@@ -91,30 +100,40 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if i%2 == 1 {
 			order = reversed(order)
 		}
-		bare, err := timed(cfg.Log, i, Bare, "turns", func() (sample, error) { return runBare(ctx, &cfg) })
-		if err != nil {
-			return nil, err
-		}
-		r.Samples[Bare] = append(r.Samples[Bare], bare)
+		// The turns runs of all systems first, back to back, so that the
+		// overheads over the bare CLI compare runs close in time; then the
+		// concurrent and session/load runs of the adapters.
+		got := map[string]sample{}
 		for _, sys := range order {
-			m, err := timed(cfg.Log, i, sys, "turns", func() (sample, error) { return runAdapter(ctx, &cfg, adapters[sys]) })
+			run := func() (sample, error) { return runAdapter(ctx, &cfg, adapters[sys]) }
+			if sys == Bare {
+				run = func() (sample, error) { return runBare(ctx, &cfg) }
+			}
+			m, err := timed(cfg.Log, i, sys, "turns", run)
 			if err != nil {
 				return nil, err
 			}
-			conc, err := timed(cfg.Log, i, sys, "concurrent", func() (sample, error) { return runConcurrent(ctx, &cfg, adapters[sys]) })
-			if err != nil {
-				return nil, err
-			}
-			replay, err := timed(cfg.Log, i, sys, "session/load", func() (sample, error) { return runReplay(ctx, &cfg, adapters[sys]) })
-			if err != nil {
-				return nil, err
-			}
-			for _, extra := range []sample{conc, replay} {
-				for k, v := range extra {
-					m[k] = v
+			got[sys] = m
+		}
+		for _, phase := range []struct {
+			name string
+			run  func(context.Context, *Config, []string) (sample, error)
+		}{{"concurrent", runConcurrent}, {"session/load", runReplay}} {
+			for _, sys := range order {
+				if sys == Bare {
+					continue
 				}
+				m, err := timed(cfg.Log, i, sys, phase.name, func() (sample, error) { return phase.run(ctx, &cfg, adapters[sys]) })
+				if err != nil {
+					return nil, err
+				}
+				maps.Copy(got[sys], m)
 			}
-			overBare(m, bare, cfg.Deltas)
+		}
+		for sys, m := range got {
+			if sys != Bare {
+				overBare(m, got[Bare], cfg.Deltas)
+			}
 			r.Samples[sys] = append(r.Samples[sys], m)
 		}
 	}

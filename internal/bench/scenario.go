@@ -94,13 +94,26 @@ func runAdapter(ctx context.Context, cfg *Config, argv []string) (sample, error)
 		}
 		warm = append(warm, t)
 	}
-	warmTurns(m, warm)
 	countRequests(m, api)
 	u, err := a.usage()
 	if err != nil {
 		return nil, err
 	}
 	usageMetrics(m, u)
+	for i := range cfg.Turns {
+		settle(a.cmd.Process.Pid, 3*time.Second)
+		t, err := a.prompt(ctx, sid, fmt.Sprintf("extra turn %d: say hello", i+1))
+		if err != nil {
+			return nil, err
+		}
+		warm = append(warm, t)
+	}
+	warmTurns(m, warm)
+	settle(a.cmd.Process.Pid, 3*time.Second)
+	before, err := a.usage()
+	if err != nil {
+		return nil, err
+	}
 	t, err := a.prompt(ctx, sid, streamPrompt)
 	if err != nil {
 		return nil, err
@@ -109,7 +122,7 @@ func runAdapter(ctx context.Context, cfg *Config, argv []string) (sample, error)
 	if err != nil {
 		return nil, err
 	}
-	streamMetrics(m, t, u, u2)
+	streamMetrics(m, t, before, u2, cfg.Deltas)
 	return m, nil
 }
 
@@ -145,13 +158,26 @@ func runBare(ctx context.Context, cfg *Config) (sample, error) {
 		}
 		warm = append(warm, t)
 	}
-	warmTurns(m, warm)
 	countRequests(m, api)
 	u, err := b.usage()
 	if err != nil {
 		return nil, err
 	}
 	usageMetrics(m, u)
+	for i := range cfg.Turns {
+		settle(b.cmd.Process.Pid, 3*time.Second)
+		t, err := b.turn(fmt.Sprintf("extra turn %d: say hello", i+1))
+		if err != nil {
+			return nil, err
+		}
+		warm = append(warm, t)
+	}
+	warmTurns(m, warm)
+	settle(b.cmd.Process.Pid, 3*time.Second)
+	before, err := b.usage()
+	if err != nil {
+		return nil, err
+	}
 	t, err := b.turn(streamPrompt)
 	if err != nil {
 		return nil, err
@@ -160,7 +186,7 @@ func runBare(ctx context.Context, cfg *Config) (sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	streamMetrics(m, t, u, u2)
+	streamMetrics(m, t, before, u2, cfg.Deltas)
 	return m, nil
 }
 
@@ -183,11 +209,12 @@ func usageMetrics(m sample, u treeUsage) {
 	m[kCPUTree] = u.cpu.Seconds()
 }
 
-func streamMetrics(m sample, t turn, before, after treeUsage) {
+func streamMetrics(m sample, t turn, before, after treeUsage, deltas int) {
 	m[kStreamDone] = t.toDone().Seconds()
 	m[kStreamChunks] = float64(t.chunks)
 	m[kStreamRSS] = float64(after.self.hwm)
 	m[kStreamCPU] = (after.self.cpu - before.self.cpu).Seconds()
+	m[kStreamCPUPerChunk] = m[kStreamCPU] / float64(deltas)
 }
 
 // countRequests waits for the model API to fall quiet (titles and
