@@ -108,6 +108,11 @@ type Conn struct {
 	seqCond *sync.Cond
 	doneSeq uint64 // last message whose handler was started and released
 
+	// baseCtx is the parent of every handler context; it ends with the
+	// connection, with the shutdown cause.
+	baseCtx    context.Context
+	baseCancel context.CancelCauseFunc
+
 	handlers sync.WaitGroup
 	hmu      sync.Mutex // orders handlers.Add against Wait after shutdown
 	done     chan struct{}
@@ -167,10 +172,15 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
 	}
+	c.baseCtx, c.baseCancel = context.WithCancelCause(context.Background())
 	c.qcond = sync.NewCond(&c.qmu)
 	c.seqCond = sync.NewCond(&c.seqMu)
 	go c.readLoop()
-	go c.dispatchLoop()
+	c.handlers.Add(1) // the dispatcher runs notification handlers itself
+	go func() {
+		defer c.handlers.Done()
+		c.dispatchLoop()
+	}()
 	return c
 }
 
@@ -218,6 +228,7 @@ func (c *Conn) shutdown(cause error) {
 		c.inflight = map[string]*inflight{}
 		c.pending = map[string]*pending{}
 		c.mu.Unlock()
+		c.baseCancel(cause)
 		for _, f := range running {
 			f.cancel(cause)
 		}
@@ -301,7 +312,17 @@ func (c *Conn) accept(in inbound) {
 const methodCancelRequest = "$/cancel_request"
 
 func (c *Conn) newInflight(in inbound) *inflight {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	if in.kind == kindNotification {
+		// Notifications cannot be cancelled one by one: they share the
+		// connection's context, which saves allocations on the hot path.
+		return &inflight{
+			req:    Request{Method: in.method, Params: in.params},
+			size:   in.size,
+			ctx:    c.baseCtx,
+			cancel: func(error) {},
+		}
+	}
+	ctx, cancel := context.WithCancelCause(c.baseCtx)
 	return &inflight{
 		req:    Request{ID: in.id, Method: in.method, Params: in.params},
 		size:   in.size,
@@ -364,6 +385,13 @@ func (c *Conn) dispatchLoop() {
 			return
 		}
 		if !c.admit(f) {
+			c.markDispatched(f.seq)
+			continue
+		}
+		if f.req.IsNotification() {
+			// Notifications run in order on this goroutine: they must be
+			// quick, and nothing else may start before they are handled.
+			c.runNotification(f)
 			c.markDispatched(f.seq)
 			continue
 		}
@@ -444,6 +472,9 @@ type handlerState struct {
 }
 
 func (h *handlerState) isReleased() bool {
+	if h.released == nil {
+		return false
+	}
 	select {
 	case <-h.released:
 		return true
@@ -452,7 +483,12 @@ func (h *handlerState) isReleased() bool {
 	}
 }
 
-func (h *handlerState) release() { h.once.Do(func() { close(h.released) }) }
+func (h *handlerState) release() {
+	if h.released == nil {
+		return // an inline notification handler: nothing to release
+	}
+	h.once.Do(func() { close(h.released) })
+}
 
 type handlerKey struct{}
 
@@ -466,6 +502,20 @@ func Async(ctx context.Context) {
 	}
 }
 
+func (c *Conn) runNotification(f *inflight) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("acp: notification handler panicked", "method", f.req.Method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	// The marker lets a Call made from this handler skip waiting for its
+	// own message (the dispatcher is busy running it).
+	ctx := context.WithValue(f.ctx, handlerKey{}, &handlerState{seq: f.seq})
+	if _, err := c.opts.Handler.Handle(ctx, &f.req); err != nil {
+		c.log.Warn("acp: notification handler failed", "method", f.req.Method, "error", err)
+	}
+}
+
 func (c *Conn) run(f *inflight, hs *handlerState) {
 	defer c.handlers.Done()
 	defer func() { <-c.sem }()
@@ -473,20 +523,11 @@ func (c *Conn) run(f *inflight, hs *handlerState) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("acp: handler panicked", "method", f.req.Method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			if !f.req.IsNotification() {
-				c.replyAbandoned(f, "handler panicked")
-			}
+			c.replyAbandoned(f, "handler panicked")
 		}
 	}()
 	ctx := context.WithValue(f.ctx, handlerKey{}, hs)
 	result, err := c.opts.Handler.Handle(ctx, &f.req)
-	if f.req.IsNotification() {
-		if err != nil {
-			c.log.Warn("acp: notification handler failed", "method", f.req.Method, "error", err)
-		}
-		f.cancel(nil)
-		return
-	}
 	switch {
 	case err != nil:
 		var e *Error

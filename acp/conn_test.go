@@ -408,3 +408,34 @@ func TestCallFromUnreleasedHandler(t *testing.T) {
 		t.Fatalf("%v %v", out, err)
 	}
 }
+
+// TestCallFromNotificationHandler: a notification handler that calls the
+// peer does not deadlock on its own message.
+func TestCallFromNotificationHandler(t *testing.T) {
+	got := make(chan string, 1)
+	var client *Conn
+	cm := NewMux()
+	OnNotification(cm, "poke", func(ctx context.Context, p *struct{}) error {
+		var out map[string]string
+		err := client.Call(ctx, "ask", nil, &out)
+		got <- out["answer"]
+		return err
+	})
+	am := NewMux()
+	On(am, "ask", func(ctx context.Context, p *struct{}) (any, error) {
+		return map[string]string{"answer": "yes"}, nil
+	})
+	agent, c := pipePair(t, Options{Handler: am}, Options{Handler: cm})
+	client = c
+	if err := agent.Notify(context.Background(), "poke", struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-got:
+		if a != "yes" {
+			t.Fatalf("answer %q", a)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("deadlock: a notification handler's Call never returned")
+	}
+}
