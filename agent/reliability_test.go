@@ -520,3 +520,78 @@ func TestClientBrokenPipe(t *testing.T) {
 		t.Fatalf("CLIs still running after the client went away: %v", alive)
 	}
 }
+
+// TestFaultEveryQueuedTurnAnswered: with several prompts queued behind a
+// running one, a CLI crash, a failed CLI start and session/close each
+// answer every one of them.
+func TestFaultEveryQueuedTurnAnswered(t *testing.T) {
+	const n = 4
+	waitAll := func(t *testing.T, done []<-chan promptResult, ok func(promptResult) bool) {
+		t.Helper()
+		for i, ch := range done {
+			select {
+			case r := <-ch:
+				if !ok(r) {
+					t.Errorf("prompt %d: %+v", i, r)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("prompt %d of %d was never answered", i, len(done))
+			}
+		}
+	}
+	// queue sends a hanging prompt and n-1 more, one after another.
+	queue := func(h *agenttest.Harness, sid string) []<-chan promptResult {
+		var done []<-chan promptResult
+		for i := range n {
+			text := "hang"
+			if i > 0 {
+				text = fmt.Sprintf("queued %d", i)
+			}
+			done = append(done, promptAsync(h, sid, text))
+			h.WaitFor("the prompt to reach the agent", 30*time.Second, func() bool {
+				c := 0
+				for _, l := range h.Wire() {
+					if !l.FromAgent && strings.Contains(l.Line, `"session/prompt"`) {
+						c++
+					}
+				}
+				return c == i+1
+			})
+		}
+		return done
+	}
+	isErr := func(r promptResult) bool { return r.err != nil }
+	t.Run("crash", func(t *testing.T) {
+		h, dir := startFake(t, nil)
+		sid := h.NewSession(h.Sandbox.WorkDir)
+		done := queue(h, sid)
+		h.WaitFor("all prompts at the CLI", 30*time.Second, func() bool {
+			c := 0
+			for _, e := range faultcli.Trace(dir) {
+				if e.What == "frame" && strings.HasPrefix(e.Detail, "user") {
+					c++
+				}
+			}
+			return c == n
+		})
+		if err := syscall.Kill(lastPID(t, dir), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitAll(t, done, isErr)
+	})
+	t.Run("start failure", func(t *testing.T) {
+		h, _ := startFake(t, func(c *agent.Config) { c.StartupTimeout = time.Second }, faultcli.EnvStart+"=hang")
+		sid := h.NewSession(h.Sandbox.WorkDir)
+		waitAll(t, queue(h, sid), isErr)
+	})
+	t.Run("close", func(t *testing.T) {
+		h, _ := startFake(t, nil)
+		sid := h.NewSession(h.Sandbox.WorkDir)
+		done := queue(h, sid)
+		h.WaitFor("the running turn", 30*time.Second, func() bool { return strings.Contains(h.AgentText(sid), "working on it") })
+		if err := h.Client.Call(h.Ctx(), acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(sid)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		waitAll(t, done, func(r promptResult) bool { return r.err == nil && r.resp.StopReason == acp.StopReasonCancelled })
+	})
+}

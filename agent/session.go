@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -168,7 +169,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 		s.log.Warn("Claude Code did not start", "error", err)
 		// Every prompt waiting for this CLI fails with the reason; the next
 		// prompt tries again.
-		for _, t := range s.turns {
+		for _, t := range slices.Clone(s.turns) { // settle edits s.turns
 			s.settleStartFailure(t, err)
 		}
 		return
@@ -177,7 +178,8 @@ func (s *session) onStarted(p *claude.Process, err error) {
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p) // config.go: pending settings, config and command lists
-	for _, t := range s.turns {
+	// A failed send settles its turn, which edits s.turns.
+	for _, t := range slices.Clone(s.turns) {
 		if !t.sent {
 			s.send(t)
 		}
@@ -198,7 +200,7 @@ func (s *session) onExit() {
 	if len(s.turns) == 0 {
 		s.failureExitIdle(err)
 	}
-	for _, t := range s.turns {
+	for _, t := range slices.Clone(s.turns) { // settle edits s.turns
 		s.settleLost(t, err)
 	}
 	s.fail.shutdownArmed = false
@@ -210,7 +212,7 @@ func (s *session) close() {
 	s.once.Do(func() {
 		var p *claude.Process
 		s.do(func() {
-			for _, t := range s.turns {
+			for _, t := range slices.Clone(s.turns) { // settle edits s.turns
 				s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 			}
 			p = s.proc

@@ -25,7 +25,7 @@
 //
 //	echo …            stream "echo: …" and end the turn (also any unknown word)
 //	hang              stream a little, then wait for an interrupt (or stdin EOF)
-//	slow MS           stream a chunk every 5 ms for MS milliseconds; interruptible
+//	slow MS [TAG]     stream TAG (default ".") every 5 ms for MS milliseconds; interruptible
 //	chunks N SIZE     stream N numbered chunks of SIZE bytes as fast as possible
 //	size              answer with the length of the prompt text ("size 123")
 //	crash             stream a little, then SIGKILL itself

@@ -86,8 +86,12 @@ func (f *fake) turn(m *userMsg) {
 		}
 	case "slow":
 		deadline := time.Now().Add(time.Duration(arg(1, 100)) * time.Millisecond)
+		chunk := "."
+		if len(words) > 2 {
+			chunk = words[2] // a tag, so a test can tell whose output it sees
+		}
 		for time.Now().Before(deadline) {
-			t.stream(".")
+			t.stream(chunk)
 			select {
 			case <-m.interrupt:
 				t.aborted()
