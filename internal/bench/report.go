@@ -314,7 +314,9 @@ const documentTail = "\n" +
 	"TS / Go is the reference's median over ours: above 1, the reference takes that many times more time, " +
 	"memory or requests. Overheads are each adapter's median minus the bare CLI's in the same iteration; " +
 	"the per-chunk overhead is the streaming turn's extra time over the bare CLI divided by the deltas, and " +
-	"the adapter's own CPU per chunk is what relaying costs it. " +
+	"the adapter's own CPU per chunk is what relaying costs it. A negative overhead means the adapter's " +
+	"cost is below the CLI's own run-to-run spread (a few ms per turn on a shared 2-core machine); the " +
+	"cold first text depends mostly on how the CLI's start-up overlaps the handshake, not on the adapter. " +
 	"The fake API answers every turn with a five-word text; the streaming turn is one answer of many small " +
 	"text deltas. Model API requests count every `POST /v1/messages` the fake received during the five user " +
 	"turns, side requests (titles, suggestions, classifiers) included, once the API has been quiet for 0.7 s.\n"
