@@ -58,8 +58,15 @@ func (a *Agent) initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.
 		AuthMethods: authMethods(cc),
 	}
 	a.extendCapabilities(&resp.AgentCapabilities)
+	for _, f := range initializeExtenders {
+		f(cc, resp)
+	}
 	return resp, nil
 }
+
+// initializeExtenders let feature files add to the initialize result
+// beyond agentCapabilities (the goal extension's _meta.goal).
+var initializeExtenders []func(cc clientCaps, resp *acp.InitializeResponse)
 
 // capabilityExtenders let feature files (sessions, load, …) add what they
 // serve to agentCapabilities without this file knowing them.

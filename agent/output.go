@@ -40,8 +40,13 @@ func (s *session) handle(m claude.Message) {
 		}
 	}
 	if s.current != nil && s.current.cancelled {
-		if _, ok := m.Body.(*claude.TaskEvent); ok {
-			s.onOther(m) // background work outlives the cancelled turn
+		switch m.Body.(type) {
+		case *claude.TaskEvent, *claude.ActiveGoal:
+			s.onOther(m) // background work and the session's goal outlive the cancelled turn
+			return
+		}
+		if s.backgroundSubagentFrame(m) {
+			s.handleSubagentFrame(m) // subagent.go: not part of the cancelled turn
 			return
 		}
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
@@ -64,6 +69,7 @@ func (s *session) handle(m claude.Message) {
 	case *claude.ResultMessage:
 		s.observeFastMode(b.FastModeState, m.Raw)
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
+		s.goalResult(b)            // goal.go: a failed /goal restores the snapshot
 		s.onResult(b)
 	default:
 		s.onOther(m)
@@ -84,7 +90,8 @@ func (s *session) onLifecycle(b *claude.CommandLifecycle) {
 
 func (s *session) onStreamEvent(e *claude.StreamEvent) {
 	if e.ParentToolUseID != "" {
-		return // subagent output: not part of the main transcript
+		s.onSubagentStream(e) // subagent.go
+		return
 	}
 	ev := e.Event
 	switch ev.Type {
@@ -146,6 +153,7 @@ func (s *session) chunk(thought bool, text, messageID string) {
 
 func (s *session) onAssistant(m *claude.AssistantMessage) {
 	if m.ParentToolUseID != "" {
+		s.onSubagentAssistant(m) // subagent.go
 		return
 	}
 	s.failureSawAssistant(m)
@@ -178,10 +186,12 @@ func (s *session) onAssistant(m *claude.AssistantMessage) {
 }
 
 func (s *session) onUserFrame(u *claude.UserFrame) {
-	s.toolResults(u) // tools.go; also a subagent's results of calls the client saw
 	if u.ParentToolUseID != "" {
+		s.onSubagentUser(u) // subagent.go: its results and its prompt
 		return
 	}
+	s.toolResults(u)  // tools.go
+	s.goalFeedback(u) // goal.go: the /goal Stop hook kept the turn going
 	for _, b := range u.Message.Content {
 		if b.Type == "text" {
 			if out, ok := localCommandOutput(b.Text); ok {

@@ -53,13 +53,17 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	var t *turn
 	var open *openRequest
 	var stopped bool
+	var ts *toolState
 	ok := s.do(func() {
-		ts := s.tool(req.ToolUseID)
+		ts = s.subagentRequestTool(req) // subagent.go: a subagent asks
+		if ts == nil {
+			ts = s.tool(req.ToolUseID)
+		}
 		if ts != nil {
 			t = ts.turn
 		}
-		if t == nil {
-			t = s.current
+		if t == nil && (ts == nil || ts.parent == "") {
+			t = s.current // (a background subagent's request belongs to no prompt)
 		}
 		if t != nil && t.cancelled {
 			// The user pressed Stop before Claude asked: nothing of that
@@ -70,7 +74,8 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 		ts = s.permissionTool(req)
 		open = s.trackRequest(t, cancel)
 		choices = s.permissionChoices(req)
-		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.id), ToolCall: s.fullToolCall(ts)}
+		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.toolSession(ts)), ToolCall: s.fullToolCall(ts)}
+		s.subagentAsking(ts, +1) // subagent_sessions.go: the child requires action
 		for _, c := range choices {
 			params.Options = append(params.Options, c.opt)
 		}
@@ -81,7 +86,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	if stopped {
 		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled this turn.", Interrupt: true}, nil
 	}
-	defer s.post(func() { s.untrackRequest(t, open) })
+	defer s.post(func() { s.untrackRequest(t, open); s.subagentAsking(ts, -1) })
 	var resp acp.RequestPermissionResponse
 	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
 		return claude.PermissionResult{Behavior: "deny", Message: "The permission request was cancelled.", Interrupt: true}, nil

@@ -29,6 +29,9 @@ import (
 type replayer struct {
 	s    *session
 	mode string // permission mode of the last prompt
+	// subagents are the session's subagent transcripts by launching
+	// tool_use id (subagent_replay.go).
+	subagents map[string]transcript.Subagent
 }
 
 func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
@@ -72,6 +75,7 @@ func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup
 	}
 	defer r.Close()
 	rp := newReplayer(a, id, setup)
+	rp.subagents = subagentTranscripts(path, a.log.With("session", id))
 	n := 0
 	for rec, err := range r.Records() {
 		if err != nil {
@@ -109,6 +113,7 @@ func (rp *replayer) record(rec *transcript.Record) {
 	switch rec.Type {
 	case transcript.TypeAssistant:
 		rp.assistant(rec)
+		rp.subagentsLaunchedBy(rec) // their transcripts follow the launch
 	case transcript.TypeUser:
 		rp.user(rec)
 	}

@@ -55,7 +55,9 @@ type session struct {
 	thinkingOff bool
 	configSent  string // JSON of the config options the client last got
 	cmds        commandState
-	fail        failureState // the session failure extension (failure.go)
+	fail        failureState  // the session failure extension (failure.go)
+	sub         subagentState // subagent runs (subagent.go)
+	goal        goalState     // the session's /goal (goal.go)
 	// startWaiters are told how the next CLI start ends (session/load,
 	// resume and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
@@ -192,6 +194,7 @@ func (s *session) onExit() {
 	err := s.proc.Err()
 	s.proc, s.msgs = nil, nil
 	s.stopBackground() // terminal.go: its background commands died with it
+	s.subagentsLost()  // subagent_sessions.go: and its subagents
 	s.current = nil
 	s.out.reset()
 	if len(s.turns) > 0 {

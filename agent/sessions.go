@@ -104,6 +104,7 @@ func (a *Agent) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
 	s.cwd = setup.cwd
 	s.opts.CanUseTool = s.canUseTool
+	a.subagentOptions(&s.opts) // subagent.go: what the client can show of subagents
 	a.mu.Lock()
 	a.sessions[id] = s
 	a.mu.Unlock()

@@ -22,6 +22,7 @@ type toolState struct {
 	id, name string
 	turn     *turn
 	parent   string // the Agent/Task call a subagent's call belongs to
+	sid      string // the child session it is reported on ("" = this one; subagent.go)
 
 	input    strings.Builder // streamed input JSON
 	scan     inputScanner
@@ -109,7 +110,7 @@ func (s *session) toolInputComplete(b claude.ContentBlock) {
 	}
 	ts.setInput(b.Input)
 	ts.input.Reset()
-	if isPlanTool(ts.name) {
+	if isPlanTool(ts.name) && ts.parent == "" { // a subagent's list is not the session's plan
 		s.planFromInput(ts)
 		if !ts.reported {
 			return
@@ -182,7 +183,7 @@ func (s *session) reportTool(ts *toolState) {
 		content: string(mustJSON(v.content)), locations: string(mustJSON(v.locations)),
 		rawInput: ts.complete,
 	}
-	s.a.notify(s.id, acp.SessionUpdate{ToolCall: tc})
+	s.a.notify(s.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
 }
 
 // updateTool sends what changed in the call's view since the last report,
@@ -222,15 +223,19 @@ func (s *session) sendToolUpdate(ts *toolState, v toolView, p toolPatch) {
 		return
 	}
 	u.Meta = s.toolMeta(ts, p.meta)
-	s.a.notify(s.id, acp.SessionUpdate{ToolCallUpdate: u})
+	s.a.notify(s.toolSession(ts), acp.SessionUpdate{ToolCallUpdate: u})
 }
 
 // toolMeta is the _meta of every report: the Claude tool name (and the
-// subagent call it belongs to), plus extra keys.
+// subagent call it belongs to, or that it launches subagents), plus extra
+// keys.
 func (s *session) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
-	cc := map[string]string{"toolName": ts.name}
+	cc := map[string]any{"toolName": ts.name}
 	if ts.parent != "" {
 		cc["parentToolUseId"] = ts.parent
+	}
+	if ts.name == "Agent" || ts.name == "Task" {
+		cc["subagent"] = true
 	}
 	m := map[string]json.RawMessage{"claudeCode": mustJSON(cc)}
 	for k, v := range extra {
@@ -249,7 +254,7 @@ func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock, structu
 		ts = s.newTool(b.ToolUseID, "")
 	}
 	text := toolResultText(b.Content)
-	if isPlanTool(ts.name) {
+	if isPlanTool(ts.name) && ts.parent == "" {
 		s.planResult(ts, b.IsError, structured)
 		if !ts.reported {
 			delete(s.tools, ts.id)

@@ -47,7 +47,7 @@ func (a *Agent) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptRe
 	}
 	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
 	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
-	if !s.do(func() { s.enqueue(t) }) {
+	if !s.do(func() { s.goalPrompt(t); s.enqueue(t) }) { // goal.go: /goal typed as a prompt
 		return nil, acp.NewSessionNotFound(string(p.SessionID))
 	}
 	acp.Async(ctx)
@@ -97,7 +97,8 @@ func (s *session) send(t *turn) {
 func (a *Agent) cancel(ctx context.Context, p *acp.CancelNotification) error {
 	s, err := a.session(p.SessionID)
 	if err != nil {
-		return nil // cancelling an unknown session is a no-op
+		a.cancelSubagent(p.SessionID) // subagent_sessions.go: a child session stops alone
+		return nil                    // cancelling an unknown session is a no-op
 	}
 	s.do(func() { s.cancelTurns(append([]*turn(nil), s.turns...)) })
 	return nil

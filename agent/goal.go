@@ -1,0 +1,265 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// The goal extension (provider-neutral, experimental; see docs/subagents.md
+// and the reference contract). Claude Code's `/goal <condition>` installs a
+// session-scoped Stop hook that keeps Claude working until the condition
+// holds. The goal belongs to the ACP session, not to one prompt: a prompt
+// ends when its turn is quiescent while the goal stays active, and a
+// cancelled prompt leaves the goal in place.
+//
+//   - initialize advertises _meta.goal = {version, controlMethod, actions}.
+//   - The state goes out as session_info_update with _meta.goal: a snapshot
+//     {objective, status, iterations?, lastReason?, createdAt?,
+//     controlMethod}, or null once cleared. AIR clients also get it under
+//     _meta.jetbrains.air.goal.
+//   - `/goal <condition>` typed as a prompt publishes an active snapshot at
+//     once (the CLI does not announce a new goal itself); `/goal clear`
+//     publishes null. The CLI's active_goal frames are authoritative when
+//     they come; while an optimistic snapshot waits for the CLI, frames that
+//     disagree with it are stale and ignored. A /goal prompt that fails
+//     restores the previous snapshot.
+//   - CLI 2.1.332 writes active_goal frames only when CLAUDE_CODE_REMOTE is
+//     set. Without them, each "Stop hook feedback" the hook injects counts
+//     an iteration and carries its reason.
+//   - `_session/goal {sessionId, action:"clear"}` clears the goal: it sends
+//     `/goal clear`, with "now" priority while a turn runs (so it is not
+//     queued behind the Stop-hook loop, which it ends), else as an ordinary
+//     turn, and answers {} when that command has run.
+
+const goalControlMethod = "_session/goal"
+
+// goalSnapshot is the wire snapshot. The CLI's tokens_at_start is
+// bookkeeping and is not exposed.
+type goalSnapshot struct {
+	Objective     string `json:"objective"`
+	Status        string `json:"status"`
+	Iterations    *int   `json:"iterations,omitempty"`
+	LastReason    string `json:"lastReason,omitempty"`
+	CreatedAt     int64  `json:"createdAt,omitempty"`
+	ControlMethod string `json:"controlMethod"`
+}
+
+// goalState is the session's goal as the client last saw it.
+type goalState struct {
+	snap    *goalSnapshot
+	sent    string // JSON last published ("" = nothing yet)
+	pending *goalPending
+	frames  bool // this CLI reports active_goal itself
+}
+
+// goalPending is an optimistic snapshot waiting for the CLI.
+type goalPending struct {
+	clear     bool
+	objective string
+	prev      *goalSnapshot
+	turn      *turn
+}
+
+func init() {
+	initializeExtenders = append(initializeExtenders, func(cc clientCaps, resp *acp.InitializeResponse) {
+		c := mustJSON(map[string]any{"version": 1, "controlMethod": goalControlMethod, "actions": []string{"clear"}})
+		resp.Meta = withMeta(resp.Meta, "goal", c, airClient(cc.raw.Meta))
+	})
+	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
+		acp.On(m, goalControlMethod, a.goalControl)
+	})
+	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
+		g, ok := m.Body.(*claude.ActiveGoal)
+		if ok {
+			s.onActiveGoal(g)
+		}
+		return ok
+	})
+}
+
+var goalCommandRE = regexp.MustCompile(`^/goal\s+(\S[\s\S]*)$`)
+
+// goalCommand recognises `/goal <condition>` and `/goal clear` (a bare
+// `/goal` only shows the goal and changes nothing).
+func goalCommand(text string) (arg string, ok bool) {
+	m := goalCommandRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return "", false
+	}
+	return strings.TrimSpace(m[1]), true
+}
+
+// goalPrompt publishes the optimistic snapshot of a /goal prompt.
+func (s *session) goalPrompt(t *turn) {
+	var text strings.Builder
+	for _, b := range t.msg.Content {
+		if b.Type != "text" {
+			return
+		}
+		text.WriteString(b.Text)
+	}
+	arg, ok := goalCommand(text.String())
+	if !ok {
+		return
+	}
+	p := &goalPending{clear: arg == "clear", objective: arg, prev: s.goal.snap, turn: t}
+	s.goal.pending = p
+	if p.clear {
+		s.publishGoal(nil)
+	} else {
+		s.publishGoal(&goalSnapshot{Objective: arg, Status: "active", ControlMethod: goalControlMethod})
+	}
+}
+
+// onActiveGoal maps the CLI's goal state.
+func (s *session) onActiveGoal(g *claude.ActiveGoal) {
+	s.goal.frames = true
+	var snap *goalSnapshot
+	if v := g.Value; v != nil {
+		n := v.Iterations
+		snap = &goalSnapshot{
+			Objective: strings.TrimSpace(v.Condition), Status: "active", Iterations: &n,
+			LastReason: v.LastReason, CreatedAt: v.SetAt, ControlMethod: goalControlMethod,
+		}
+	}
+	if p := s.goal.pending; p != nil {
+		if p.clear != (snap == nil) || snap != nil && snap.Objective != p.objective {
+			return // older than the command the client just sent
+		}
+		s.goal.pending = nil
+	}
+	s.publishGoal(snap)
+}
+
+var stopFeedbackRE = regexp.MustCompile(`(?s)^Stop hook feedback:\n\[(.*?)\]: (.*)$`)
+
+// goalFeedback counts a Stop-hook round of the goal when the CLI does not
+// report the goal itself.
+func (s *session) goalFeedback(u *claude.UserFrame) {
+	g := s.goal.snap
+	if s.goal.frames || g == nil || !u.IsSynthetic {
+		return
+	}
+	for _, b := range u.Message.Content {
+		m := stopFeedbackRE.FindStringSubmatch(b.Text)
+		if b.Type != "text" || m == nil || strings.TrimSpace(m[1]) != g.Objective {
+			continue
+		}
+		next := *g
+		n := 1
+		if g.Iterations != nil {
+			n = *g.Iterations + 1
+		}
+		next.Iterations, next.LastReason = &n, strings.TrimSpace(m[2])
+		s.publishGoal(&next)
+	}
+}
+
+// goalResult settles an optimistic snapshot at the end of its command's
+// turn (or of a later one, if the command was cancelled before it ran):
+// if the command failed or never ran, the previous snapshot comes back.
+func (s *session) goalResult(r *claude.ResultMessage) {
+	p := s.goal.pending
+	if p == nil || p.turn != s.current && !p.turn.settled {
+		return
+	}
+	s.goal.pending = nil
+	if p.turn == s.current && r.IsError || p.turn != s.current && !p.turn.started {
+		s.publishGoal(p.prev)
+	}
+}
+
+// publishGoal sends the snapshot if it changed.
+func (s *session) publishGoal(snap *goalSnapshot) {
+	s.goal.snap = snap
+	raw := json.RawMessage("null")
+	if snap != nil {
+		raw = mustJSON(snap)
+	}
+	if string(raw) == s.goal.sent {
+		return
+	}
+	s.goal.sent = string(raw)
+	s.a.mu.Lock()
+	air := airClient(s.a.client.raw.Meta)
+	s.a.mu.Unlock()
+	s.a.notify(s.id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: withMeta(nil, "goal", raw, air)}})
+}
+
+// airClient reports a JetBrains AIR client (_meta.jetbrains.air is an
+// object), which reads extension payloads under _meta.jetbrains.air.
+func airClient(meta map[string]json.RawMessage) bool {
+	var jb struct {
+		Air json.RawMessage `json:"air"`
+	}
+	return meta != nil && json.Unmarshal(meta["jetbrains"], &jb) == nil && isJSONObject(jb.Air)
+}
+
+// withMeta sets key in a _meta object, and for AIR clients also under
+// jetbrains.air (next to version 1), keeping what is there.
+func withMeta(meta map[string]json.RawMessage, key string, v json.RawMessage, air bool) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(meta)+2)
+	for k, x := range meta {
+		out[k] = x
+	}
+	out[key] = v
+	if air {
+		jb := map[string]json.RawMessage{}
+		_ = json.Unmarshal(out["jetbrains"], &jb)
+		a := map[string]json.RawMessage{}
+		_ = json.Unmarshal(jb["air"], &a)
+		a["version"] = json.RawMessage("1")
+		a[key] = v
+		jb["air"] = mustJSON(a)
+		out["jetbrains"] = mustJSON(jb)
+	}
+	return out
+}
+
+type goalRequest struct {
+	SessionID acp.SessionID `json:"sessionId"`
+	Action    string        `json:"action"`
+}
+
+func (r *goalRequest) Validate() error {
+	if r.SessionID == "" {
+		return &acp.FieldError{Path: "sessionId", Reason: "is required"}
+	}
+	if r.Action != "clear" {
+		return &acp.FieldError{Path: "action", Reason: "is not a supported goal action (supported: clear)"}
+	}
+	return nil
+}
+
+// goalControl is _session/goal.
+func (a *Agent) goalControl(ctx context.Context, p *goalRequest) (struct{}, error) {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return struct{}{}, err
+	}
+	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
+	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock("/goal clear")}, UUID: t.uuid}
+	if !s.do(func() {
+		if s.current != nil && !s.current.settled {
+			t.msg.Priority = claude.PriorityNow // not behind the Stop-hook loop
+		}
+		s.goalPrompt(t)
+		s.enqueue(t)
+	}) {
+		return struct{}{}, acp.NewSessionNotFound(string(p.SessionID))
+	}
+	acp.Async(ctx)
+	select {
+	case out := <-t.done:
+		return struct{}{}, out.err
+	case <-ctx.Done():
+		return struct{}{}, ctx.Err()
+	}
+}

@@ -1,0 +1,342 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Subagents. Claude delegates work through the Agent tool (Task in older
+// CLIs): the CLI runs a subagent, in the foreground (the parent turn waits
+// for its report, which becomes the Agent call's result) or in the
+// background (the call returns at once and the report arrives later as a
+// new, self-started turn). Every frame a subagent produces carries
+// parent_tool_use_id, the id of the launching Agent/Task call, and
+// agent_id; system/task_* frames (task_type local_agent) say when it starts
+// and how it ends.
+//
+// How the editor sees that work depends on what the client declared (see
+// docs/subagents.md):
+//
+//   - flat (default): the subagent's tool calls appear on the parent session
+//     with _meta.claudeCode.parentToolUseId; its text and thinking do not.
+//   - transcript (clientCapabilities._meta["subagent-transcript"] = true):
+//     its text and thinking are forwarded too, related the same way.
+//   - sessions (clientCapabilities.subagents, the ACP subagents draft): each
+//     subagent is a child session of its own (subagent_sessions.go).
+//
+// In every mode the Agent/Task call itself stays an ordinary tool call
+// marked _meta.claudeCode.subagent = true, and its result (the report) is
+// the protocol-compatible fallback. A subagent's permission requests belong
+// to the prompt that launched it in the foreground, and to no prompt when it
+// runs in the background, so cancelling a later prompt does not withdraw
+// them.
+
+// subagentMode is how a client wants subagent work shown.
+type subagentMode int
+
+const (
+	subagentsFlat subagentMode = iota
+	subagentsTranscript
+	subagentsSessions
+)
+
+// subagentMode reads the client's declaration. Sessions win over the
+// transcript flag: a client that can show child sessions wants the text
+// there, not on the parent.
+func (a *Agent) subagentMode() subagentMode {
+	a.mu.Lock()
+	raw := a.client.raw
+	a.mu.Unlock()
+	if isJSONObject(raw.Extra["subagents"]) {
+		return subagentsSessions
+	}
+	if metaBool(raw.Meta, "subagent-transcript") {
+		return subagentsTranscript
+	}
+	return subagentsFlat
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// subagentOptions asks the CLI for what the client can show: subagent text
+// only streams out of the CLI with forwardSubagentText, and a client that
+// can stop each child itself gets perTaskStopAffordance, so that
+// cancelling the parent's prompt stops its foreground subagents but spares
+// the background ones (observed on CLI 2.1.332; without it an interrupt
+// kills background subagents too).
+func (a *Agent) subagentOptions(o *claude.Options) {
+	mode := a.subagentMode()
+	if mode == subagentsFlat {
+		return
+	}
+	if o.InitializeExtra == nil {
+		o.InitializeExtra = map[string]any{}
+	}
+	o.InitializeExtra["forwardSubagentText"] = true
+	if mode == subagentsSessions {
+		o.InitializeExtra["perTaskStopAffordance"] = true
+	}
+}
+
+// subagent is one subagent run, known from its task_started frame or its
+// first frame.
+type subagent struct {
+	launch     string // tool_use id of the Agent/Task call
+	agentID    string // the CLI's agent (task) id; the child session id
+	owner      string // session the launching call was reported on
+	title      string // the call's description
+	kind       string // subagent_type
+	background bool
+	turn       *turn // the prompt a foreground subagent works for
+	announced  bool  // subagent_update sent (sessions mode)
+	prompted   bool  // its launch prompt was seen
+	state      string
+	asking     int             // permission requests open
+	done       bool            // it ended; later frames are dropped
+	streamed   map[string]bool // message ids whose text streamed
+}
+
+// subagentState is the session's subagents, by launching call and by
+// agent id.
+type subagentState struct {
+	byLaunch map[string]*subagent
+	byAgent  map[string]*subagent
+}
+
+// subagent finds the run launched by the call, creating it on first sight,
+// and learns its agent id when a frame names it.
+func (s *session) subagent(launch, agentID string) *subagent {
+	st := &s.sub
+	if st.byLaunch == nil {
+		st.byLaunch, st.byAgent = map[string]*subagent{}, map[string]*subagent{}
+	}
+	c := st.byLaunch[launch]
+	if c == nil && agentID != "" {
+		c = st.byAgent[agentID]
+	}
+	if c == nil {
+		c = &subagent{launch: launch, owner: s.id, turn: s.current, streamed: map[string]bool{}}
+		if ts := s.tool(launch); ts != nil {
+			c.owner, c.turn = s.toolSession(ts), ts.turn
+			c.title, c.kind = str(ts.in, "description"), str(ts.in, "subagent_type")
+			c.background = ts.in["run_in_background"] == true
+		} else {
+			c.background = true // its call already returned: it was not waited for
+		}
+		if c.background {
+			c.turn = nil
+		}
+		st.byLaunch[launch] = c
+	}
+	if agentID != "" && c.agentID == "" {
+		c.agentID = agentID
+		st.byAgent[agentID] = c
+	}
+	return c
+}
+
+// toolSession is the session a call is reported on.
+func (s *session) toolSession(ts *toolState) string {
+	if ts.sid != "" {
+		return ts.sid
+	}
+	return s.id
+}
+
+// subagentSession is where a subagent's own traffic goes: its child
+// session for a sessions client (once its id is known), else the parent.
+func (s *session) subagentSession(c *subagent) string {
+	if c.agentID != "" && s.a.subagentMode() == subagentsSessions {
+		return c.agentID
+	}
+	return s.id
+}
+
+// handleSubagentFrame routes a frame that carries parent_tool_use_id.
+func (s *session) handleSubagentFrame(m claude.Message) {
+	switch b := m.Body.(type) {
+	case *claude.StreamEvent:
+		s.onSubagentStream(b)
+	case *claude.AssistantMessage:
+		s.onSubagentAssistant(b)
+	case *claude.UserFrame:
+		s.onSubagentUser(b)
+	}
+}
+
+// backgroundSubagentFrame reports a frame of a background subagent: it is
+// not part of the prompt that happens to be running.
+func (s *session) backgroundSubagentFrame(m claude.Message) bool {
+	var launch string
+	switch b := m.Body.(type) {
+	case *claude.StreamEvent:
+		launch = b.ParentToolUseID
+	case *claude.AssistantMessage:
+		launch = b.ParentToolUseID
+	case *claude.UserFrame:
+		launch = b.ParentToolUseID
+	}
+	c := s.sub.byLaunch[launch]
+	return launch != "" && c != nil && c.background
+}
+
+// onSubagentStream forwards streamed subagent text (CLI 2.1.332 sends only
+// consolidated frames for subagents; later versions may stream).
+func (s *session) onSubagentStream(e *claude.StreamEvent) {
+	c := s.subagent(e.ParentToolUseID, "")
+	if c.done || e.Event.Type != "content_block_delta" || e.Event.Delta == nil {
+		return
+	}
+	switch d := e.Event.Delta; d.Type {
+	case "text_delta":
+		s.subagentChunk(c, false, d.Text, e.APIMessageID)
+	case "thinking_delta":
+		s.subagentChunk(c, true, d.Thinking, e.APIMessageID)
+	}
+}
+
+func (s *session) onSubagentAssistant(m *claude.AssistantMessage) {
+	c := s.subagent(m.ParentToolUseID, m.AgentID)
+	if c.done || m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel {
+		return // the subagent's own API errors end up in its report
+	}
+	s.announceSubagent(c)
+	streamed := c.streamed[m.Message.ID]
+	for _, b := range m.Message.Content {
+		switch {
+		case b.Type == "text" && !streamed:
+			s.subagentChunk(c, false, b.Text, m.Message.ID)
+		case b.Type == "thinking" && !streamed:
+			s.subagentChunk(c, true, b.Thinking, m.Message.ID)
+		case isToolUse(b.Type):
+			if s.tool(b.ID) == nil {
+				s.adoptTool(s.newTool(b.ID, b.Name), c)
+			}
+			s.toolInputComplete(b)
+		}
+	}
+}
+
+// onSubagentUser finishes the subagent's tool calls and shows its launch
+// prompt (the first text it is given) to a sessions client.
+func (s *session) onSubagentUser(u *claude.UserFrame) {
+	c := s.subagent(u.ParentToolUseID, u.AgentID)
+	if c.done {
+		return
+	}
+	s.announceSubagent(c)
+	s.toolResults(u)
+	if c.prompted {
+		return
+	}
+	var text string
+	for _, b := range u.Message.Content {
+		switch b.Type {
+		case "tool_result":
+			return
+		case "text":
+			text += b.Text
+		}
+	}
+	if text != "" {
+		c.prompted = true
+		s.subagentPrompt(c, text) // subagent_sessions.go
+	}
+}
+
+// adoptTool makes a call the subagent's: related to its launch, reported
+// where the subagent's traffic goes, and owned by its prompt (none for a
+// background subagent).
+func (s *session) adoptTool(ts *toolState, c *subagent) {
+	ts.parent, ts.turn = c.launch, c.turn
+	if sid := s.subagentSession(c); sid != s.id {
+		ts.sid = sid
+	}
+}
+
+// subagentChunk sends subagent text or thought: to a transcript client on
+// the parent with the launching call as parentToolUseId, to a sessions
+// client on the child. Flat clients do not get it.
+func (s *session) subagentChunk(c *subagent, thought bool, text, messageID string) {
+	mode := s.a.subagentMode()
+	if text == "" || mode == subagentsFlat {
+		return
+	}
+	if messageID != "" {
+		c.streamed[messageID] = true
+	}
+	ch := &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
+	if messageID != "" {
+		ch.MessageID = acp.Some(acp.MessageID(messageID))
+	}
+	sid := s.subagentSession(c)
+	if sid == s.id {
+		ch.Meta = map[string]json.RawMessage{"claudeCode": mustJSON(map[string]string{"parentToolUseId": c.launch})}
+	}
+	if thought {
+		s.a.notify(sid, acp.SessionUpdate{AgentThoughtChunk: ch})
+	} else {
+		s.a.notify(sid, acp.SessionUpdate{AgentMessageChunk: ch})
+	}
+}
+
+// subagentRequestTool is the call a subagent's permission request is
+// about, adopted by that subagent if the client has not seen it yet; nil
+// for requests of the main loop.
+func (s *session) subagentRequestTool(req claude.CanUseToolRequest) *toolState {
+	if req.AgentID == "" {
+		return nil
+	}
+	c := s.sub.byAgent[req.AgentID]
+	if c == nil {
+		return nil
+	}
+	ts := s.tool(req.ToolUseID)
+	if ts == nil {
+		ts = s.newTool(req.ToolUseID, req.ToolName)
+		s.adoptTool(ts, c)
+	}
+	return ts
+}
+
+// onSubagentTask follows local_agent tasks: task_started names the run
+// (id, title, background or not), task_notification ends it.
+func (s *session) onSubagentTask(ev *claude.TaskEvent) {
+	switch ev.Subtype {
+	case "task_started":
+		if ev.TaskType != "local_agent" || ev.ToolUseID == "" {
+			return
+		}
+		c := s.subagent(ev.ToolUseID, ev.TaskID)
+		c.title = firstNonEmpty(ev.Description, c.title)
+		c.kind = firstNonEmpty(ev.SubagentType, c.kind)
+		c.background = ev.IsBackgrounded
+		if c.background {
+			c.turn = nil
+		}
+		s.announceSubagent(c)
+	case "task_notification":
+		c := s.sub.byAgent[ev.TaskID]
+		if c == nil {
+			c = s.sub.byLaunch[ev.ToolUseID]
+		}
+		if c != nil && !c.done {
+			s.finishSubagent(c, ev.Status, ev.Summary)
+		}
+	}
+}
+
+func init() {
+	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
+		if ev, ok := m.Body.(*claude.TaskEvent); ok {
+			s.onSubagentTask(ev)
+		}
+		return false // background commands (terminal.go) follow task frames too
+	})
+}

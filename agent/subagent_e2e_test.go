@@ -1,0 +1,348 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// Subagents end to end: the real CLI runs Agent subagents against the fake
+// API. The fake routes requests by their tool list: the main loop offers
+// EnterPlanMode, subagents do not (CLI 2.1.332; AskUserQuestion cannot
+// tell them apart because the agent disallows it in the main loop too).
+
+func onMain(s fakeapi.Step) fakeapi.Step {
+	s.Match = &fakeapi.Match{ToolsInclude: fakeapi.Names{"EnterPlanMode"}}
+	return s
+}
+
+func onSub(s fakeapi.Step) fakeapi.Step {
+	s.Match = &fakeapi.Match{HasTools: fakeapi.Bool(true), ToolsExclude: fakeapi.Names{"EnterPlanMode"}}
+	return s
+}
+
+// agentCall launches a subagent; foreground unless background.
+func agentCall(id, desc, prompt string, background bool) fakeapi.Step {
+	in := map[string]any{"description": desc, "prompt": prompt, "subagent_type": "general-purpose"}
+	if !background {
+		in["run_in_background"] = false // the CLI's Agent tool is asynchronous by default
+	}
+	return onMain(toolUse(id, "Agent", in))
+}
+
+// subagentScript: the main loop delegates to a foreground subagent, which
+// says something, runs a command that needs permission, and reports.
+func subagentScript(file string) []fakeapi.Step {
+	return []fakeapi.Step{
+		agentCall("toolu_agent1", "Survey the files", "Touch the marker file and report.", false),
+		onSub(fakeapi.Step{Kind: fakeapi.KindBlocks, Blocks: []fakeapi.Block{
+			{Type: "text", Text: "Looking around."},
+			{Type: "tool_use", ID: "toolu_sub_touch", Name: "Bash", Input: map[string]any{"command": "touch " + file, "description": "Create the marker"}},
+		}}),
+		onSub(fakeapi.Text("Marker made.")),
+		onMain(fakeapi.Text("The subagent made the marker.")),
+	}
+}
+
+func transcriptCaps() acp.ClientCapabilities {
+	return acp.ClientCapabilities{Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("true")}}
+}
+
+func sessionsCaps() acp.ClientCapabilities {
+	return acp.ClientCapabilities{Extra: map[string]json.RawMessage{"subagents": json.RawMessage("{}")}}
+}
+
+// claudeMeta decodes _meta.claudeCode.
+func claudeMeta(meta map[string]json.RawMessage) map[string]any {
+	var cc map[string]any
+	_ = json.Unmarshal(meta["claudeCode"], &cc)
+	return cc
+}
+
+// splitText joins the agent text of sid: the main loop's, and the text
+// related to the launching call.
+func splitText(h *agenttest.Harness, sid, launch string) (main, sub string) {
+	for _, u := range h.Updates(sid) {
+		c := u.AgentMessageChunk
+		if c == nil || c.Content.Text == nil {
+			continue
+		}
+		switch p := claudeMeta(c.Meta)["parentToolUseId"]; p {
+		case nil:
+			main += c.Content.Text.Text
+		case launch:
+			sub += c.Content.Text.Text
+		}
+	}
+	return main, sub
+}
+
+// chunkWith finds an agent_message_chunk of sid whose text contains s.
+func chunkWith(h *agenttest.Harness, sid, s string) *acp.ContentChunk {
+	for _, u := range h.Updates(sid) {
+		if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil && strings.Contains(c.Content.Text.Text, s) {
+			return c
+		}
+	}
+	return nil
+}
+
+func TestSubagentForegroundToolCall(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps acp.ClientCapabilities
+		text bool // the client sees the subagent's text
+	}{
+		{"flat", acp.ClientCapabilities{}, false},
+		{"transcript", transcriptCaps(), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := agenttest.Start(t)
+			file := filepath.Join(h.Sandbox.WorkDir, "marker.txt")
+			h.API().Script(subagentScript(file)...)
+			h.Initialize(tc.caps)
+			sid := h.NewSession(h.Sandbox.WorkDir)
+			resp, err := h.Prompt(sid, "Delegate the survey.")
+			if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+				t.Fatalf("prompt: %+v %v", resp, err)
+			}
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("the subagent's command did not run: %v", err)
+			}
+			calls, _ := toolCalls(t, h, sid)
+			launch, sub := calls["toolu_agent1"], calls["toolu_sub_touch"]
+			if launch == nil || sub == nil {
+				t.Fatalf("calls: %v", calls)
+			}
+			if cc := claudeMeta(launch.meta); cc["subagent"] != true || cc["toolName"] != "Agent" {
+				t.Errorf("Agent call meta: %v", cc)
+			}
+			if launch.status != acp.ToolCallStatusCompleted || !strings.Contains(contentText(launch.content), "Marker made.") {
+				t.Errorf("Agent call keeps the report as its result: %s %q", launch.status, contentText(launch.content))
+			}
+			if cc := claudeMeta(sub.meta); cc["parentToolUseId"] != "toolu_agent1" {
+				t.Errorf("subagent call meta: %v", cc)
+			}
+			if sub.status != acp.ToolCallStatusCompleted {
+				t.Errorf("subagent call status %s", sub.status)
+			}
+			perms := h.Permissions()
+			if len(perms) != 1 || string(perms[0].SessionID) != sid || perms[0].ToolCall.ToolCallID != "toolu_sub_touch" ||
+				claudeMeta(perms[0].ToolCall.Meta)["parentToolUseId"] != "toolu_agent1" {
+				t.Errorf("permission request: %+v", perms)
+			}
+			mainText, subText := splitText(h, sid, "toolu_agent1")
+			if !strings.Contains(mainText, "The subagent made the marker.") || strings.Contains(mainText, "Looking around.") {
+				t.Errorf("main text %q", mainText)
+			}
+			if want := "Looking around.Marker made."; tc.text && subText != want || !tc.text && subText != "" {
+				t.Errorf("subagent text %q (transcript client: %v)", subText, tc.text)
+			}
+			checkRouting(t, h.API(), "Touch the marker file and report.")
+			validSubagentWire(t, h)
+		})
+	}
+}
+
+// checkRouting confirms the premise of onMain/onSub: the subagent's
+// requests, and only they, lack EnterPlanMode.
+func checkRouting(t *testing.T, api *fakeapi.Server, subPrompt string) {
+	t.Helper()
+	subs := 0
+	for _, r := range api.MainRequests() {
+		isSub := r.LastUserText == subPrompt
+		if isSub {
+			subs++
+		}
+		if r.HasTool("EnterPlanMode") == isSub {
+			t.Errorf("request %q: EnterPlanMode offered %v", r.LastUserText, r.HasTool("EnterPlanMode"))
+		}
+	}
+	if subs == 0 {
+		t.Error("no subagent request reached the fake API")
+	}
+}
+
+// TestSubagentBackgroundAfterAnswer: a background subagent works on after
+// the prompt is answered; its text and tool calls reach the client as
+// session updates, the CLI's self-started follow-up turn too, and the
+// prompt gets no second answer.
+func TestSubagentBackgroundAfterAnswer(t *testing.T) {
+	h := agenttest.Start(t)
+	slow := onSub(fakeapi.Step{Kind: fakeapi.KindBlocks, Blocks: []fakeapi.Block{
+		{Type: "text", Text: "Working in the background."},
+		{Type: "tool_use", ID: "toolu_bg_echo", Name: "Bash", Input: map[string]any{"command": "echo background", "description": "Say it"}},
+	}})
+	slow.DelayMS = 1500 // the prompt is answered first
+	h.API().Script(
+		agentCall("toolu_bg", "Background survey", "Echo something in the background.", true),
+		onMain(fakeapi.Text("Started a helper.")),
+		slow,
+		onSub(fakeapi.Text("Background report.")),
+		onMain(fakeapi.Text("The helper finished.")),
+	)
+	h.Initialize(transcriptCaps())
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "Start a helper.")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	answered := len(h.Wire())
+	if chunkWith(h, sid, "Working in the background.") != nil {
+		t.Fatal("the background subagent was not slower than the prompt; the test proves nothing")
+	}
+	h.WaitFor("the follow-up turn", 60*time.Second, func() bool { return strings.Contains(h.AgentText(sid), "The helper finished.") })
+
+	if c := chunkWith(h, sid, "Working in the background."); c == nil || claudeMeta(c.Meta)["parentToolUseId"] != "toolu_bg" {
+		t.Errorf("background text: %+v", c)
+	}
+	calls, _ := toolCalls(t, h, sid)
+	if c := calls["toolu_bg_echo"]; c == nil || claudeMeta(c.meta)["parentToolUseId"] != "toolu_bg" || c.status != acp.ToolCallStatusCompleted {
+		t.Errorf("background tool call: %+v", c)
+	}
+	// Everything after the answer is notifications: no second response.
+	for _, l := range h.Wire()[answered:] {
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal([]byte(l.Line), &env)
+		if l.FromAgent && env.ID != nil && env.Method == "" {
+			t.Errorf("a response after the prompt was answered: %s", l.Line)
+		}
+	}
+	validSubagentWire(t, h)
+}
+
+// TestSubagentCancelStopsForeground: cancelling the parent's prompt stops
+// its foreground subagent (seen by a sessions client as the child going
+// idle, cancelled).
+func TestSubagentCancelStopsForeground(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(
+		agentCall("toolu_fg", "Long survey", "Think for a long time.", false),
+		onSub(fakeapi.Hang(0)),
+	)
+	h.Initialize(sessionsCaps())
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := promptAsync(h, sid, "Survey for long.")
+	var child string
+	h.WaitFor("the child announced", 60*time.Second, func() bool {
+		ups := subagentUpdates(h, sid)
+		if len(ups) > 0 {
+			child = ups[0].SessionID
+		}
+		return child != ""
+	})
+	h.WaitFor("the subagent's request", 30*time.Second, func() bool {
+		for _, r := range h.API().Requests() {
+			if r.Answer == fakeapi.KindHang {
+				return true
+			}
+		}
+		return false
+	})
+	h.Cancel(sid)
+	if r := <-done; r.err != nil || r.resp.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("cancelled prompt answered %+v %v", r.resp, r.err)
+	}
+	h.WaitFor("the child stopped", 30*time.Second, func() bool { return lastState(h, sid, child) == "idle/cancelled" })
+	validSubagentWire(t, h)
+}
+
+// validSubagentWire is validWire with the unstable subagent variants
+// checked against their own definitions (the stable schema does not have
+// them).
+func validSubagentWire(t *testing.T, h *agenttest.Harness) {
+	t.Helper()
+	for _, l := range h.Wire() {
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				Update map[string]json.RawMessage `json:"update"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal([]byte(l.Line), &n)
+		if n.Method == acp.MethodSessionUpdate {
+			var kind string
+			_ = json.Unmarshal(n.Params.Update["sessionUpdate"], &kind)
+			switch kind {
+			case "subagent_update":
+				acptest.Validate(t, "SubagentUpdate", n.Params.Update)
+				continue
+			case "session_message":
+				acptest.Validate(t, "SessionMessage", n.Params.Update)
+				continue
+			}
+		}
+		acptest.ValidateMessage(t, []byte(l.Line))
+	}
+}
+
+// subagentUpdate is the part of a subagent_update the tests read.
+type subagentUpdate struct {
+	SessionID    string          `json:"sessionId"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	Capabilities json.RawMessage `json:"capabilities"`
+	State        *struct {
+		State      string     `json:"state"`
+		StopReason string     `json:"stopReason"`
+		Error      *acp.Error `json:"error"`
+	} `json:"state"`
+	Meta map[string]json.RawMessage `json:"_meta"`
+}
+
+// subagentUpdates returns the subagent_update notifications sent on sid.
+func subagentUpdates(h *agenttest.Harness, sid string) []subagentUpdate {
+	var out []subagentUpdate
+	for _, u := range h.Updates(sid) {
+		var v struct {
+			Kind string `json:"sessionUpdate"`
+			subagentUpdate
+		}
+		if u.Unknown != nil && json.Unmarshal(u.Unknown, &v) == nil && v.Kind == "subagent_update" {
+			out = append(out, v.subagentUpdate)
+		}
+	}
+	return out
+}
+
+// states lists a child's states as "state/stopReason", in order.
+func states(h *agenttest.Harness, parent, child string) []string {
+	var out []string
+	for _, u := range subagentUpdates(h, parent) {
+		if u.SessionID == child && u.State != nil {
+			out = append(out, u.State.State+"/"+u.State.StopReason)
+		}
+	}
+	return out
+}
+
+func lastState(h *agenttest.Harness, parent, child string) string {
+	s := states(h, parent, child)
+	if len(s) == 0 {
+		return ""
+	}
+	return s[len(s)-1]
+}
+
+// sessionMessages returns the session_message updates sent on sid.
+func sessionMessages(h *agenttest.Harness, sid string) []map[string]json.RawMessage {
+	var out []map[string]json.RawMessage
+	for _, u := range h.Updates(sid) {
+		var v map[string]json.RawMessage
+		if u.Unknown != nil && json.Unmarshal(u.Unknown, &v) == nil && string(v["sessionUpdate"]) == `"session_message"` {
+			out = append(out, v)
+		}
+	}
+	return out
+}

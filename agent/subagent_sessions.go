@@ -1,0 +1,194 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Subagent sessions (the ACP subagents draft). A client that declares
+// clientCapabilities.subagents gets each subagent as a child session whose
+// id is the CLI's agent id:
+//
+//   - subagent_update on the parent announces the child (title, description,
+//     capabilities {cancel:{}}, state running) before any of its traffic;
+//   - the launch prompt is a session_message on the child, sent by the
+//     parent; the child's text, thinking, tool calls and permission requests
+//     carry the child's session id;
+//   - later subagent_update frames change its state: requires_action while
+//     one of its permission requests is open, then running again, and idle
+//     with a stop reason (end_turn, cancelled, error) when it ends, or
+//     unknown when the CLI behind it exits;
+//   - session/cancel with the child's id stops that subagent only (the CLI's
+//     stop_task); the parent's prompt goes on.
+//
+// The schema types are unstable, so the updates go out as raw variants.
+
+// subagentUpdate is the subagent_update variant.
+type subagentUpdate struct {
+	SessionUpdate string          `json:"sessionUpdate"`
+	SessionID     string          `json:"sessionId"`
+	Title         string          `json:"title,omitempty"`
+	Description   string          `json:"description,omitempty"`
+	Capabilities  json.RawMessage `json:"capabilities,omitempty"`
+	State         json.RawMessage `json:"state,omitempty"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
+// workState is the state object of a subagent_update.
+type workState struct {
+	State      string     `json:"state"`
+	StopReason string     `json:"stopReason,omitempty"`
+	Error      *acp.Error `json:"error,omitempty"`
+}
+
+// announceSubagent sends the child's first subagent_update, once its id is
+// known, on the session its launching call was reported on.
+func (s *session) announceSubagent(c *subagent) {
+	if c.announced || c.agentID == "" || s.a.subagentMode() != subagentsSessions {
+		return
+	}
+	c.announced, c.state = true, "running/"
+	s.a.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(subagentUpdate{
+		SessionUpdate: "subagent_update",
+		SessionID:     c.agentID,
+		Title:         c.title,
+		Description:   c.kind,
+		Capabilities:  json.RawMessage(`{"cancel":{}}`),
+		State:         mustJSON(workState{State: "running"}),
+		Meta:          mustJSON(map[string]any{"claudeCode": map[string]any{"parentToolUseId": c.launch, "background": c.background}}),
+	})})
+}
+
+// setSubagentState reports a change of the child's work state.
+func (s *session) setSubagentState(c *subagent, w workState) {
+	if !c.announced || s.a.subagentMode() != subagentsSessions {
+		return
+	}
+	key := w.State + "/" + w.StopReason
+	if key == c.state {
+		return
+	}
+	c.state = key
+	s.a.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(subagentUpdate{
+		SessionUpdate: "subagent_update", SessionID: c.agentID, State: mustJSON(w),
+	})})
+}
+
+// subagentPrompt shows the task the parent gave the child as a message
+// from the parent session, in the child's transcript.
+func (s *session) subagentPrompt(c *subagent, text string) {
+	s.announceSubagent(c)
+	if !c.announced {
+		return
+	}
+	s.a.notify(c.agentID, acp.SessionUpdate{Unknown: mustJSON(map[string]any{
+		"sessionUpdate":      "session_message",
+		"messageId":          c.launch,
+		"senderSessionId":    c.owner,
+		"recipientSessionId": c.agentID,
+		"content":            []acp.ContentBlock{{Text: &acp.TextContent{Text: text}}},
+	})})
+}
+
+// subagentAsking counts a child's open permission requests: while one is
+// open the child requires action.
+func (s *session) subagentAsking(ts *toolState, delta int) {
+	if ts == nil || ts.parent == "" {
+		return
+	}
+	c := s.sub.byLaunch[ts.parent]
+	if c == nil || c.done {
+		return
+	}
+	c.asking = max(c.asking+delta, 0)
+	if c.asking > 0 {
+		s.setSubagentState(c, workState{State: "requires_action"})
+	} else {
+		s.setSubagentState(c, workState{State: "running"})
+	}
+}
+
+// finishSubagent ends a run with the CLI's task status. Calls it left open
+// (stopped mid-tool) end as failed, so no call stays pending forever.
+func (s *session) finishSubagent(c *subagent, status, summary string) {
+	c.done = true
+	for id, ts := range s.tools {
+		if ts.parent == c.launch && ts.reported && status != "completed" && s.bgTaskOf(ts) == "" {
+			s.sendToolUpdate(ts, s.view(ts), toolPatch{status: acp.ToolCallStatusFailed})
+			delete(s.tools, id)
+		}
+	}
+	w := workState{State: "idle"}
+	switch status {
+	case "completed":
+		w.StopReason = "end_turn"
+	case "stopped", "killed", "cancelled":
+		w.StopReason = "cancelled"
+	case "failed":
+		w.StopReason = "error"
+		w.Error = acp.NewInternalError(firstNonEmpty(summary, "The subagent failed."))
+	}
+	s.setSubagentState(c, w)
+}
+
+// bgTaskOf is the background command task of a call, if it is one.
+func (s *session) bgTaskOf(ts *toolState) string {
+	for id, bg := range s.bgTasks {
+		if bg.ts == ts {
+			return id
+		}
+	}
+	return ""
+}
+
+// subagentsLost marks every running child unknown: the CLI that ran them
+// has exited.
+func (s *session) subagentsLost() {
+	for _, c := range s.sub.byLaunch {
+		if !c.done {
+			c.done = true
+			s.setSubagentState(c, workState{State: "unknown"})
+		}
+	}
+}
+
+// cancelSubagent is session/cancel for an id that is no session of ours:
+// if it names a running child of a sessions client, that subagent alone
+// is stopped. Its state follows from the CLI's task frames.
+func (a *Agent) cancelSubagent(id acp.SessionID) {
+	if a.subagentMode() != subagentsSessions {
+		return
+	}
+	a.mu.Lock()
+	sessions := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		sessions = append(sessions, s)
+	}
+	a.mu.Unlock()
+	for _, s := range sessions {
+		var p *claude.Process
+		found := false
+		s.do(func() {
+			if c := s.sub.byAgent[string(id)]; c != nil && !c.done {
+				found, p = true, s.proc
+			}
+		})
+		if !found {
+			continue
+		}
+		if p != nil {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := p.StopTask(ctx, string(id)); err != nil {
+					s.log.Debug("stop_task failed", "task", string(id), "error", err)
+				}
+			}()
+		}
+		return
+	}
+}
