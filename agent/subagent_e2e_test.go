@@ -1,12 +1,15 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
@@ -345,4 +348,190 @@ func sessionMessages(h *agenttest.Harness, sid string) []map[string]json.RawMess
 		}
 	}
 	return out
+}
+
+// TestSubagentSessionForeground: a sessions client gets the subagent as a
+// child session, announced before its traffic, with its prompt, text, tool
+// call and permission request on the child, and its work states.
+func TestSubagentSessionForeground(t *testing.T) {
+	h := agenttest.Start(t)
+	file := filepath.Join(h.Sandbox.WorkDir, "marker.txt")
+	h.API().Script(subagentScript(file)...)
+	h.Initialize(sessionsCaps())
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	var asked []string // the child's states while its request was open
+	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		asked = states(h, sid, string(req.SessionID))
+		return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
+			Selected: &acp.SelectedPermissionOutcome{OptionID: "allow"}}}, nil
+	}
+	resp, err := h.Prompt(sid, "Delegate the survey.")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	ups := subagentUpdates(h, sid)
+	if len(ups) == 0 {
+		t.Fatal("no subagent_update")
+	}
+	a := ups[0]
+	child := a.SessionID
+	if child == "" || child == sid || a.Title != "Survey the files" || a.Description != "general-purpose" ||
+		string(a.Capabilities) != `{"cancel":{}}` || a.State == nil || a.State.State != "running" ||
+		claudeMeta(a.Meta)["parentToolUseId"] != "toolu_agent1" {
+		t.Errorf("announcement: %+v", a)
+	}
+	if got := states(h, sid, child); strings.Join(got, " ") != "running/ requires_action/ running/ idle/end_turn" {
+		t.Errorf("child states %v", got)
+	}
+	if strings.Join(asked, " ") != "running/ requires_action/" {
+		t.Errorf("states while asking %v", asked)
+	}
+	// The announcement precedes every child notification on the wire.
+	announced := false
+	for _, l := range h.Wire() {
+		if strings.Contains(l.Line, `"subagent_update"`) {
+			announced = true
+		}
+		if strings.Contains(l.Line, `"sessionId":"`+child+`"`) && !strings.Contains(l.Line, `"subagent_update"`) && !announced {
+			t.Fatalf("child traffic before its announcement: %s", l.Line)
+		}
+	}
+	msgs := sessionMessages(h, child)
+	if len(msgs) != 1 || string(msgs[0]["messageId"]) != `"toolu_agent1"` || string(msgs[0]["senderSessionId"]) != `"`+sid+`"` ||
+		!strings.Contains(string(msgs[0]["content"]), "Touch the marker file and report.") {
+		t.Errorf("launch prompt on the child: %v", msgs)
+	}
+	if got := h.AgentText(child); got != "Looking around.Marker made." {
+		t.Errorf("child text %q", got)
+	}
+	childCalls, _ := toolCalls(t, h, child)
+	if c := childCalls["toolu_sub_touch"]; c == nil || c.status != acp.ToolCallStatusCompleted || claudeMeta(c.meta)["parentToolUseId"] != "toolu_agent1" {
+		t.Errorf("child tool call: %+v", c)
+	}
+	parentCalls, _ := toolCalls(t, h, sid)
+	if parentCalls["toolu_sub_touch"] != nil {
+		t.Error("the child's call also went to the parent")
+	}
+	if c := parentCalls["toolu_agent1"]; c == nil || c.status != acp.ToolCallStatusCompleted || claudeMeta(c.meta)["subagent"] != true ||
+		!strings.Contains(contentText(c.content), "Marker made.") {
+		t.Errorf("the Agent call stays on the parent as the fallback: %+v", c)
+	}
+	if strings.Contains(h.AgentText(sid), "Looking around.") || !strings.Contains(h.AgentText(sid), "The subagent made the marker.") {
+		t.Errorf("parent text %q", h.AgentText(sid))
+	}
+	if p := h.Permissions(); len(p) != 1 || string(p[0].SessionID) != child {
+		t.Errorf("the permission request is the child's: %+v", p)
+	}
+	validSubagentWire(t, h)
+}
+
+// TestSubagentSessionCancelledAlone: session/cancel with a child's id stops
+// that subagent; the parent's prompt is not cancelled and goes on.
+func TestSubagentSessionCancelledAlone(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(
+		agentCall("toolu_fg", "Long survey", "Think for a long time.", false),
+		onSub(fakeapi.Hang(0)),
+		onMain(fakeapi.Text("The helper was stopped.")),
+	)
+	h.Initialize(sessionsCaps())
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := promptAsync(h, sid, "Survey for long.")
+	var child string
+	h.WaitFor("the subagent working", 60*time.Second, func() bool {
+		if ups := subagentUpdates(h, sid); len(ups) > 0 {
+			child = ups[0].SessionID
+		}
+		for _, r := range h.API().Requests() {
+			if r.Answer == fakeapi.KindHang {
+				return child != ""
+			}
+		}
+		return false
+	})
+	h.Cancel(child)
+	r := <-done
+	if r.err != nil || r.resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("the parent's prompt: %+v %v", r.resp, r.err)
+	}
+	if lastState(h, sid, child) != "idle/cancelled" {
+		t.Errorf("child states %v", states(h, sid, child))
+	}
+	if !strings.Contains(h.AgentText(sid), "The helper was stopped.") {
+		t.Errorf("the parent did not go on: %q", h.AgentText(sid))
+	}
+	h.Cancel(child) // a finished child: nothing happens
+	validSubagentWire(t, h)
+}
+
+// TestSubagentReplay: session/load restores a subagent's transcript (from
+// the CLI's subagents/ files) with the same relations as live: the same
+// tool calls with parentToolUseId, the transcript client's related text,
+// and for a sessions client the same child session with its traffic.
+func TestSubagentReplay(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps acp.ClientCapabilities
+	}{
+		{"flat", acp.ClientCapabilities{}},
+		{"transcript", transcriptCaps()},
+		{"sessions", sessionsCaps()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h1 := agenttest.Start(t)
+			h1.API().Script(subagentScript(filepath.Join(h1.Sandbox.WorkDir, "marker.txt"))...)
+			h1.Initialize(tc.caps)
+			sid := h1.NewSession(h1.Sandbox.WorkDir)
+			prompt := []acp.ContentBlock{{Text: &acp.TextContent{Text: "Delegate the survey."}}}
+			if resp, err := h1.PromptBlocks(h1.Ctx(), sid, prompt...); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+				t.Fatalf("live prompt: %+v %v", resp, err)
+			}
+			live := h1.Updates(sid)
+			var child string
+			if ups := subagentUpdates(h1, sid); len(ups) > 0 {
+				child = ups[0].SessionID
+			}
+			liveChild := h1.Updates(child)
+			h1.Close()
+
+			h2 := agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox})
+			h2.Initialize(tc.caps)
+			var lr acp.LoadSessionResponse
+			if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
+				SessionID: acp.SessionID(sid), Cwd: h1.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &lr); err != nil {
+				t.Fatalf("session/load: %v", err)
+			}
+			if diff := cmp.Diff(normalize(append(userChunks(prompt), live...)), normalize(h2.Updates(sid))); diff != "" {
+				t.Errorf("replay differs from live (-live +replay):\n%s", diff)
+			}
+			calls, _ := toolCalls(t, h2, sid)
+			if tc.name == "sessions" {
+				calls, _ = toolCalls(t, h2, child)
+			}
+			if c := calls["toolu_sub_touch"]; c == nil || claudeMeta(c.meta)["parentToolUseId"] != "toolu_agent1" {
+				t.Errorf("replayed subagent call: %+v", c)
+			}
+			_, subText := splitText(h2, sid, "toolu_agent1")
+			if want := map[string]string{"transcript": "Looking around.Marker made."}[tc.name]; subText != want {
+				t.Errorf("replayed subagent text on the parent %q, want %q", subText, want)
+			}
+			if tc.name != "sessions" {
+				if child != "" || len(subagentUpdates(h2, sid)) > 0 {
+					t.Error("child sessions for a client that did not ask for them")
+				}
+				validSubagentWire(t, h2)
+				return
+			}
+			if st := states(h2, sid, child); child == "" || len(st) == 0 || st[0] != "running/" || lastState(h2, sid, child) != "idle/end_turn" {
+				t.Errorf("replayed child %q states %v", child, states(h2, sid, child))
+			}
+			if diff := cmp.Diff(normalize(liveChild), normalize(h2.Updates(child))); diff != "" {
+				t.Errorf("child replay differs from live (-live +replay):\n%s", diff)
+			}
+			if len(sessionMessages(h2, child)) != 1 {
+				t.Errorf("replayed launch prompt: %v", sessionMessages(h2, child))
+			}
+			validSubagentWire(t, h2)
+		})
+	}
 }
