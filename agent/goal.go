@@ -183,7 +183,8 @@ func (s *session) publishGoal(snap *goalSnapshot) {
 	if snap != nil {
 		raw = mustJSON(snap)
 	}
-	if string(raw) == s.goal.sent {
+	if string(raw) == s.goal.sent || snap == nil && s.goal.sent == "" {
+		s.goal.sent = string(raw) // (no "cleared" for a goal the client never saw)
 		return
 	}
 	s.goal.sent = string(raw)
