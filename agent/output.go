@@ -52,6 +52,7 @@ func (s *session) handle(m claude.Message) {
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
 			s.current = nil
 			s.out.reset()
+			s.flushHeld() // the cancelled turn is over: prompts held back go now
 		}
 		return
 	}
@@ -81,10 +82,11 @@ func (s *session) onLifecycle(b *claude.CommandLifecycle) {
 	case "started":
 		s.activate(b.CommandUUID)
 	case "cancelled":
-		if t := s.turnByUUID(b.CommandUUID); t != nil && !t.settled {
+		if t := s.turnByUUID(b.CommandUUID); t != nil && !t.settled && !t.withdrawing {
 			s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 		}
 		delete(s.cancelledIDs, b.CommandUUID)
+		s.flushHeld()
 	}
 }
 
@@ -228,8 +230,10 @@ func (s *session) onResult(r *claude.ResultMessage) {
 		if other := s.turnByUUID(id); other != nil && other != t {
 			s.settle(other, resp, err)
 		}
+		delete(s.cancelledIDs, id) // a cancelled message the CLI folded into this turn
 	}
 	s.settle(t, resp, err)
+	s.flushHeld()
 }
 
 var loginHint = regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)

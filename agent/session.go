@@ -37,6 +37,8 @@ type session struct {
 	closed    bool
 	turns     []*turn // unsettled turns, oldest first
 	current   *turn   // the turn the CLI is working on (seen started)
+	// interrupting counts interrupts not yet answered by the CLI.
+	interrupting int
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
 	// starts one anyway its output is dropped.
 	cancelledIDs map[string]bool
@@ -203,8 +205,15 @@ func (s *session) onExit() {
 	if len(s.turns) == 0 {
 		s.failureExitIdle(err)
 	}
+	clear(s.cancelledIDs) // the next CLI never saw them
+
 	for _, t := range slices.Clone(s.turns) { // settle edits s.turns
-		s.settleLost(t, err)
+		if t.sent {
+			s.settleLost(t, err)
+		}
+	}
+	if len(s.turns) > 0 {
+		s.startCLI() // prompts held back (holdSends) go to a new CLI
 	}
 	s.fail.shutdownArmed = false
 }

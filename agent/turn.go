@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,6 +22,12 @@ type turn struct {
 	started   bool             // the CLI began working on it
 	settled   bool
 	cancelled bool
+	// withdrawing: interrupt is taking it out of the CLI's queue, to send
+	// it again; the CLI's "cancelled" for it is not the user's.
+	withdrawing bool
+	// withdrawn is done once the client gave up on the request
+	// ($/cancel_request); the connection applies that in wire order.
+	withdrawn <-chan struct{}
 
 	// What the turn saw, for its stop reason.
 	streamed       bool   // some agent text or thought went out
@@ -45,7 +53,7 @@ func (a *Agent) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptRe
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
+	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: ctx.Done()}
 	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
 	if !s.do(func() { s.goalPrompt(t); s.enqueue(t) }) { // goal.go: /goal typed as a prompt
 		return nil, acp.NewSessionNotFound(string(p.SessionID))
@@ -74,12 +82,49 @@ func (s *session) enqueue(t *turn) {
 		s.settle(t, nil, acp.NewSessionNotFound(s.id))
 		return
 	}
+	// A prompt the client withdrew just before this one is cancelled
+	// first, so that its interrupt cannot stop this one instead.
+	var withdrawn []*turn
+	for _, o := range s.turns {
+		select {
+		case <-o.withdrawn:
+			withdrawn = append(withdrawn, o)
+		default:
+		}
+	}
+	if len(withdrawn) > 0 {
+		s.cancelTurns(withdrawn)
+	}
 	s.turns = append(s.turns, t)
 	if s.proc == nil {
 		s.startCLI()
 		return
 	}
+	if s.holdSends() {
+		return // flushHeld sends it once the cancelled work is over
+	}
 	s.send(t)
+}
+
+// holdSends reports whether a new message must wait before it goes to the
+// CLI: an interrupt is on its way, or the CLI may still start or run a turn
+// we cancelled. An interrupt stops whatever turn runs when it arrives, so a
+// message sent now could be the one it stops.
+func (s *session) holdSends() bool {
+	return s.interrupting > 0 || s.current != nil && s.current.cancelled || len(s.cancelledIDs) > 0
+}
+
+// flushHeld sends the turns holdSends held back, once nothing cancelled is
+// left in the CLI.
+func (s *session) flushHeld() {
+	if s.proc == nil || s.holdSends() {
+		return
+	}
+	for _, t := range slices.Clone(s.turns) { // a failed send edits s.turns
+		if !t.sent && !t.settled {
+			s.send(t)
+		}
+	}
 }
 
 func (s *session) send(t *turn) {
@@ -123,9 +168,14 @@ func (s *session) cancelTurns(ts []*turn) {
 			// Queued in the CLI but not started: withdraw just that message.
 			p, id := s.proc, t.uuid
 			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				_, _ = p.Request(ctx, "cancel_async_message", map[string]string{"message_uuid": id})
+				if withdraw(p, id) {
+					// The CLI will not start it. (Otherwise it starts, and
+					// activate stops it.)
+					s.post(func() {
+						delete(s.cancelledIDs, id)
+						s.flushHeld()
+					})
+				}
 			}()
 		}
 		s.cancelOpenRequests(t)
@@ -136,15 +186,71 @@ func (s *session) cancelTurns(ts []*turn) {
 	}
 }
 
+// interrupt stops the turn the CLI runs. The CLI's interrupt names no
+// turn: if the cancelled turn ends on its own just before the interrupt
+// arrives, the interrupt stops the next prompt instead. So prompts queued
+// in the CLI behind it are withdrawn first and sent again afterwards (with
+// a new uuid); if one cannot be withdrawn it has left the queue, the
+// cancelled turn is over, and there is nothing to interrupt.
 func (s *session) interrupt() {
 	p := s.proc
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := p.Interrupt(ctx); err != nil {
-			s.log.Debug("interrupt failed", "error", err)
+	type queued struct {
+		t  *turn
+		id string
+	}
+	var qs []queued
+	for _, t := range s.turns {
+		if t.sent && !t.started && !t.settled && !t.withdrawing {
+			t.withdrawing = true
+			qs = append(qs, queued{t, t.uuid})
 		}
+	}
+	s.interrupting++
+	go func() {
+		var back []queued
+		over := false
+		for _, q := range qs {
+			if withdraw(p, q.id) {
+				back = append(back, q)
+			} else {
+				over = true
+			}
+		}
+		if !over {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := p.Interrupt(ctx); err != nil {
+				s.log.Debug("interrupt failed", "error", err)
+			}
+		}
+		s.post(func() {
+			s.interrupting--
+			for _, q := range qs {
+				q.t.withdrawing = false
+			}
+			for _, q := range back {
+				delete(s.cancelledIDs, q.id) // withdrawn: it will never start
+				if !q.t.settled {
+					q.t.sent = false
+					q.t.uuid = uuid.NewString()
+					q.t.msg.UUID = q.t.uuid
+				}
+			}
+			s.flushHeld()
+		})
 	}()
+}
+
+// withdraw asks the CLI to drop a queued user message and reports whether
+// it did (false: it has started, or the CLI could not say).
+func withdraw(p *claude.Process, id string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	raw, err := p.Request(ctx, "cancel_async_message", map[string]string{"message_uuid": id})
+	var r struct {
+		Cancelled bool `json:"cancelled"`
+	}
+	return err == nil && json.Unmarshal(raw, &r) == nil && r.Cancelled
 }
 
 // settle gives a turn its one outcome and forgets it.
