@@ -317,8 +317,11 @@ func (s *session) onSubagentTask(ev *claude.TaskEvent) {
 		c.title = firstNonEmpty(ev.Description, c.title)
 		c.kind = firstNonEmpty(ev.SubagentType, c.kind)
 		c.background = ev.IsBackgrounded
-		if c.background {
+		switch {
+		case c.background:
 			c.turn = nil
+		case c.turn == nil:
+			c.turn = s.current // the prompt waits for it
 		}
 		s.announceSubagent(c)
 	case "task_notification":
