@@ -16,9 +16,22 @@ build:
 deps:
 	bash scripts/install-deps.sh
 
-## test: the whole suite, exactly what CI runs.
-test: deps vet fmt-check
+## test: the whole suite, exactly what CI runs (it includes a 3 s soak; see docs/reliability.md).
+test: deps vet fmt-check fuzz-short
 	CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) $(GO) test -race -count=1 -timeout 20m ./...
+
+## fuzz-short: every fuzz target for a fixed number of inputs. Counts, not
+## durations: with Go 1.26 a -fuzztime of seconds can end in a false
+## "context deadline exceeded". FUZZ_COUNT=100000x for a longer run.
+FUZZ_COUNT   ?= 1000x
+FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
+	./claude:FuzzDecodeMessage ./claude/transcript:FuzzReader \
+	./agent:FuzzPromptContent ./agent:FuzzDispatch
+fuzz-short:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} $${t##*:}"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZ_COUNT) $${t%%:*}; \
+	done
 
 vet:
 	$(GO) vet ./...
