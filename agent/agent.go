@@ -74,6 +74,7 @@ func New(cfg Config) *Agent {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = slog.New(scrubHandler{log.Handler()}) // no secrets in the log (logscrub.go)
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
 	}

@@ -259,7 +259,8 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 	case r.StopReason == "max_tokens" || t.apiError == "max_output_tokens":
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
 	case r.IsError:
-		text := firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message.")
+		// scrub: API error bodies can repeat keys, URLs and paths.
+		text := scrub(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
 		if t.apiError == "authentication_failed" || loginHint.MatchString(text) {
 			return nil, acp.NewAuthRequired(text)
 		}

@@ -250,25 +250,26 @@ func (a *Agent) startupTimeout() time.Duration {
 }
 
 // startError and exitError turn CLI failures into errors a person can act
-// on, using Claude's own words (the stderr tail) where it gave some.
+// on, using Claude's own words (the stderr tail) where it gave some, less
+// what must not be shown (scrub: keys, URLs, headers, private paths).
 func startError(err error) error {
 	var se *claude.StartupError
 	if errors.As(err, &se) {
-		return acp.NewInternalError("Claude Code could not start: " + se.Error())
+		return acp.NewInternalError("Claude Code could not start: " + scrub(se.Error()))
 	}
 	if errors.Is(err, claude.ErrNotFound) {
 		return acp.NewInternalError(err.Error())
 	}
-	return acp.NewInternalError("Claude Code could not start: " + err.Error())
+	return acp.NewInternalError("Claude Code could not start: " + scrub(err.Error()))
 }
 
 func exitError(err error) error {
 	msg := "The Claude Code process exited unexpectedly"
 	var ee *claude.ExitError
 	if errors.As(err, &ee) {
-		msg += ": " + ee.Error()
+		msg += ": " + scrub(ee.Error())
 	} else if err != nil && !errors.Is(err, claude.ErrClosed) {
-		msg += ": " + err.Error()
+		msg += ": " + scrub(err.Error())
 	}
 	return acp.NewInternalError(msg + ". Send your prompt again to continue the session.")
 }

@@ -23,7 +23,7 @@ var soak = flag.Duration("soak", 0, "run TestSoak for this long (by default a fe
 // answer, end_turn or cancelled (cancelled only if it was cancelled), and
 // no output of a turn follows its answer. Run it long with
 //
-//	go test -race -run TestSoak -soak=1m ./agent
+//	go test -race ./agent -run TestSoak -soak=1m
 func TestSoak(t *testing.T) {
 	d := *soak
 	if d == 0 {

@@ -67,6 +67,7 @@ type agentProc struct {
 	err    error // from Wait, once exited is closed
 	notes  []wireMsg
 	early  map[string]wireMsg // responses read while waiting for another
+	seen   []string           // every line read, in order
 }
 
 // startAgent runs the binary against the fake CLI; env adds entries.
@@ -213,6 +214,7 @@ func (p *agentProc) next() wireMsg {
 			p.t.Fatalf("the agent wrote a line that is not JSON-RPC: %.200q", line)
 		}
 		m.raw = string(line)
+		p.seen = append(p.seen, m.raw)
 		return m
 	case <-time.After(60 * time.Second):
 		p.t.Fatal("no line from the agent within 60s")

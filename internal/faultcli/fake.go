@@ -141,6 +141,9 @@ func (f *fake) startFault() (code int, stop bool) {
 	case "flood":
 		floodStderr()
 		return 1, true
+	case "leak":
+		leakStderr()
+		return 1, true
 	}
 	return 0, false
 }

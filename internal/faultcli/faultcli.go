@@ -33,6 +33,8 @@
 //	garbage           write lines that are not frames, then end the turn normally
 //	garbage-exit      write lines that are not frames, then exit 1
 //	flood-stderr      write 32 MiB to stderr, then exit 2
+//	leak-exit         write the API key, a URL, a header and a private path
+//	                  to stderr, then exit 1
 //	ask               ask can_use_tool for Bash and end the turn with the answer
 //	tool-after-cancel start a Bash tool call, wait for an interrupt, and only
 //	                  then ask can_use_tool for it (the race a user meets when
@@ -68,8 +70,9 @@ const (
 	EnvDir = "FAULTCLI_DIR"
 	// EnvStart injects a startup fault: "exit" (exit 1 before answering
 	// initialize, with a reason on stderr), "hang" (never answer),
-	// "garbage" (non-JSON on stdout, then exit 1) or "flood" (32 MiB on
-	// stderr, then exit 1).
+	// "garbage" (non-JSON on stdout, then exit 1), "flood" (32 MiB on
+	// stderr, then exit 1) or "leak" (secrets on stderr, as leak-exit, then
+	// exit 1).
 	EnvStart = "FAULTCLI_START"
 	// EnvStubborn, when "1", makes the fake ignore stdin EOF and SIGTERM.
 	EnvStubborn = "FAULTCLI_STUBBORN"

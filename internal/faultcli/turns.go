@@ -143,6 +143,10 @@ func (f *fake) turn(m *userMsg) {
 		}
 		t.stream(" after garbage")
 		t.finish()
+	case "leak-exit":
+		leakStderr()
+		trace("exit", "1")
+		os.Exit(1)
 	case "flood-stderr":
 		t.stream("flooding stderr")
 		floodStderr()
@@ -305,4 +309,12 @@ func behavior(resp json.RawMessage, ok bool) string {
 		return "error"
 	}
 	return r.Response.Behavior
+}
+
+// leakStderr writes a crash report that prints what it should not: the API
+// key, a URL with it, a header and private paths.
+func leakStderr() {
+	key := os.Getenv("ANTHROPIC_API_KEY")
+	fmt.Fprintf(os.Stderr, "fatal: request to https://gateway.internal.example/v1?key=%s failed\n", key)
+	fmt.Fprintf(os.Stderr, "  x-api-key: %s\n  ANTHROPIC_API_KEY=%s\n  at /home/alice/.claude/creds.json\n", key, key)
 }
