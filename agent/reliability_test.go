@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +19,8 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
 )
 
@@ -594,4 +597,42 @@ func TestFaultEveryQueuedTurnAnswered(t *testing.T) {
 		}
 		waitAll(t, done, func(r promptResult) bool { return r.err == nil && r.resp.StopReason == acp.StopReasonCancelled })
 	})
+}
+
+// TestRealCLIKilledWhileAsking: the real CLI dies while its permission
+// request waits for the user. The client's request is withdrawn, the turn
+// fails with a clear error, the tool never runs, and the session goes on.
+func TestRealCLIKilledWhileAsking(t *testing.T) {
+	h := agenttest.Start(t)
+	withdrawn := make(chan struct{})
+	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		<-ctx.Done()
+		close(withdrawn)
+		return nil, ctx.Err()
+	}
+	marker := filepath.Join(h.Sandbox.WorkDir, "must-not-exist")
+	h.API().Script(toolUse("toolu_k", "Bash", map[string]any{"command": "touch " + marker, "description": "touch"}),
+		fakeapi.Text("unreachable"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := promptAsync(h, sid, "touch it")
+	h.WaitFor("the permission request", 60*time.Second, func() bool { return len(h.Permissions()) == 1 })
+	pids := clitest.LivePIDs(t)
+	if len(pids) != 1 {
+		t.Fatalf("want one CLI, found %v", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	wantRPCError(t, r.err, acp.CodeInternalError, "exited unexpectedly")
+	select {
+	case <-withdrawn:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the client's permission request was not withdrawn")
+	}
+	if exists(marker) {
+		t.Fatal("the tool ran although nobody allowed it")
+	}
+	h.API().Script(fakeapi.Text("back"))
+	wantEndTurn(t, h, sid, "hello again", "back")
 }
