@@ -3,24 +3,12 @@ package bench
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clienv"
 )
 
-// hermeticVars mirror internal/clitest: API-key auth against the fake, no
-// retries, no telemetry or update checks. Both adapters and the bare CLI get
-// exactly this environment, so they do the same work.
-var hermeticVars = []string{
-	"ANTHROPIC_API_KEY=sk-fake",
-	"CLAUDE_CODE_MAX_RETRIES=0",
-	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-	"DISABLE_TELEMETRY=1",
-	"DISABLE_AUTOUPDATER=1",
-	"DISABLE_ERROR_REPORTING=1",
-	"CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS=1",
-	"CLAUDE_CODE_DISABLE_REFUSAL_RETRY=1",
-	"CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK=1",
-	"IS_SANDBOX=1",
-	"TERM=dumb",
-}
+// hermeticVars are shared with the other harness (see internal/clienv).
+var hermeticVars = clienv.Hermetic
 
 // sandbox is one run's private world: a fresh HOME with its own Claude
 // config directory, a work directory to use as the session cwd, and the

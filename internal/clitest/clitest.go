@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clienv"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
@@ -94,21 +95,8 @@ func repoRoot() (string, error) {
 	}
 }
 
-// hermeticVars are the fixed settings of every sandboxed CLI: API-key auth against the
-// fake, no retries, no side traffic, deterministic refusals, all tools in the request.
-var hermeticVars = []string{
-	"ANTHROPIC_API_KEY=sk-fake",
-	"CLAUDE_CODE_MAX_RETRIES=0",
-	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-	"DISABLE_TELEMETRY=1",
-	"DISABLE_AUTOUPDATER=1",
-	"DISABLE_ERROR_REPORTING=1",
-	"CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS=1",
-	"CLAUDE_CODE_DISABLE_REFUSAL_RETRY=1",
-	"CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK=1",
-	"IS_SANDBOX=1",
-	"TERM=dumb",
-}
+// hermeticVars are shared with the other harness (see internal/clienv).
+var hermeticVars = clienv.Hermetic
 
 // Env returns a complete, minimal environment for running the CLI against apiURL: the
 // outer PATH, a fresh HOME and CLAUDE_CONFIG_DIR, ANTHROPIC_BASE_URL and the hermetic
