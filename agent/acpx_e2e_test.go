@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,20 +21,7 @@ import (
 // fails under CI).
 func acpxPath(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
-	deps := os.Getenv("CLAUDE_AGENT_ACP_DEPS")
-	if deps == "" {
-		deps = filepath.Join(root, ".deps")
-	}
-	p := filepath.Join(deps, "node_modules", ".bin", "acpx")
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("acpx not installed (%v); run scripts/install-deps.sh", err)
-		}
-		t.Skipf("acpx not installed (%v); run scripts/install-deps.sh", err)
-	}
-	return p
+	return clitest.Dep(t, "acpx", filepath.Join("node_modules", ".bin", "acpx"))
 }
 
 // buildAgent builds cmd/claude-agent-acp into a temporary directory.

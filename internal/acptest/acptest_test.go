@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 )
 
 // recorder captures Errorf calls so tests can assert that validation fails.
@@ -123,7 +125,7 @@ func TestMethodTable(t *testing.T) {
 // moved on from the pinned copy, which means: copy it into testdata and run
 // go generate ./acp. It is skipped when ../shared is not next to the clone.
 func TestPinnedSchemaMatchesShared(t *testing.T) {
-	root, err := repoRoot()
+	root, err := clitest.RepoRoot()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -139,23 +141,5 @@ func TestPinnedSchemaMatchesShared(t *testing.T) {
 		if !bytes.Equal(shared, pinned) {
 			t.Errorf("testdata/%s differs from ../shared/acp-schema/v1/%s: copy it and run go generate ./acp", name, name)
 		}
-	}
-}
-
-// repoRoot walks up from the working directory to the directory with go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = parent
 	}
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -62,19 +61,6 @@ func TestHarnessShort(t *testing.T) {
 // referencePath finds the TypeScript reference that make deps installs
 // next to the CLI. CI must have it; elsewhere the test is skipped without.
 func referencePath(t *testing.T) string {
-	deps := os.Getenv("CLAUDE_AGENT_ACP_DEPS")
-	if deps == "" {
-		deps = filepath.Join("..", "..", ".deps")
-	}
-	path, err := filepath.Abs(filepath.Join(deps, "node_modules", ".bin", "claude-agent-acp"))
-	if err == nil {
-		_, err = os.Stat(path)
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("TypeScript reference not installed (%v); run make deps", err)
-		}
-		t.Skipf("TypeScript reference not installed (%v); run make deps", err)
-	}
-	return path
+	t.Helper()
+	return clitest.Dep(t, "TypeScript reference", filepath.Join("node_modules", ".bin", "claude-agent-acp"))
 }

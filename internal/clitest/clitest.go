@@ -32,36 +32,26 @@ import (
 const ownerVar = "CLITEST_OWNER"
 
 // CLIPath returns the pinned real claude executable: $CLAUDE_CODE_EXECUTABLE, else
-// $CLAUDE_AGENT_ACP_DEPS/node_modules/.bin/claude, else .deps/node_modules/.bin/claude
-// under the repository root. When it is missing the test is skipped, or fails under CI
-// ($CI set), since CI must not silently skip the real-CLI tests.
+// node_modules/.bin/claude under [DepsDir]. When it is missing the test is skipped, or
+// fails under CI ($CI set), since CI must not silently skip the real-CLI tests.
 func CLIPath(t testing.TB) string {
 	t.Helper()
 	path, err := findCLI()
 	if err != nil {
-		msg := fmt.Sprintf("real claude CLI not available (%v); run make deps", err)
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		missing(t, fmt.Sprintf("real claude CLI not available (%v); run make deps", err))
 	}
 	return path
 }
 
 // findCLI resolves the CLI location without touching a test.
 func findCLI() (string, error) {
-	var path string
-	switch {
-	case os.Getenv("CLAUDE_CODE_EXECUTABLE") != "":
-		path = os.Getenv("CLAUDE_CODE_EXECUTABLE")
-	case os.Getenv("CLAUDE_AGENT_ACP_DEPS") != "":
-		path = filepath.Join(os.Getenv("CLAUDE_AGENT_ACP_DEPS"), "node_modules", ".bin", "claude")
-	default:
-		root, err := repoRoot()
+	path := os.Getenv("CLAUDE_CODE_EXECUTABLE")
+	if path == "" {
+		deps, err := DepsDir()
 		if err != nil {
 			return "", err
 		}
-		path = filepath.Join(root, ".deps", "node_modules", ".bin", "claude")
+		path = filepath.Join(deps, "node_modules", ".bin", "claude")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -75,24 +65,6 @@ func findCLI() (string, error) {
 		return "", fmt.Errorf("%s is not an executable file", filepath.Base(abs))
 	}
 	return abs, nil
-}
-
-// repoRoot walks up from the working directory to the directory holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // hermeticVars are shared with the other harness (see internal/clienv).

@@ -105,7 +105,7 @@ func TestFindCLI(t *testing.T) {
 	}
 	t.Setenv("CLAUDE_CODE_EXECUTABLE", "")
 	t.Setenv("CLAUDE_AGENT_ACP_DEPS", "")
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

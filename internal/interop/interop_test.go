@@ -34,27 +34,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// depsDir is where scripts/install-deps.sh puts the npm packages.
-func depsDir(t *testing.T) string {
-	if d := os.Getenv("CLAUDE_AGENT_ACP_DEPS"); d != "" {
-		return d
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(root, ".deps")
-}
-
+// requireNode returns the installed npm package pkg, skipping the test when
+// it (or node) is missing.
 func requireNode(t *testing.T, pkg string) string {
 	t.Helper()
-	path := filepath.Join(depsDir(t), "node_modules", pkg)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed; run make deps", pkg)
-		}
-		t.Skipf("%s is not installed; run make deps", pkg)
-	}
+	path := clitest.Dep(t, pkg, filepath.Join("node_modules", pkg))
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}

@@ -25,16 +25,20 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
 func TestLoadCompare(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	cli := filepath.Join(root, ".deps/node_modules/.bin/claude")
+	deps, err := clitest.DepsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := filepath.Join(deps, "node_modules/.bin/claude")
 	systems := map[string]string{
 		"ours":      os.Getenv("OURS"),
-		"reference": filepath.Join(root, ".deps/node_modules/.bin/claude-agent-acp"),
+		"reference": filepath.Join(deps, "node_modules/.bin/claude-agent-acp"),
 	}
 	api, err := fakeapi.Start()
 	if err != nil {
