@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
@@ -192,10 +190,7 @@ func TestAuthError(t *testing.T) {
 	h.API().Script(e)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.Prompt(sid, "hi")
-	var ae *acp.Error
-	if !errors.As(err, &ae) || ae.Code != acp.CodeAuthRequired {
-		t.Fatalf("got %v, want -32000", err)
-	}
+	ae := wantRPCError(t, err, acp.CodeAuthRequired)
 	// Claude's own words for a rejected key, not a generic failure.
 	if !strings.Contains(ae.Message, "API key") {
 		t.Fatalf("the message should be Claude's own: %q", ae.Message)
@@ -209,13 +204,7 @@ func TestRateLimitError(t *testing.T) {
 	h.API().Script(e)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.Prompt(sid, "hi")
-	var ae *acp.Error
-	if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError {
-		t.Fatalf("got %v, want -32603", err)
-	}
-	if !strings.Contains(ae.Message, "429") || !strings.Contains(ae.Message, "slow down please") {
-		t.Fatalf("the message should carry Claude's error text: %q", ae.Message)
-	}
+	wantRPCError(t, err, acp.CodeInternalError, "429", "slow down please")
 	// The session still works after an API error.
 	h.API().Script(fakeapi.Text("ok now"))
 	if resp, err := h.Prompt(sid, "again"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
@@ -227,19 +216,12 @@ func TestBadPromptContent(t *testing.T) {
 	h := agenttest.Start(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.PromptBlocks(h.Ctx(), sid, acp.ContentBlock{Audio: &acp.AudioContent{Data: "AAAA", MimeType: "audio/wav"}})
-	var ae *acp.Error
-	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams {
-		t.Fatalf("audio: got %v, want -32602", err)
-	}
+	wantRPCError(t, err, acp.CodeInvalidParams) // audio
 	_, err = h.Prompt("no-such-session", "hi")
-	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound {
-		t.Fatalf("unknown session: got %v, want -32002", err)
-	}
+	wantRPCError(t, err, acp.CodeResourceNotFound)
 	var resp acp.NewSessionResponse
 	err = h.Client.Call(h.Ctx(), acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: "relative/dir", MCPServers: []acp.MCPServer{}}, &resp)
-	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, "cwd") {
-		t.Fatalf("relative cwd: got %v", err)
-	}
+	wantRPCError(t, err, acp.CodeInvalidParams, "cwd") // relative cwd
 }
 
 func TestResourcesReachClaude(t *testing.T) {
@@ -268,24 +250,10 @@ func TestCLIKilledMidTurn(t *testing.T) {
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Hang(30), fakeapi.Text("back again"), fakeapi.Text("other session works"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
-	done := make(chan error, 1)
-	go func() {
-		_, err := h.Prompt(sid, "long job")
-		done <- err
-	}()
+	done := promptAsync(h, sid, "long job")
 	h.WaitFor("streamed text", 30*time.Second, func() bool { return h.AgentText(sid) != "" })
-	pids := clitest.LivePIDs(t)
-	if len(pids) != 1 {
-		t.Fatalf("want one CLI, found %v", pids)
-	}
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	err := <-done
-	var ae *acp.Error
-	if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError || !strings.Contains(ae.Message, "exited unexpectedly") {
-		t.Fatalf("got %v, want a clear -32603", err)
-	}
+	killTheCLI(t)
+	wantRPCError(t, (<-done).err, acp.CodeInternalError, "exited unexpectedly")
 	// The same session continues (the CLI restarts with --resume) ...
 	resp, err := h.Prompt(sid, "are you there")
 	if err != nil || resp.StopReason != acp.StopReasonEndTurn {

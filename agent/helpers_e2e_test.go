@@ -3,17 +3,22 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
-// Helpers shared by the tool, permission, mode, command and MCP tests.
+// Helpers shared by the end-to-end tests (tools, permissions, modes, commands,
+// MCP, reliability).
 
 // toolUse is a fake API answer that calls one tool.
 func toolUse(id, name string, input any) fakeapi.Step {
@@ -204,4 +209,71 @@ func dumpWire(t *testing.T, h *agenttest.Harness) {
 		sb.WriteString(l.Line + "\n")
 	}
 	_ = os.WriteFile(filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".jsonl"), []byte(sb.String()), 0o644)
+}
+
+// promptAsync sends a prompt and returns where its outcome arrives.
+func promptAsync(h *agenttest.Harness, sid, text string) <-chan promptResult {
+	ch := make(chan promptResult, 1)
+	go func() {
+		r, err := h.Prompt(sid, text)
+		ch <- promptResult{r, err}
+	}()
+	return ch
+}
+
+type promptResult struct {
+	resp *acp.PromptResponse
+	err  error
+}
+
+// holdPermissions makes the client answer no permission request until the
+// agent withdraws it; the returned channel closes at that withdrawal.
+func holdPermissions(h *agenttest.Harness) <-chan struct{} {
+	withdrawn := make(chan struct{})
+	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		<-ctx.Done()
+		close(withdrawn)
+		return nil, ctx.Err()
+	}
+	return withdrawn
+}
+
+// wantWithdrawn fails unless the request held by [holdPermissions] is
+// withdrawn within 30 s.
+func wantWithdrawn(t *testing.T, withdrawn <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-withdrawn:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the client's permission request was not withdrawn")
+	}
+}
+
+// killTheCLI kills the one real CLI the test runs, failing unless there is
+// exactly one.
+func killTheCLI(t *testing.T) {
+	t.Helper()
+	pids := clitest.LivePIDs(t)
+	if len(pids) != 1 {
+		t.Fatalf("want one CLI, found %v", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantRPCError fails unless err is a JSON-RPC error with code whose message
+// contains every one of parts.
+func wantRPCError(t *testing.T, err error, code int, parts ...string) *acp.Error {
+	t.Helper()
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != code {
+		t.Fatalf("got %v, want a %d error", err, code)
+	}
+	for _, p := range parts {
+		if !strings.Contains(ae.Message, p) {
+			t.Fatalf("error message %q lacks %q", ae.Message, p)
+		}
+	}
+	return ae
 }

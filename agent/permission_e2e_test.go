@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,12 +142,7 @@ func TestPermissionReject(t *testing.T) {
 // prompt "cancelled", leaves the disk untouched, and the session goes on.
 func TestPermissionCancelPending(t *testing.T) {
 	h := agenttest.Start(t)
-	withdrawn := make(chan struct{})
-	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-		<-ctx.Done()
-		close(withdrawn)
-		return nil, ctx.Err()
-	}
+	withdrawn := holdPermissions(h)
 	path := filepath.Join(h.Sandbox.WorkDir, "late.txt")
 	h.API().Script(
 		toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "late\n"}),
@@ -168,11 +162,7 @@ func TestPermissionCancelPending(t *testing.T) {
 	if r := <-done; r == nil || r.StopReason != acp.StopReasonCancelled {
 		t.Fatalf("prompt answered %+v, want cancelled", r)
 	}
-	select {
-	case <-withdrawn:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the permission request was not withdrawn")
-	}
+	wantWithdrawn(t, withdrawn)
 	if wireIndex(h, `"method":"$/cancel_request"`) < 0 {
 		t.Errorf("no $/cancel_request on the wire")
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +18,6 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
 )
@@ -53,21 +51,6 @@ func startFake(t *testing.T, cfg func(*agent.Config), env ...string) (*agenttest
 	return h, dir
 }
 
-// promptAsync sends a prompt and returns where its outcome arrives.
-func promptAsync(h *agenttest.Harness, sid, text string) <-chan promptResult {
-	ch := make(chan promptResult, 1)
-	go func() {
-		r, err := h.Prompt(sid, text)
-		ch <- promptResult{r, err}
-	}()
-	return ch
-}
-
-type promptResult struct {
-	resp *acp.PromptResponse
-	err  error
-}
-
 // wantEndTurn fails unless text got a normal answer containing want.
 func wantEndTurn(t *testing.T, h *agenttest.Harness, sid, text, want string) {
 	t.Helper()
@@ -78,22 +61,6 @@ func wantEndTurn(t *testing.T, h *agenttest.Harness, sid, text, want string) {
 	if !strings.Contains(h.AgentText(sid), want) {
 		t.Fatalf("prompt %q: agent text %q lacks %q", text, h.AgentText(sid), want)
 	}
-}
-
-// wantRPCError fails unless err is a JSON-RPC error with code whose message
-// contains every one of parts.
-func wantRPCError(t *testing.T, err error, code int, parts ...string) *acp.Error {
-	t.Helper()
-	var ae *acp.Error
-	if !errors.As(err, &ae) || ae.Code != code {
-		t.Fatalf("got %v, want a %d error", err, code)
-	}
-	for _, p := range parts {
-		if !strings.Contains(ae.Message, p) {
-			t.Fatalf("error message %q lacks %q", ae.Message, p)
-		}
-	}
-	return ae
 }
 
 func lastPID(t *testing.T, dir string) int {
@@ -230,12 +197,7 @@ func TestFaultPermissionAfterCancel(t *testing.T) {
 // cancelled, the tool does not run, and the session goes on.
 func TestFaultCancelWhileAsking(t *testing.T) {
 	h, dir := startFake(t, nil)
-	withdrawn := make(chan struct{})
-	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-		<-ctx.Done()
-		close(withdrawn)
-		return nil, ctx.Err()
-	}
+	withdrawn := holdPermissions(h)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	done := promptAsync(h, sid, "ask")
 	h.WaitFor("the permission request", 30*time.Second, func() bool { return len(h.Permissions()) == 1 })
@@ -243,11 +205,7 @@ func TestFaultCancelWhileAsking(t *testing.T) {
 	if r := <-done; r.err != nil || r.resp.StopReason != acp.StopReasonCancelled {
 		t.Fatalf("got %+v, want cancelled", r)
 	}
-	select {
-	case <-withdrawn:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the client's permission request was not withdrawn")
-	}
+	wantWithdrawn(t, withdrawn)
 	h.WaitFor("the CLI's permission outcome", 30*time.Second, func() bool { return permissionTrace(dir) != "" })
 	if got := permissionTrace(dir); got == "allow" {
 		t.Errorf("the tool of a cancelled turn was allowed")
@@ -604,32 +562,17 @@ func TestFaultEveryQueuedTurnAnswered(t *testing.T) {
 // fails with a clear error, the tool never runs, and the session goes on.
 func TestRealCLIKilledWhileAsking(t *testing.T) {
 	h := agenttest.Start(t)
-	withdrawn := make(chan struct{})
-	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-		<-ctx.Done()
-		close(withdrawn)
-		return nil, ctx.Err()
-	}
+	withdrawn := holdPermissions(h)
 	marker := filepath.Join(h.Sandbox.WorkDir, "must-not-exist")
 	h.API().Script(toolUse("toolu_k", "Bash", map[string]any{"command": "touch " + marker, "description": "touch"}),
 		fakeapi.Text("unreachable"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	done := promptAsync(h, sid, "touch it")
 	h.WaitFor("the permission request", 60*time.Second, func() bool { return len(h.Permissions()) == 1 })
-	pids := clitest.LivePIDs(t)
-	if len(pids) != 1 {
-		t.Fatalf("want one CLI, found %v", pids)
-	}
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killTheCLI(t)
 	r := <-done
 	wantRPCError(t, r.err, acp.CodeInternalError, "exited unexpectedly")
-	select {
-	case <-withdrawn:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the client's permission request was not withdrawn")
-	}
+	wantWithdrawn(t, withdrawn)
 	if exists(marker) {
 		t.Fatal("the tool ran although nobody allowed it")
 	}
