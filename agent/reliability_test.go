@@ -34,11 +34,8 @@ func startFake(t *testing.T, cfg func(*agent.Config), env ...string) (*agenttest
 	dir := t.TempDir()
 	// Registered before the harness, so it runs after the agent stopped.
 	t.Cleanup(func() {
-		if alive := faultcli.WaitGone(dir, 10*time.Second); len(alive) > 0 {
+		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
 			t.Errorf("fake CLI processes outlived the agent: %v", alive)
-			for _, pid := range alive {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
 		}
 	})
 	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) {
@@ -276,11 +273,8 @@ func startRaw(t *testing.T) *rawPeer {
 	t.Helper()
 	dir := t.TempDir()
 	t.Cleanup(func() {
-		if alive := faultcli.WaitGone(dir, 10*time.Second); len(alive) > 0 {
+		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
 			t.Errorf("fake CLI processes outlived the agent: %v", alive)
-			for _, pid := range alive {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
 		}
 	})
 	agentIn, in, err := os.Pipe()

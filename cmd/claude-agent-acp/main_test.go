@@ -75,11 +75,8 @@ func startAgent(t *testing.T, env ...string) *agentProc {
 	t.Helper()
 	dir := t.TempDir()
 	t.Cleanup(func() {
-		if alive := faultcli.WaitGone(dir, 10*time.Second); len(alive) > 0 {
+		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
 			t.Errorf("fake CLI processes outlived the agent: %v", alive)
-			for _, pid := range alive {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
 		}
 	})
 	base := []string{"CLAUDE_CODE_EXECUTABLE=" + fakeCLI, "HOME=" + dir}

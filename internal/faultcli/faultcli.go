@@ -186,6 +186,17 @@ func WaitGone(dir string, d time.Duration) []int {
 	}
 }
 
+// KillLeftovers waits up to d for the fakes of dir to exit, kills those
+// still alive and returns their pids: a test reports them as a failure
+// without leaving them running.
+func KillLeftovers(dir string, d time.Duration) []int {
+	alive := WaitGone(dir, d)
+	for _, pid := range alive {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return alive
+}
+
 // trace appends one event to the trace file. Each event is one short
 // O_APPEND write, so concurrent fakes do not interleave within a line.
 func trace(what, detail string) {
