@@ -153,6 +153,7 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 	var prev string
 	valid := false
 	s.do(func() {
+		valid = value != "" && value == s.model // also a fallback model's extra row
 		for _, m := range s.a.modelList() {
 			valid = valid || m.Value == value
 		}
@@ -257,7 +258,11 @@ func (a *Agent) modelList() []claude.ModelInfo {
 	return a.models
 }
 
-// modelInfo describes the session's current model.
+// modelInfo describes the session's current model. A model the CLI
+// switched to on its own (a refusal fallback) may be missing from the list;
+// it is described by its id alone. Its effort levels and thinking switch
+// are unknown, so those options are left out; auto mode stays offered,
+// since the CLI itself refuses it for a model that cannot use it.
 func (s *session) modelInfo() (claude.ModelInfo, bool) {
 	models := s.a.modelList()
 	if len(models) == 0 {
@@ -267,6 +272,9 @@ func (s *session) modelInfo() (claude.ModelInfo, bool) {
 		if m.Value == s.model {
 			return m, true
 		}
+	}
+	if s.model != "" {
+		return claude.ModelInfo{Value: s.model, ResolvedModel: s.model, DisplayName: s.model, SupportsAutoMode: true}, true
 	}
 	return models[0], true
 }
@@ -331,15 +339,21 @@ func (s *session) modeOption() acp.SessionConfigOption {
 	}
 }
 
-// modelOption offers the CLI's own model list.
+// modelOption offers the CLI's own model list, plus the current model when
+// the list does not name it.
 func (s *session) modelOption(current claude.ModelInfo) acp.SessionConfigOption {
 	var choices []acp.SessionConfigSelectOption
+	listed := false
 	for _, m := range s.a.modelList() {
 		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: firstNonEmpty(m.DisplayName, m.Value)}
 		if m.Description != "" {
 			o.Description = acp.Some(m.Description)
 		}
 		choices = append(choices, o)
+		listed = listed || m.Value == current.Value
+	}
+	if !listed { // the model the CLI fell back to, as an extra row
+		choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(current.Value), Name: current.DisplayName})
 	}
 	return acp.SessionConfigOption{
 		ID: configModel, Name: "Model", Category: acp.Some(acp.SessionConfigOptionCategory("model")),
@@ -379,6 +393,25 @@ func (s *session) modelFromCLI(resolved string) {
 			return
 		}
 	}
+}
+
+// followModelSwap follows a model change the CLI made without being asked
+// (a persistent refusal fallback): the CLI already runs on model, so
+// nothing is sent to it; the picker shows it (the row that names it, else
+// an extra row with its id) and the next CLI start keeps it.
+func (s *session) followModelSwap(model string) {
+	if info, known := s.modelInfo(); model == "" || known && (info.ResolvedModel == model || info.Value == model) {
+		return
+	}
+	value := model
+	for _, m := range s.a.modelList() {
+		if m.Value != "default" && (m.ResolvedModel == model || m.Value == model) {
+			value = m.Value
+			break
+		}
+	}
+	s.setModel(value)
+	s.publishConfig()
 }
 
 // afterLocalCommand follows settings a slash command changed (/model,

@@ -14,7 +14,9 @@ import (
 // shared files call (outcome, onResult, onAssistant, onStarted, onExit)
 // and the handler for the CLI frames only it cares about. For a client
 // without the extension every hook leaves the legacy behaviour untouched,
-// apart from the legacy transcript lines of the two notices.
+// apart from the two advisories (model fallback, fast mode off), which are
+// ACP notices for clients that declared session.notices (notices.go) and
+// transcript lines for the others.
 
 func init() {
 	otherHandlers = append(otherHandlers, (*session).failureFrame)
@@ -200,8 +202,10 @@ func (s *session) onAPIRetry(b *claude.APIRetry) {
 }
 
 // onRefusalFallback reports that the CLI retried a refused request on
-// another model: a typed warning for capable clients, the historical
-// transcript line for the others. Never both.
+// another model: a typed warning for AIR clients, else a notice for
+// clients that take notices, else the historical transcript line; never
+// two of them. A persistent swap (not a revert, not a one-response local
+// retry) also moves the session's model picker to the fallback model.
 func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
 	category := ""
 	if b.APIRefusalCategory != "" {
@@ -215,7 +219,14 @@ func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
 		outcome = "Only that response came from " + b.FallbackModel + "; the session stays on " + b.OriginalModel + "."
 	}
 	summary := b.OriginalModel + " declined this request" + category + "; retried with " + b.FallbackModel + ". " + outcome
+	if b.Direction != "revert" && b.Scope != "local" {
+		defer s.followModelSwap(b.FallbackModel) // after the notice that explains it
+	}
 	if !s.failuresOn() {
+		if s.noticesOn() {
+			s.sendNotice(acp.NoticeSeverityWarning, summary, b.APIRefusalExplanation, "Model fallback")
+			return
+		}
 		text := "**Model fallback:** " + summary
 		if b.APIRefusalExplanation != "" {
 			text += "\n\n" + b.APIRefusalExplanation
@@ -231,15 +242,20 @@ func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
 }
 
 // onModelFallback reports --fallback-model taking over (overload, missing
-// model) in Claude's own words. Legacy clients never saw it and still do
-// not.
+// model) in Claude's own words, as a typed warning or a notice. Other
+// clients never saw it and still do not.
 func (s *session) onModelFallback(b *claude.ModelFallback) {
-	if !s.failuresOn() {
+	air, notices := s.failuresOn(), s.noticesOn()
+	if !air && !notices {
 		return
 	}
 	text := b.Content
 	if text == "" && b.FallbackModel != "" {
 		text = fmt.Sprintf("Switched to %s because %s was unavailable.", b.FallbackModel, firstNonEmpty(b.OriginalModel, "the selected model"))
+	}
+	if !air {
+		s.sendNotice(acp.NoticeSeverityWarning, text, "", "Model fallback")
+		return
 	}
 	title, details := failureText(text)
 	s.publishNotice("model_fallback", title, details)
@@ -277,7 +293,12 @@ func (s *session) observeFastMode(state string, raw json.RawMessage) {
 	if !ok {
 		return
 	}
-	if !s.failuresOn() {
+	switch {
+	case s.failuresOn():
+	case s.noticesOn():
+		s.sendNotice(acp.NoticeSeverityWarning, "Fast mode turned off: "+why+".", "", "Fast mode turned off")
+		return
+	default:
 		s.transcriptLine("**Fast mode turned off:** " + why + ".")
 		return
 	}

@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// Advisories for the user that are not part of the conversation: Claude
+// Code's system/informational frames (a permission rule that was not saved,
+// a hook that gave no verdict, a refused plugin), the model fallback and
+// fast mode turning off (failure_live.go). Clients that declared
+// clientCapabilities.session.notices get them as ACP `notice` updates;
+// the others get agent text, as the reference adapter wrote it. When the
+// AIR session-failure extension is negotiated, its typed records carry the
+// advisories it defines (failure.go) and notices carry only the rest.
+
+func init() {
+	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
+		b, ok := m.Body.(*claude.Informational)
+		if ok {
+			s.onInformational(b)
+		}
+		return ok
+	})
+}
+
+// noticeTitleMax is the longest title a notice carries; longer text goes
+// into the description under a generic title, so that a title stays a
+// line a client can show on its own.
+const noticeTitleMax = 256
+
+// noticesOn reports whether the client declared session.notices.
+func (s *session) noticesOn() bool {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	c := s.a.client.raw.Session
+	return c != nil && c.Notices != nil
+}
+
+// sendNotice sends a notice; a title too long to stand alone moves, with
+// the description after it, into the description under generic.
+func (s *session) sendNotice(sev acp.NoticeSeverity, title, description, generic string) {
+	title, description = strings.TrimSpace(title), strings.TrimSpace(description)
+	if title == "" || utf8.RuneCountInString(title) > noticeTitleMax {
+		description = strings.TrimSpace(title + "\n\n" + description)
+		title = generic
+	}
+	n := &acp.Notice{Severity: sev, Title: title}
+	if description != "" {
+		n.Description = acp.Some(description)
+	}
+	s.a.notify(s.id, acp.SessionUpdate{Notice: n})
+}
+
+// onInformational shows one of Claude Code's notices. With notices, level
+// "info" is dropped (it is chatter a notice area need not show); without
+// them every level is agent text, bold-labelled unless it is "info", and
+// marked _meta.claudeCode.kind "informational" so that a client can tell
+// it from Claude's answer.
+func (s *session) onInformational(b *claude.Informational) {
+	text := strings.TrimSpace(b.Content)
+	if text == "" {
+		return
+	}
+	level := strings.ToLower(firstNonEmpty(b.Level, "info"))
+	r, n := utf8.DecodeRuneInString(level)
+	label := string(unicode.ToUpper(r)) + level[n:]
+	if s.noticesOn() {
+		sev := acp.NoticeSeverityInfo
+		switch level {
+		case "info":
+			return
+		case "warning":
+			sev = acp.NoticeSeverityWarning
+		case "error":
+			sev = acp.NoticeSeverityError
+		}
+		s.sendNotice(sev, text, "", label)
+		return
+	}
+	if level != "info" {
+		text = "**" + label + ":** " + text
+	}
+	meta := mustJSON(map[string]any{"kind": "informational", "level": level})
+	s.a.notify(s.id, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{
+		Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}},
+		Meta:    map[string]json.RawMessage{"claudeCode": meta},
+	}})
+}
