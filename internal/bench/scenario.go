@@ -36,7 +36,7 @@ func streamStep(deltas int) fakeapi.Step {
 // hanging the harness.
 const runTimeout = 3 * time.Minute
 
-// world is what every run needs: a fake API of its own (so its request log
+// newWorld makes what every run needs: a fake API of its own (so its request log
 // is the run's) and a fresh sandbox.
 func newWorld(cfg *Config) (*fakeapi.Server, *sandbox, error) {
 	api, err := fakeapi.Start()
@@ -79,50 +79,15 @@ func runAdapter(ctx context.Context, cfg *Config, argv []string) (sample, error)
 		return nil, err
 	}
 	m[kNew] = time.Since(a.start).Seconds()
-	var warm []turn
-	for i := range userTurns {
-		if i > 0 {
-			settle(a.cmd.Process.Pid, 3*time.Second)
-		}
-		t, err := a.prompt(ctx, sid, fmt.Sprintf("turn %d: say hello", i+1))
-		if err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			m[kFirst] = t.first.Sub(a.start).Seconds()
-			continue
-		}
-		warm = append(warm, t)
-	}
-	countRequests(m, api)
-	u, err := a.usage()
+	err = turnScript(m, cfg, api, system{
+		pid:   a.cmd.Process.Pid,
+		start: a.start,
+		turn:  func(text string) (turn, error) { return a.prompt(ctx, sid, text) },
+		usage: a.usage,
+	})
 	if err != nil {
 		return nil, err
 	}
-	usageMetrics(m, u)
-	for i := range cfg.Turns {
-		settle(a.cmd.Process.Pid, 3*time.Second)
-		t, err := a.prompt(ctx, sid, fmt.Sprintf("extra turn %d: say hello", i+1))
-		if err != nil {
-			return nil, err
-		}
-		warm = append(warm, t)
-	}
-	warmTurns(m, warm)
-	settle(a.cmd.Process.Pid, 3*time.Second)
-	before, err := a.usage()
-	if err != nil {
-		return nil, err
-	}
-	t, err := a.prompt(ctx, sid, streamPrompt)
-	if err != nil {
-		return nil, err
-	}
-	u2, err := a.usage()
-	if err != nil {
-		return nil, err
-	}
-	streamMetrics(m, t, before, u2, cfg.Deltas)
 	return m, nil
 }
 
@@ -143,51 +108,71 @@ func runBare(ctx context.Context, cfg *Config) (sample, error) {
 	defer b.close(cfg.closeTimeout())
 	defer context.AfterFunc(ctx, func() { killGroup(b.cmd.Process.Pid) })()
 	m := sample{}
+	err = turnScript(m, cfg, api, system{pid: b.cmd.Process.Pid, start: b.start, turn: b.turn, usage: b.usage})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// system is what [turnScript] needs of the process under test: the
+// adapter, or the CLI alone.
+type system struct {
+	pid   int
+	start time.Time // taken right before the fork
+	turn  func(text string) (turn, error)
+	usage func() (treeUsage, error)
+}
+
+// turnScript is the part of the main run that the adapter and the bare CLI
+// share: userTurns turns (the first timed from start), the request count
+// and usage, cfg.Turns more warm turns, then the streaming turn.
+func turnScript(m sample, cfg *Config, api *fakeapi.Server, s system) error {
 	var warm []turn
 	for i := range userTurns {
 		if i > 0 {
-			settle(b.cmd.Process.Pid, 3*time.Second)
+			settle(s.pid, 3*time.Second)
 		}
-		t, err := b.turn(fmt.Sprintf("turn %d: say hello", i+1))
+		t, err := s.turn(fmt.Sprintf("turn %d: say hello", i+1))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if i == 0 {
-			m[kFirst] = t.first.Sub(b.start).Seconds()
+			m[kFirst] = t.first.Sub(s.start).Seconds()
 			continue
 		}
 		warm = append(warm, t)
 	}
 	countRequests(m, api)
-	u, err := b.usage()
+	u, err := s.usage()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	usageMetrics(m, u)
 	for i := range cfg.Turns {
-		settle(b.cmd.Process.Pid, 3*time.Second)
-		t, err := b.turn(fmt.Sprintf("extra turn %d: say hello", i+1))
+		settle(s.pid, 3*time.Second)
+		t, err := s.turn(fmt.Sprintf("extra turn %d: say hello", i+1))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		warm = append(warm, t)
 	}
 	warmTurns(m, warm)
-	settle(b.cmd.Process.Pid, 3*time.Second)
-	before, err := b.usage()
+	settle(s.pid, 3*time.Second)
+	before, err := s.usage()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t, err := b.turn(streamPrompt)
+	t, err := s.turn(streamPrompt)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	u2, err := b.usage()
+	after, err := s.usage()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	streamMetrics(m, t, before, u2, cfg.Deltas)
-	return m, nil
+	streamMetrics(m, t, before, after, cfg.Deltas)
+	return nil
 }
 
 func warmTurns(m sample, warm []turn) {
