@@ -71,17 +71,7 @@ func (p *Process) Send(ctx context.Context, m UserMessage) error {
 		f := false
 		w.ShouldQuery = &f
 	}
-	line, err := marshalLine(w)
-	if err != nil {
-		return err
-	}
-	if err := p.writeLine(ctx.Done(), line); err != nil {
-		if errors.Is(err, errCanceledWrite) {
-			return ctx.Err()
-		}
-		return err
-	}
-	return nil
+	return p.writeValue(ctx, w)
 }
 
 // SendRaw writes one arbitrary JSON object as a stdin line, for message
@@ -91,7 +81,13 @@ func (p *Process) SendRaw(ctx context.Context, raw json.RawMessage) error {
 	if _, _, ok := peekEnvelope(raw); !ok || !json.Valid(raw) {
 		return errors.New("claude: SendRaw needs a JSON object")
 	}
-	line, err := marshalLine(raw)
+	return p.writeValue(ctx, raw)
+}
+
+// writeValue marshals v onto one stdin line and writes it. A write that
+// ctx ended before it began returns ctx's error.
+func (p *Process) writeValue(ctx context.Context, v any) error {
+	line, err := marshalLine(v)
 	if err != nil {
 		return err
 	}
