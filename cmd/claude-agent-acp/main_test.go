@@ -297,6 +297,15 @@ func (p *agentProc) prompt(id any, sid, text string) string {
 	return r.StopReason
 }
 
+// wantCLIsGone fails the test if a fake CLI is still alive 5 s after the
+// agent exited.
+func (p *agentProc) wantCLIsGone() {
+	p.t.Helper()
+	if alive := faultcli.WaitGone(p.dir, 5*time.Second); len(alive) > 0 {
+		p.t.Errorf("CLIs alive after the agent exited: %v", alive)
+	}
+}
+
 // waitUserFrames waits until the fakes have received n user messages.
 func (p *agentProc) waitUserFrames(n int) {
 	p.t.Helper()
@@ -403,9 +412,7 @@ func TestExitOnEOF(t *testing.T) {
 	if code := p.exitCode(); code != 0 {
 		t.Errorf("exit status %d after stdin EOF", code)
 	}
-	if alive := faultcli.WaitGone(p.dir, 5*time.Second); len(alive) > 0 {
-		t.Errorf("CLIs alive after the agent exited: %v", alive)
-	}
+	p.wantCLIsGone()
 }
 
 // TestExitOnSIGTERM: the editor terminates us mid-turn.
@@ -421,9 +428,7 @@ func TestExitOnSIGTERM(t *testing.T) {
 	if code := p.exitCode(); code != 0 {
 		t.Errorf("exit status %d after SIGTERM", code)
 	}
-	if alive := faultcli.WaitGone(p.dir, 5*time.Second); len(alive) > 0 {
-		t.Errorf("CLIs alive after the agent exited: %v", alive)
-	}
+	p.wantCLIsGone()
 }
 
 // TestExitStubbornCLI: a CLI that ignores stdin EOF and SIGTERM is killed;
@@ -438,9 +443,7 @@ func TestExitStubbornCLI(t *testing.T) {
 	if code := p.exitCode(); code != 0 {
 		t.Errorf("exit status %d", code)
 	}
-	if alive := faultcli.WaitGone(p.dir, 5*time.Second); len(alive) > 0 {
-		t.Errorf("CLIs alive after the agent exited: %v", alive)
-	}
+	p.wantCLIsGone()
 }
 
 // TestBrokenPipe: the editor closes our stdout (it crashed) mid-turn. The
@@ -461,9 +464,7 @@ func TestBrokenPipe(t *testing.T) {
 	if ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
 		t.Errorf("the agent died of %v", ws.Signal())
 	}
-	if alive := faultcli.WaitGone(p.dir, 5*time.Second); len(alive) > 0 {
-		t.Errorf("CLIs alive after the agent exited: %v", alive)
-	}
+	p.wantCLIsGone()
 }
 
 // TestRealCLIExit: the same hygiene with the real Claude Code CLI mid-turn:
