@@ -3,6 +3,7 @@ package agent_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
@@ -89,4 +90,82 @@ func TestRefusalFallbackMovesModelPickerE2E(t *testing.T) {
 		t.Errorf("picking the extra row: %s %v", cur, err)
 	}
 	validWire(t, h)
+}
+
+// TestLoadRestoresGoalE2E: session/load gives the loaded session the goal
+// its transcript ends with: a goal whose prompt was cancelled is still
+// active (with the Stop hook's rounds so far), and the resumed CLI goes on
+// evaluating it; a goal cleared later is not restored. The snapshot comes
+// after the replay, before the load's answer.
+func TestLoadRestoresGoalE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(
+		onLoop(fakeapi.Text("Working.")),
+		onEvaluator(`{"ok": false, "reason": "build still red"}`),
+		onLoop(fakeapi.Hang(0)),
+	)
+	active := h.NewSession(h.Sandbox.WorkDir)
+	done := promptAsync(h, active, "/goal the build is green")
+	h.WaitFor("the goal's second turn", 60*time.Second, func() bool {
+		for _, r := range h.API().Requests() {
+			if r.Answer == fakeapi.KindHang {
+				return true
+			}
+		}
+		return false
+	})
+	h.Cancel(active)
+	if r := <-done; r.err != nil || r.resp.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("cancelled goal prompt: %+v %v", r.resp, r.err)
+	}
+	cleared := h.NewSession(h.Sandbox.WorkDir)
+	h.API().Script(onLoop(fakeapi.Text("On it.")), onEvaluator(`{"ok": false, "reason": "not yet"}`), onLoop(fakeapi.Text("Stopping.")))
+	if _, err := h.Prompt(cleared, "/goal the docs are done"); err != nil {
+		t.Fatalf("second goal: %v", err)
+	}
+	_ = clearGoal(h, cleared)
+	h.Close()
+
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h.Sandbox})
+	h2.Initialize(acp.ClientCapabilities{})
+	load(t, h2, active)
+	g, ok := lastGoal(h2, active)
+	if !ok || g == nil || g["objective"] != "the build is green" || g["status"] != "active" || g["iterations"] != 1.0 ||
+		g["lastReason"] != "build still red" || g["controlMethod"] != "_session/goal" {
+		t.Fatalf("restored goal %v (%v)", g, ok)
+	}
+	if ts, _ := g["createdAt"].(float64); ts < 1e12 {
+		t.Errorf("createdAt %v", g["createdAt"])
+	}
+	goalAt := wireIndex(h2, `"session_info_update"`, `"objective"`)
+	lastReplay := -1
+	for i, l := range h2.Wire() {
+		if l.FromAgent && (strings.Contains(l.Line, `"user_message_chunk"`) || strings.Contains(l.Line, `"agent_message_chunk"`)) {
+			lastReplay = i
+		}
+	}
+	answer := wireIndex(h2, `"id":2,"result"`)
+	if !(lastReplay < goalAt && goalAt < answer) {
+		t.Errorf("goal at wire line %d, last replayed line %d, load answer %d", goalAt, lastReplay, answer)
+	}
+
+	// The resumed CLI still has the goal: its Stop hook evaluates the next
+	// turn, and the goal's end reaches the client.
+	h2.API().Script(onLoop(fakeapi.Text("Fixed the build.")), onEvaluator(`{"ok": true, "reason": "green"}`))
+	if resp, err := h2.Prompt(active, "keep going"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after load: %+v %v", resp, err)
+	}
+	evaluated := false
+	for _, r := range h2.API().Requests() {
+		evaluated = evaluated || strings.Contains(r.System, "evaluating a stop-condition hook")
+	}
+	if !evaluated {
+		t.Errorf("the resumed CLI did not evaluate the goal")
+	}
+
+	load(t, h2, cleared)
+	if gs := goalSnapshots(h2, cleared); len(gs) != 0 {
+		t.Errorf("a cleared goal was restored: %v", gs)
+	}
+	validSubagentWire(t, h2)
 }

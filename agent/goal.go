@@ -33,6 +33,9 @@ import (
 //   - CLI 2.1.332 writes active_goal frames only when CLAUDE_CODE_REMOTE is
 //     set. Without them, each "Stop hook feedback" the hook injects counts
 //     an iteration and carries its reason.
+//   - session/load restores a goal the transcript shows as still active
+//     (goalHistory): the snapshot goes out after the replay, before the
+//     load's answer.
 //   - `_session/goal {sessionId, action:"clear"}` clears the goal: it sends
 //     `/goal clear`, with "now" priority while a turn runs (so it is not
 //     queued behind the Stop-hook loop, which it ends), else as an ordinary

@@ -32,6 +32,7 @@ type replayer struct {
 	// subagents are the session's subagent transcripts by launching
 	// tool_use id (subagent_replay.go).
 	subagents map[string]transcript.Subagent
+	goal      goalHistory // the goal as of the records so far (goal_history.go)
 }
 
 func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
@@ -99,11 +100,13 @@ func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup
 	if title := r.Title(); title != "" {
 		a.notify(id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: acp.Some(title)}})
 	}
+	a.restoreGoal(id, rp.goal.snap)
 	return rp.mode, nil
 }
 
 // record replays one record of the active branch.
 func (rp *replayer) record(rec *transcript.Record) {
+	rp.goal.record(rec)
 	if rp.s.replayFailureRecord(rec) {
 		return // a typed failure record replaces the prose (failure_replay.go)
 	}
