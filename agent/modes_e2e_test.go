@@ -22,6 +22,18 @@ func modeIDs(st *acp.SessionModeState) string {
 	return strings.Join(ids, ",")
 }
 
+// modeUpdates lists the modes of the session's current_mode_update
+// notifications, in order, joined by commas.
+func modeUpdates(h *agenttest.Harness, sid string) string {
+	var modes []string
+	for _, u := range h.Updates(sid) {
+		if u.CurrentModeUpdate != nil {
+			modes = append(modes, string(u.CurrentModeUpdate.CurrentModeID))
+		}
+	}
+	return strings.Join(modes, ",")
+}
+
 // TestSetMode: the CLI's permission modes are the session's modes; in
 // accept-edits mode a write runs without asking, and the client hears of
 // the switch.
@@ -53,13 +65,7 @@ func TestSetMode(t *testing.T) {
 	if _, err := os.Stat(path); err != nil || len(h.Permissions()) != 0 {
 		t.Fatalf("accept-edits write: %v, %d permission requests", err, len(h.Permissions()))
 	}
-	var modes []string
-	for _, u := range h.Updates(sid) {
-		if u.CurrentModeUpdate != nil {
-			modes = append(modes, string(u.CurrentModeUpdate.CurrentModeID))
-		}
-	}
-	if strings.Join(modes, ",") != "acceptEdits" {
+	if modes := modeUpdates(h, sid); modes != "acceptEdits" {
 		t.Errorf("current_mode_update %v", modes)
 	}
 	if o := findOption(latestConfig(h, sid, ns.ConfigOptions.Or(nil)), "mode"); o == nil || o.Select.CurrentValue != "acceptEdits" {
@@ -109,13 +115,7 @@ func TestPlanApproval(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the edit after approval did not run: %v", err)
 	}
-	var modes []string
-	for _, u := range h.Updates(sid) {
-		if u.CurrentModeUpdate != nil {
-			modes = append(modes, string(u.CurrentModeUpdate.CurrentModeID))
-		}
-	}
-	if strings.Join(modes, ",") != "plan,acceptEdits" {
+	if modes := modeUpdates(h, sid); modes != "plan,acceptEdits" {
 		t.Errorf("mode updates %v", modes)
 	}
 }
