@@ -215,15 +215,9 @@ func (p *Process) StopTask(ctx context.Context, taskID string) error {
 
 // MCPStatus returns the state of every MCP server.
 func (p *Process) MCPStatus(ctx context.Context) (*MCPStatus, error) {
-	raw, err := p.Request(ctx, "mcp_status", nil)
-	if err != nil {
-		return nil, err
-	}
 	st := &MCPStatus{}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, st); err != nil {
-			return nil, fmt.Errorf("claude: mcp_status response: %w", err)
-		}
+	if err := p.requestInto(ctx, "mcp_status", nil, st); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
@@ -237,17 +231,26 @@ func (p *Process) RewindFiles(ctx context.Context, userMessageID string, dryRun 
 	if dryRun {
 		payload["dry_run"] = true
 	}
-	raw, err := p.Request(ctx, "rewind_files", payload)
-	if err != nil {
+	res := &RewindFilesResult{}
+	if err := p.requestInto(ctx, "rewind_files", payload, res); err != nil {
 		return nil, err
 	}
-	res := &RewindFilesResult{}
+	return res, nil
+}
+
+// requestInto sends a control request and decodes its response, when it
+// has one, into out.
+func (p *Process) requestInto(ctx context.Context, subtype string, payload, out any) error {
+	raw, err := p.Request(ctx, subtype, payload)
+	if err != nil {
+		return err
+	}
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, res); err != nil {
-			return nil, fmt.Errorf("claude: rewind_files response: %w", err)
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("claude: %s response: %w", subtype, err)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // InitializeResponse is the CLI's answer to initialize. Raw holds all of it;
