@@ -247,11 +247,7 @@ func preContent(name string, in map[string]any, cwd string) ([]acp.ToolCallConte
 		if d := str("description"); d != "" {
 			return []acp.ToolCallContent{textContent(d)}, nil
 		}
-	case "WebFetch":
-		if p := str("prompt"); p != "" {
-			return []acp.ToolCallContent{textContent(p)}, nil
-		}
-	case "Agent", "Task":
+	case "WebFetch", "Agent", "Task":
 		if p := str("prompt"); p != "" {
 			return []acp.ToolCallContent{textContent(p)}, nil
 		}
