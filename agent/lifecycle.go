@@ -38,7 +38,8 @@ var errSessionClosed = acp.NewInternalError("the session was closed")
 
 // resumeSession is session/resume: the session continues from its
 // transcript (the CLI runs with --resume) but nothing is replayed. A
-// session that is already live is answered as it is.
+// session that is already live keeps its CLI, or gets a new one if the
+// request changes its cwd, directories or MCP servers (fingerprint.go).
 func (a *Agent) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
 	s, _, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, nil)
 	if err != nil {
@@ -73,12 +74,24 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, addDirs []string, se
 	defer unlock()
 
 	if s := a.liveSession(id); s != nil {
-		// A session that runs already is kept as it is; a load replays
-		// what it has stored (nothing before its first prompt).
+		// A session that runs already keeps its CLI unless the request
+		// changes what the CLI was started with (fingerprint.go); a load
+		// replays what it has stored (nothing before its first prompt).
+		restarted, err := s.reconfigure(ctx, setup)
+		if err != nil {
+			return nil, false, startFailure(id, err)
+		}
+		started := &startOutcome{got: true}
+		if restarted {
+			started = s.waitStart()
+		}
 		if path, err := a.findTranscript(id); replay != nil && err == nil {
-			if err := replay(ctx, s, path, setup, &startOutcome{got: true}); err != nil {
+			if err := replay(ctx, s, path, setup, started); err != nil {
 				return nil, false, err
 			}
+		}
+		if err := started.wait(ctx); err != nil {
+			return nil, false, startFailure(id, err)
 		}
 		return s, false, nil
 	}

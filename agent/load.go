@@ -21,7 +21,8 @@ func init() {
 // CLI starts with --resume so that the next prompt continues it. Unknown
 // ids are -32002 with data.sessionId; lines of the transcript that cannot
 // be read are skipped and logged, never a failed load. A session that is
-// live already is replayed and kept as it is.
+// live already is replayed and keeps its CLI, or gets a new one if the
+// request changes its cwd, directories or MCP servers (fingerprint.go).
 func (a *Agent) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
 	var mode string
 	replay := func(ctx context.Context, s *session, path string, setup *sessionSetup, started *startOutcome) error {

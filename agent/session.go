@@ -33,10 +33,13 @@ type session struct {
 	starting bool
 	// stopStart abandons the CLI start in progress (set with starting).
 	stopStart context.CancelFunc
-	started   bool // a CLI was started at least once for this id
-	closed    bool
-	turns     []*turn // unsettled turns, oldest first
-	current   *turn   // the turn the CLI is working on (seen started)
+	// retired is a CLI replaced by new settings (fingerprint.go); the
+	// next start stops it before it starts its successor.
+	retired *claude.Process
+	started bool // a CLI was started at least once for this id
+	closed  bool
+	turns   []*turn // unsettled turns, oldest first
+	current *turn   // the turn the CLI is working on (seen started)
 	// interrupting counts interrupts not yet answered by the CLI.
 	interrupting int
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
@@ -132,6 +135,8 @@ func (s *session) startCLI() {
 		opts = s.restartOptions(opts)
 	}
 	s.started = true
+	old := s.retired
+	s.retired = nil
 	// The startup timeout is the claude package's, so a hang is reported as
 	// such; the context only lets close abandon a start in progress.
 	opts.StartupTimeout = s.a.startupTimeout()
@@ -141,6 +146,9 @@ func (s *session) startCLI() {
 	go func() {
 		defer s.starts.Done()
 		defer cancel()
+		if old != nil {
+			_ = old.Close() // two CLIs must not continue one transcript
+		}
 		p, err := claude.Start(ctx, opts)
 		if restart && errors.Is(err, claude.ErrSessionNotFound) && opts.Resume == s.id && !opts.ForkSession {
 			// Our own earlier CLI died before it saved anything: start
