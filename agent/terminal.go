@@ -25,6 +25,9 @@ import (
 // streamed (also after the turn ended), and the call completes with the
 // exit code when Claude Code reports the task done. terminal/cancel (the
 // ACP v2 method, served here for v1 clients too) stops it.
+//
+// A foreground command that runs long enough to become a task streams its
+// output the same way while it runs (terminal_live.go).
 
 const (
 	bgPollInterval = 500 * time.Millisecond
@@ -51,14 +54,20 @@ func (a *Agent) terminalClient() bool {
 	return a.client.terminalOutput
 }
 
-// bgTask is a background command whose tool call is still open.
+// bgTask is a command whose output is followed: a background command
+// whose tool call is still open, or a running foreground one.
 type bgTask struct {
 	taskID string
 	ts     *toolState
 	file   string
+	f      *os.File // the open output file (foreground: it is deleted at the end)
 	off    int64
 	tail   []byte // last output, for non-terminal clients
 	stop   chan struct{}
+
+	foreground bool   // the tool result ends it, not the task events
+	shown      []byte // what a terminal client saw of a foreground command
+	shownOver  bool   // shown outgrew shownMax
 }
 
 var outputFileRE = regexp.MustCompile(`Output is being written to: (\S+?)\.?(?:\s|$)`)
@@ -70,6 +79,13 @@ func (s *session) bashResult(ts *toolState, text string, isError bool, structure
 		BackgroundTaskID string `json:"backgroundTaskId"`
 	}
 	_ = json.Unmarshal(structured, &r)
+	live := s.foregroundOf(ts)
+	if live != nil && r.BackgroundTaskID == live.taskID && !isError {
+		// Moved to the background while followed: keep following.
+		live.foreground = false
+		s.sendToolUpdate(ts, s.view(ts), toolPatch{status: acp.ToolCallStatusInProgress})
+		return true
+	}
 	if r.BackgroundTaskID != "" && !isError && !s.replaying() {
 		file := ""
 		if m := outputFileRE.FindStringSubmatch(text); m != nil {
@@ -85,6 +101,13 @@ func (s *session) bashResult(ts *toolState, text string, isError bool, structure
 	out, exit := bashOutput(text, isError, structured)
 	if r.BackgroundTaskID != "" {
 		out, exit = text, nil // a replayed background command: its notice
+	}
+	if live != nil {
+		out = s.endForeground(live, out)
+		if ts.terminal && out == "" {
+			s.finishCommand(ts, status, "", exit, mustJSON(text))
+			return false
+		}
 	}
 	s.finishCommand(ts, status, out, exit, mustJSON(text))
 	return false
@@ -144,14 +167,17 @@ func (s *session) startBackground(ts *toolState, taskID, file string) {
 
 // pollBackground forwards what the command wrote since the last poll.
 func (s *session) pollBackground(bg *bgTask) {
-	if bg.file == "" {
-		return
+	f := bg.f
+	if f == nil {
+		if bg.file == "" {
+			return
+		}
+		var err error
+		if f, err = os.Open(bg.file); err != nil {
+			return
+		}
+		defer f.Close()
 	}
-	f, err := os.Open(bg.file)
-	if err != nil {
-		return
-	}
-	defer f.Close()
 	buf := make([]byte, bgChunkMax)
 	n, _ := f.ReadAt(buf, bg.off)
 	if n == 0 {
@@ -169,6 +195,10 @@ func (s *session) pollBackground(bg *bgTask) {
 	bg.off += int64(n)
 	data := buf[:n]
 	if bg.ts.terminal {
+		if bg.foreground && !bg.shownOver {
+			bg.shown = append(bg.shown, data...)
+			bg.shownOver = len(bg.shown) > shownMax
+		}
 		s.terminalOutput(bg.ts, string(data))
 		return
 	}
@@ -186,9 +216,13 @@ var exitSummaryRE = regexp.MustCompile(`\(exit code (\d+)\)`)
 // onTaskEvent finishes a background command when Claude Code reports its
 // task done.
 func (s *session) onTaskEvent(ev *claude.TaskEvent) {
-	bg := s.bgTasks[ev.TaskID]
-	if bg == nil {
+	if ev.Subtype == "task_started" {
+		s.followForeground(ev)
 		return
+	}
+	bg := s.bgTasks[ev.TaskID]
+	if bg == nil || bg.foreground {
+		return // a foreground command ends with its tool result
 	}
 	status := ev.Status
 	if ev.Subtype == "task_updated" {
@@ -212,10 +246,9 @@ func (s *session) onTaskEvent(ev *claude.TaskEvent) {
 }
 
 func (s *session) finishBackground(bg *bgTask, status string, exit *int) {
-	close(bg.stop)
-	delete(s.bgTasks, bg.taskID)
-	delete(s.tools, bg.ts.id)
 	s.pollBackground(bg)
+	s.dropTask(bg)
+	delete(s.tools, bg.ts.id)
 	st := acp.ToolCallStatusCompleted
 	if status != "completed" || exit != nil && *exit != 0 {
 		st = acp.ToolCallStatusFailed
@@ -235,6 +268,10 @@ func (s *session) finishBackground(bg *bgTask, status string, exit *int) {
 // is gone, and its commands with it).
 func (s *session) stopBackground() {
 	for _, bg := range s.bgTasks {
+		if bg.foreground {
+			s.dropTask(bg) // its call ends with the turn
+			continue
+		}
 		s.finishBackground(bg, "stopped", nil)
 	}
 }
@@ -269,7 +306,7 @@ func (a *Agent) cancelTerminal(ctx context.Context, p *cancelTerminalRequest) (s
 	var taskID string
 	s.do(func() {
 		for _, bg := range s.bgTasks {
-			if bg.ts.id == string(p.TerminalID) {
+			if !bg.foreground && bg.ts.id == string(p.TerminalID) {
 				proc, taskID = s.proc, bg.taskID
 			}
 		}

@@ -1,0 +1,78 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// TestForegroundLiveOutput: a foreground command's output reaches the
+// client while it runs (the command waits for the test to see its first
+// line before it prints the second), and the result does not repeat it.
+func TestForegroundLiveOutput(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		name := map[bool]string{true: "terminal", false: "console"}[terminal]
+		t.Run(name, func(t *testing.T) {
+			h := agenttest.Start(t)
+			caps := acp.ClientCapabilities{}
+			if terminal {
+				caps.Meta = map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}
+			}
+			h.Initialize(caps)
+			gate := filepath.Join(t.TempDir(), "go-on")
+			cmd := "echo first; for i in $(seq 1 600); do [ -e '" + gate + "' ] && break; sleep 0.1; done; echo second"
+			h.API().Script(
+				toolUse("toolu_live", "Bash", map[string]any{"command": cmd, "description": "Wait for the test"}),
+				fakeapi.Text("Done."),
+			)
+			sid := h.NewSession(h.Sandbox.WorkDir)
+			done := promptAsync(h, sid, "run it")
+			defer dumpWire(t, h)
+			h.WaitFor("the first line while the command runs", 40*time.Second, func() bool {
+				c := liveCall(t, h, sid)
+				return c != nil && strings.Contains(shownText(c, terminal), "first")
+			})
+			if c := liveCall(t, h, sid); c.status == acp.ToolCallStatusCompleted || strings.Contains(shownText(c, terminal), "second") {
+				t.Fatalf("the call ended before the gate opened: %+v", c)
+			}
+			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if r := <-done; r.err != nil {
+				t.Fatal(r.err)
+			}
+			c := liveCall(t, h, sid)
+			if c.status != acp.ToolCallStatusCompleted {
+				t.Errorf("status %s", c.status)
+			}
+			got := shownText(c, terminal)
+			if strings.Count(got, "first") != 1 || strings.Count(got, "second") != 1 || strings.Index(got, "first") > strings.Index(got, "second") {
+				t.Errorf("output %q", got)
+			}
+			if terminal && !strings.Contains(string(c.exit), `"exit_code":0`) {
+				t.Errorf("exit %s", c.exit)
+			}
+		})
+	}
+}
+
+func liveCall(t *testing.T, h *agenttest.Harness, sid string) *callState {
+	calls, _ := toolCalls(t, h, sid)
+	return calls["toolu_live"]
+}
+
+// shownText is the output the client displays: the terminal's stream, or
+// the call's content.
+func shownText(c *callState, terminal bool) string {
+	if terminal {
+		return c.terminal.String()
+	}
+	return contentText(c.content)
+}
