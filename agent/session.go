@@ -150,11 +150,21 @@ func (s *session) startCLI() {
 			_ = old.Close() // two CLIs must not continue one transcript
 		}
 		p, err := claude.Start(ctx, opts)
-		if restart && errors.Is(err, claude.ErrSessionNotFound) && opts.Resume == s.id && !opts.ForkSession {
-			// Our own earlier CLI died before it saved anything: start
-			// afresh under the same id. (A load of a transcript the CLI
-			// refuses is not a restart and keeps its error.)
-			opts.SessionID, opts.Resume = opts.Resume, ""
+		for try := 0; restart && try < 2 && !opts.ForkSession; try++ {
+			// Restarting our own CLI: whether its transcript exists yet
+			// (it may have died before saving, or be saved only now)
+			// decides between --resume and --session-id; the CLI's answer
+			// is the authority. (A load of a transcript the CLI refuses is
+			// not a restart and keeps its error.)
+			switch {
+			case errors.Is(err, claude.ErrSessionNotFound) && opts.Resume == s.id:
+				opts.SessionID, opts.Resume = s.id, ""
+			case errors.Is(err, claude.ErrSessionInUse) && opts.SessionID == s.id:
+				opts.SessionID, opts.Resume = "", s.id
+			default:
+				try = 2
+				continue
+			}
 			p, err = claude.Start(ctx, opts)
 		}
 		select {
