@@ -114,7 +114,9 @@ type Conn struct {
 	baseCancel context.CancelCauseFunc
 
 	handlers sync.WaitGroup
-	hmu      sync.Mutex // orders handlers.Add against Wait after shutdown
+	running  atomic.Int64 // messages dequeued and not yet fully handled
+	eof      bool         // the peer closed its side; guarded by mu
+	hmu      sync.Mutex   // orders handlers.Add against Wait after shutdown
 	done     chan struct{}
 	doneOnce sync.Once
 	cause    error
@@ -261,7 +263,7 @@ func (c *Conn) readLoop() {
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-				c.shutdown(ErrPeerClosed)
+				c.drain()
 			} else {
 				c.shutdown(fmt.Errorf("%w: read: %v", ErrTransport, err))
 			}
@@ -274,6 +276,38 @@ func (c *Conn) readLoop() {
 		}
 		c.accept(classify(line))
 	}
+}
+
+// DrainTimeout bounds how long a connection whose peer closed its input
+// keeps answering the requests it had already read.
+const DrainTimeout = 5 * time.Second
+
+// drain handles EOF from the peer: it may still read our output, so the
+// requests it sent before closing are answered. Handlers see their context
+// end with ErrPeerClosed (so no new work starts), calls to the peer fail at
+// once (it can no longer answer), and the connection ends when everything
+// read has been handled, or after DrainTimeout.
+func (c *Conn) drain() {
+	c.mu.Lock()
+	c.eof = true
+	pend := c.pending
+	c.pending = map[string]*pending{}
+	c.mu.Unlock()
+	for _, p := range pend {
+		p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + ErrPeerClosed.Error()}}
+	}
+	c.baseCancel(ErrPeerClosed)
+	deadline := time.Now().Add(DrainTimeout)
+	for time.Now().Before(deadline) && !c.closed() {
+		c.qmu.Lock()
+		queued := len(c.queue)
+		c.qmu.Unlock()
+		if queued == 0 && c.running.Load() == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.shutdown(ErrPeerClosed)
 }
 
 func (c *Conn) accept(in inbound) {
@@ -371,6 +405,7 @@ func (c *Conn) dequeue() *inflight {
 	f := c.queue[0]
 	c.queue[0] = nil
 	c.queue = c.queue[1:]
+	c.running.Add(1) // counted before it leaves the queue, for drain
 	c.queued -= f.size
 	c.qcond.Broadcast()
 	return f
@@ -386,6 +421,7 @@ func (c *Conn) dispatchLoop() {
 		}
 		if !c.admit(f) {
 			c.markDispatched(f.seq)
+			c.running.Add(-1)
 			continue
 		}
 		if f.req.IsNotification() {
@@ -393,6 +429,7 @@ func (c *Conn) dispatchLoop() {
 			// quick, and nothing else may start before they are handled.
 			c.runNotification(f)
 			c.markDispatched(f.seq)
+			c.running.Add(-1)
 			continue
 		}
 		select {
@@ -518,6 +555,7 @@ func (c *Conn) runNotification(f *inflight) {
 
 func (c *Conn) run(f *inflight, hs *handlerState) {
 	defer c.handlers.Done()
+	defer c.running.Add(-1)
 	defer func() { <-c.sem }()
 	defer hs.release()
 	defer func() {
@@ -534,7 +572,7 @@ func (c *Conn) run(f *inflight, hs *handlerState) {
 		if !errors.As(err, &e) {
 			c.log.Warn("acp: request handler failed", "method", f.req.Method, "error", err)
 		}
-		c.reply(f, nil, toWireError(err, f.req.Method, f.isCancelled()))
+		c.reply(f, nil, toWireError(err, f.req.Method, f.isCancelled() || errors.Is(context.Cause(f.ctx), ErrPeerClosed)))
 	case isNil(result):
 		c.replyAbandoned(f, "handler returned no result")
 	default:
@@ -720,6 +758,10 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if c.closed() {
 		c.mu.Unlock()
 		return c.cause
+	}
+	if c.eof {
+		c.mu.Unlock()
+		return ErrPeerClosed // it can no longer answer
 	}
 	c.pending[key] = p
 	c.mu.Unlock()

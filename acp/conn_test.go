@@ -187,10 +187,14 @@ func TestPeerCloseCancelsHandlers(t *testing.T) {
 	if cause := <-causes; !errors.Is(cause, ErrPeerClosed) {
 		t.Fatalf("cause %v, want ErrPeerClosed", cause)
 	}
+	// The peer may still read: the request it sent before closing is
+	// answered -32800 (its handler stopped because the peer left), once.
+	if got := peer.recv(5 * time.Second); got != `{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"Request cancelled"}}` {
+		t.Fatalf("got %s", got)
+	}
 	if err := peer.conn.Wait(); !errors.Is(err, ErrPeerClosed) {
 		t.Fatalf("Wait: %v", err)
 	}
-	// Nothing is sent once the connection is shutting down.
 	peer.quiet(50 * time.Millisecond)
 }
 
@@ -437,5 +441,38 @@ func TestCallFromNotificationHandler(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("deadlock: a notification handler's Call never returned")
+	}
+}
+
+// TestEOFAfterRequestsStillAnswers: a peer that writes its requests and
+// closes its side at once (`printf … | agent`) still gets every answer.
+func TestEOFAfterRequestsStillAnswers(t *testing.T) {
+	m := NewMux()
+	On(m, "echo", func(ctx context.Context, p *json.RawMessage) (any, error) { return p, nil })
+	On(m, "slow", func(ctx context.Context, p *struct{}) (any, error) {
+		Async(ctx)
+		<-ctx.Done() // the peer is gone: wrap up
+		return map[string]string{"cause": context.Cause(ctx).Error()}, nil
+	})
+	peer := newTestPeer(t, Options{Handler: m})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"slow"}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"echo","params":{"b":2}}`)
+	_ = peer.in.Close()
+	got := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		got[peer.recv(5*time.Second)] = true
+	}
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"a":1}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"cause":"acp: peer closed the connection"}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"b":2}}`,
+	} {
+		if !got[want] {
+			t.Errorf("missing %s; got %v", want, got)
+		}
+	}
+	if err := peer.conn.Wait(); !errors.Is(err, ErrPeerClosed) {
+		t.Fatalf("Wait: %v", err)
 	}
 }

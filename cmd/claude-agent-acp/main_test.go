@@ -493,3 +493,19 @@ func TestRealCLIExit(t *testing.T) {
 		})
 	}
 }
+
+// TestPipedRequestsAreAnswered: requests written before stdin closes (as
+// with `printf … | claude-agent-acp`) are all answered before the exit.
+func TestPipedRequestsAreAnswered(t *testing.T) {
+	cmd := exec.Command(agentBin)
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"relative","mcpServers":[]}}` + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("agent: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"id":1,"result"`) || !strings.Contains(lines[1], `"id":2,"error":{"code":-32602`) {
+		t.Fatalf("want the initialize result and the -32602 for session/new, got:\n%s", out)
+	}
+}
