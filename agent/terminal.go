@@ -149,20 +149,24 @@ func (s *session) startBackground(ts *toolState, taskID, file string) {
 	if file == "" {
 		return
 	}
-	go func() {
-		t := time.NewTicker(bgPollInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-bg.stop:
-				return
-			case <-t.C:
-			}
-			if !s.do(func() { s.pollBackground(bg) }) {
-				return
-			}
+	go s.pollEvery(bg, s.pollBackground)
+}
+
+// pollEvery runs poll on the session goroutine every bgPollInterval until
+// the task stops or the session ends.
+func (s *session) pollEvery(bg *bgTask, poll func(*bgTask)) {
+	t := time.NewTicker(bgPollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-bg.stop:
+			return
+		case <-t.C:
 		}
-	}()
+		if !s.do(func() { poll(bg) }) {
+			return
+		}
+	}
 }
 
 // pollBackground forwards what the command wrote since the last poll.

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
@@ -50,20 +49,7 @@ func (s *session) followForeground(ev *claude.TaskEvent) {
 	}
 	s.bgTasks[ev.TaskID] = bg
 	s.pollBackground(bg) // what the first seconds printed
-	go func() {
-		t := time.NewTicker(bgPollInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-bg.stop:
-				return
-			case <-t.C:
-			}
-			if !s.do(func() { s.pollForeground(bg) }) {
-				return
-			}
-		}
-	}()
+	go s.pollEvery(bg, s.pollForeground)
 }
 
 // pollForeground forwards new output, unless the call's turn was already
