@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
@@ -174,4 +173,3 @@ func (n *normalizer) name(s string) string {
 	return v
 }
 
-var _ = acp.MethodSessionPrompt
