@@ -172,4 +172,3 @@ func (n *normalizer) name(s string) string {
 	n.names[s] = v
 	return v
 }
-
