@@ -24,9 +24,11 @@ import (
 // error is only logged.
 //
 // Handlers run in their own goroutine but start in wire order: the next
-// message is not dispatched until the handler returns or calls [Async]. A
-// handler that will wait (a prompt turn, a call to the peer) calls Async
-// first, after registering whatever later messages must find.
+// message is not dispatched until the handler returns, calls [Async], or its
+// request is cancelled, or [Options.ReleaseTimeout] has passed. A handler
+// that will wait (a prompt turn, a call to the peer) calls Async first,
+// after registering whatever later messages must find; one that forgets
+// holds the connection back by ReleaseTimeout at most, never for good.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (any, error)
 }
@@ -56,12 +58,25 @@ type Options struct {
 	// MaxFrameSize bounds one inbound line (default DefaultMaxFrameSize).
 	// A larger frame is answered with an error; the connection lives on.
 	MaxFrameSize int
-	// MaxInFlight bounds concurrently running handlers (default 64). When
-	// it is reached the connection stops reading: backpressure on the peer.
+	// MaxInFlight bounds the inbound requests read and not yet answered
+	// (default 4096). A request past it is answered at once with -32603
+	// (data.reason "overloaded") and costs nothing more: the connection
+	// never stops reading because of requests, so cancellations and
+	// control requests always get through.
 	MaxInFlight int
-	// MaxQueuedBytes bounds inbound messages read but not yet dispatched
-	// (default 128 MiB); past it the connection stops reading.
+	// MaxInFlightBytes bounds the bytes of those requests (default
+	// 256 MiB); a request that would pass it is refused the same way,
+	// unless nothing else is in flight.
+	MaxInFlightBytes int
+	// MaxQueuedBytes bounds notifications read but not yet dispatched
+	// (default 128 MiB); past it the connection stops reading until the
+	// dispatcher catches up (notification handlers run inline and are
+	// quick, and an unreleased handler holds it ReleaseTimeout at most).
 	MaxQueuedBytes int
+	// ReleaseTimeout is how long the dispatcher waits for a request's
+	// handler to return or call [Async] before it dispatches the next
+	// message anyway (default 1 s). A cancelled request releases at once.
+	ReleaseTimeout time.Duration
 	// CancelGrace is how long a handler may run after its request was
 	// cancelled before the connection answers for it (default 10 s).
 	CancelGrace time.Duration
@@ -87,17 +102,17 @@ type Conn struct {
 	wmu sync.Mutex // one whole frame per Write
 	w   io.Writer
 
-	mu          sync.Mutex
-	inflight    map[string]*inflight // inbound requests by id key
-	pending     map[string]*pending  // outbound calls by id key
-	initialized bool
+	mu            sync.Mutex
+	inflight      map[string]*inflight // inbound requests by id key
+	inflightBytes int                  // their frame sizes, for MaxInFlightBytes
+	pending       map[string]*pending  // outbound calls by id key
+	initialized   bool
 
 	qmu    sync.Mutex
 	qcond  *sync.Cond
 	queue  []*inflight
 	queued int
 
-	sem    chan struct{}
 	nextID atomic.Int64
 
 	// Sequence numbers make a response wait for the notifications read
@@ -145,10 +160,16 @@ type pending struct {
 // once; the connection ends when r reaches EOF, a write fails, or Close.
 func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = 64
+		opts.MaxInFlight = 4096
+	}
+	if opts.MaxInFlightBytes <= 0 {
+		opts.MaxInFlightBytes = 256 << 20
 	}
 	if opts.MaxQueuedBytes <= 0 {
 		opts.MaxQueuedBytes = 128 << 20
+	}
+	if opts.ReleaseTimeout <= 0 {
+		opts.ReleaseTimeout = time.Second
 	}
 	if opts.CancelGrace <= 0 {
 		opts.CancelGrace = 10 * time.Second
@@ -170,7 +191,6 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 		w:        w,
 		inflight: make(map[string]*inflight),
 		pending:  make(map[string]*pending),
-		sem:      make(chan struct{}, opts.MaxInFlight),
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
 	}
@@ -228,6 +248,7 @@ func (c *Conn) shutdown(cause error) {
 		running := c.inflight
 		pend := c.pending
 		c.inflight = map[string]*inflight{}
+		c.inflightBytes = 0
 		c.pending = map[string]*pending{}
 		c.mu.Unlock()
 		c.baseCancel(cause)
@@ -327,19 +348,29 @@ func (c *Conn) accept(in inbound) {
 		}
 		c.enqueue(c.newInflight(in))
 	case kindRequest:
-		f := c.newInflight(in)
 		key := in.id.key()
 		c.mu.Lock()
 		_, dup := c.inflight[key]
-		if !dup {
+		over := !dup && (len(c.inflight) >= c.opts.MaxInFlight ||
+			c.inflightBytes > 0 && c.inflightBytes+in.size > c.opts.MaxInFlightBytes)
+		var f *inflight
+		if !dup && !over {
+			f = c.newInflight(in)
 			c.inflight[key] = f
+			c.inflightBytes += in.size
 		}
 		c.mu.Unlock()
-		if dup {
+		switch {
+		case dup:
 			c.writeError(in.id, NewInvalidRequest("duplicate request id: a request with this id is still in flight"))
-			return
+		case over:
+			c.log.Warn("acp: refusing a request: too many in flight", "method", in.method, "limit", c.opts.MaxInFlight)
+			c.writeError(in.id, &Error{Code: CodeInternalError,
+				Message: "Too many requests in flight; retry once some have been answered",
+				Data:    mustMarshal(map[string]any{"reason": "overloaded", "limit": c.opts.MaxInFlight})})
+		default:
+			c.enqueue(f)
 		}
-		c.enqueue(f)
 	}
 }
 
@@ -365,22 +396,29 @@ func (c *Conn) newInflight(in inbound) *inflight {
 	}
 }
 
-// enqueue hands a message to the dispatcher, blocking while too many bytes
-// wait: a peer that floods us is slowed by the pipe, not by dropping.
+// enqueue hands a message to the dispatcher. A notification waits while
+// too many bytes of notifications wait (a peer that floods us is slowed by
+// the pipe, not by dropping); a request never waits here: accept has
+// already bounded requests, and waiting would hold back the cancellations
+// read after it.
 func (c *Conn) enqueue(f *inflight) {
 	c.readSeq++
 	f.seq = c.readSeq
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
-	for c.queued > 0 && c.queued+f.size > c.opts.MaxQueuedBytes && !c.closed() {
-		c.qcond.Wait()
+	if f.req.IsNotification() {
+		for c.queued > 0 && c.queued+f.size > c.opts.MaxQueuedBytes && !c.closed() {
+			c.qcond.Wait()
+		}
 	}
 	if c.closed() {
 		f.cancel(c.cause)
 		return
 	}
 	c.queue = append(c.queue, f)
-	c.queued += f.size
+	if f.req.IsNotification() {
+		c.queued += f.size
+	}
 	c.qcond.Broadcast()
 }
 
@@ -406,14 +444,21 @@ func (c *Conn) dequeue() *inflight {
 	c.queue[0] = nil
 	c.queue = c.queue[1:]
 	c.running.Add(1) // counted before it leaves the queue, for drain
-	c.queued -= f.size
+	if f.req.IsNotification() {
+		c.queued -= f.size
+	}
 	c.qcond.Broadcast()
 	return f
 }
 
 // dispatchLoop starts handlers one at a time in wire order, each after the
-// previous one has returned or called Async.
+// previous one has returned or called Async, or its request was cancelled,
+// or ReleaseTimeout passed. It never waits for anything else, so work in
+// flight cannot hold back the messages behind it for long.
 func (c *Conn) dispatchLoop() {
+	release := time.NewTimer(time.Hour)
+	release.Stop()
+	defer release.Stop()
 	for {
 		f := c.dequeue()
 		if f == nil {
@@ -432,27 +477,28 @@ func (c *Conn) dispatchLoop() {
 			c.running.Add(-1)
 			continue
 		}
-		select {
-		case c.sem <- struct{}{}:
-		case <-c.done:
-			return
-		}
 		hs := &handlerState{released: make(chan struct{}), seq: f.seq}
 		c.hmu.Lock()
 		if c.closed() {
 			c.hmu.Unlock()
-			<-c.sem
 			f.cancel(c.cause)
 			return
 		}
 		c.handlers.Add(1)
 		c.hmu.Unlock()
 		go c.run(f, hs)
+		release.Reset(c.opts.ReleaseTimeout)
 		select {
 		case <-hs.released:
+		case <-f.ctx.Done(): // cancelled: what follows may be about it
+			hs.release()
+		case <-release.C:
+			c.log.Debug("acp: handler neither returned nor called Async in time; dispatching on", "method", f.req.Method)
+			hs.release()
 		case <-c.done:
 			return
 		}
+		release.Stop()
 		c.markDispatched(f.seq)
 	}
 }
@@ -556,7 +602,6 @@ func (c *Conn) runNotification(f *inflight) {
 func (c *Conn) run(f *inflight, hs *handlerState) {
 	defer c.handlers.Done()
 	defer c.running.Add(-1)
-	defer func() { <-c.sem }()
 	defer hs.release()
 	defer func() {
 		if r := recover(); r != nil {
@@ -628,6 +673,7 @@ func (c *Conn) reply(f *inflight, result any, rerr *Error) bool {
 	c.mu.Lock()
 	if c.inflight[f.req.ID.key()] == f {
 		delete(c.inflight, f.req.ID.key())
+		c.inflightBytes -= f.size
 	}
 	c.mu.Unlock()
 	defer f.cancel(nil)

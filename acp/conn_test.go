@@ -268,38 +268,6 @@ func TestSlowPeerGetsBackpressure(t *testing.T) {
 	<-done
 }
 
-// TestMaxInFlightBoundsHandlers: no more handlers run at once than allowed;
-// the rest wait (the connection stops reading) and all are served.
-func TestMaxInFlightBoundsHandlers(t *testing.T) {
-	var running, peak atomic.Int64
-	m := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
-		Async(ctx)
-		n := running.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-		running.Add(-1)
-		return struct{}{}, nil
-	})
-	peer := newTestPeer(t, Options{Handler: m, MaxInFlight: 4})
-	const n = 200
-	var sb strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&sb, `{"jsonrpc":"2.0","id":%d,"method":"x"}`+"\n", i)
-	}
-	peer.send(strings.TrimSuffix(sb.String(), "\n"))
-	for i := 0; i < n; i++ {
-		peer.recv(10 * time.Second)
-	}
-	if p := peak.Load(); p > 4 {
-		t.Fatalf("%d handlers ran at once, limit 4", p)
-	}
-}
-
 // TestLargeFramesBothWays: frames well above the community SDK's 10 MiB
 // limit pass in both directions.
 func TestLargeFramesBothWays(t *testing.T) {
