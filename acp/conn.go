@@ -487,16 +487,32 @@ func (c *Conn) dispatchLoop() {
 		c.handlers.Add(1)
 		c.hmu.Unlock()
 		go c.run(f, hs)
-		release.Reset(c.opts.ReleaseTimeout)
-		select {
-		case <-hs.released:
-		case <-f.ctx.Done(): // cancelled: what follows may be about it
-			hs.release()
-		case <-release.C:
-			c.log.Debug("acp: handler neither returned nor called Async in time; dispatching on", "method", f.req.Method)
-			hs.release()
-		case <-c.done:
-			return
+		// The initialize gate needs its answer before anything else runs.
+		if f.req.Method != c.opts.InitializeMethod {
+			release.Reset(c.opts.ReleaseTimeout)
+		}
+		cancelled := f.ctx.Done()
+	wait:
+		for {
+			select {
+			case <-hs.released:
+				break wait
+			case <-cancelled:
+				// Cancelled by the peer: what follows may be about it.
+				// (The context also ends when the peer closes its side;
+				// then order still matters for what it sent before.)
+				if errors.Is(context.Cause(f.ctx), ErrCancelledByPeer) {
+					hs.release()
+					break wait
+				}
+				cancelled = nil
+			case <-release.C:
+				c.log.Debug("acp: handler neither returned nor called Async in time; dispatching on", "method", f.req.Method)
+				hs.release()
+				break wait
+			case <-c.done:
+				return
+			}
 		}
 		release.Stop()
 		c.markDispatched(f.seq)

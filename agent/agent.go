@@ -100,11 +100,15 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		},
 	})
 	close(a.connReady)
+	fast := false
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
+		// Stopped (SIGTERM and the like): nothing may keep running, not
+		// even the turn in flight.
+		fast = true
 	}
-	a.shutdown()
+	a.shutdown(fast)
 	a.conn.Close()
 	err := a.conn.Wait()
 	if errors.Is(err, acp.ErrPeerClosed) || errors.Is(err, acp.ErrShutdown) {
@@ -113,8 +117,10 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	return err
 }
 
-// shutdown stops every session's CLI, in parallel.
-func (a *Agent) shutdown() {
+// shutdown stops every session's CLI, in parallel: gently (Close: a turn
+// may finish within the grace) when the client went away, at once
+// (Terminate) when the agent itself is being stopped.
+func (a *Agent) shutdown(fast bool) {
 	a.mu.Lock()
 	a.closing = true
 	sessions := make([]*session, 0, len(a.sessions))
@@ -127,7 +133,11 @@ func (a *Agent) shutdown() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.close()
+			if fast {
+				s.terminate()
+			} else {
+				s.close()
+			}
 		}()
 	}
 	wg.Wait()

@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
 )
 
@@ -13,6 +14,7 @@ import (
 // so with a scenario in the environment. Otherwise it runs the tests and then fails if any goroutine
 // outlived them: an agent that leaks per session leaks per editor window.
 func TestMain(m *testing.M) {
+	claude.ReaperMain() // first: a reaper carries the fake CLI's environment too
 	mcpServerMain() // the test MCP server of mcp_e2e_test.go
 	faultcli.Main()
 	goleak.VerifyTestMain(m)

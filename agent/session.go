@@ -238,7 +238,13 @@ func (s *session) onExit() {
 
 // close stops the CLI and ends the session goroutine. Open turns end as
 // cancelled. It is idempotent.
-func (s *session) close() {
+func (s *session) close() { s.stop((*claude.Process).Close) }
+
+// terminate is close for an agent being stopped: the CLI gets no time to
+// finish its turn (claude.Process.Terminate).
+func (s *session) terminate() { s.stop((*claude.Process).Terminate) }
+
+func (s *session) stop(stopCLI func(*claude.Process) error) {
 	s.once.Do(func() {
 		var p *claude.Process
 		s.do(func() {
@@ -253,7 +259,7 @@ func (s *session) close() {
 			}
 		})
 		if p != nil {
-			_ = p.Close()
+			_ = stopCLI(p)
 		}
 	})
 	<-s.quit

@@ -22,6 +22,7 @@ import (
 // on a stdin line that is not JSON, so every test also checks that the
 // driver only ever writes whole lines.
 func TestMain(m *testing.M) {
+	ReaperMain()
 	if sc := os.Getenv("CLAUDE_FAKE_SCENARIO"); sc != "" {
 		os.Exit(runFake(sc))
 	}

@@ -28,6 +28,9 @@ type Process struct {
 	log  *slog.Logger
 	cmd  *exec.Cmd
 	pid  int
+	// lifeline is our end of the reaper's pipe (reaper.go): the CLI's
+	// process group is killed when it closes. Nil without a reaper.
+	lifeline *os.File
 
 	stdin  *os.File
 	stdout *os.File
@@ -107,15 +110,18 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if base == nil {
 		base = os.Environ()
 	}
-	cmd := exec.Command(exe, args...)
+	cmd, lifeline, err := cliCommand(exe, args)
+	if err != nil {
+		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
+	}
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.env(base)
-	setProcessGroup(cmd)
 
 	p := &Process{
 		opts:         opts,
 		log:          opts.Logger,
 		cmd:          cmd,
+		lifeline:     lifeline,
 		tail:         newTailBuffer(stderrTailSize),
 		writeSem:     make(chan struct{}, 1),
 		pending:      make(map[string]chan controlReply),
@@ -136,13 +142,8 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	p.idPrefix = hex.EncodeToString(idb[:])
 
 	if err := p.startCmd(); err != nil {
-		// The path is left out of the message (it may be private); the
-		// caller knows which executable it asked for.
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", err)}
+		p.closeLifeline()
+		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.waitLoop()
@@ -186,8 +187,9 @@ func (p *Process) startCmd() (err error) {
 	}
 	// The child's ends are closed in the parent whatever happens.
 	closers = append(closers, inR, outW, errW)
+	closers = append(closers, p.cmd.ExtraFiles...) // the reaper's end of the lifeline
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
-	if err := p.cmd.Start(); err != nil {
+	if err := startOnLockedThread(p.cmd); err != nil {
 		closers = append(closers, inW, outR, errR)
 		return err
 	}
@@ -253,7 +255,28 @@ func (p *Process) initialize(ctx context.Context) error {
 	return se
 }
 
-// PID returns the process id of the CLI, which is also its process group id.
+// pathless leaves the path out of a start error's message (it may be
+// private); the caller knows which executable it asked for.
+func pathless(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+func (p *Process) closeLifeline() {
+	if p.lifeline != nil {
+		_ = p.lifeline.Close()
+	}
+}
+
+// PID returns the id of the CLI's process group: the CLI's own pid, or the
+// reaper's when the CLI runs under one (reaper.go).
 func (p *Process) PID() int { return p.pid }
 
 // InitializeResponse returns the CLI's answer to initialize.

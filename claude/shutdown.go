@@ -40,6 +40,26 @@ func (p *Process) Close() error {
 	return p.closeErr
 }
 
+// Terminate stops the process now, for an agent that is itself being
+// stopped: SIGTERM to the group (the CLI interrupts its turn and saves its
+// transcript), SIGKILL after terminateGrace. Like Close it returns once
+// everything has shut down; it never lets a running turn finish.
+func (p *Process) Terminate() error {
+	p.closeOnce.Do(func() {
+		p.beginShutdown()
+		p.signal(syscall.SIGTERM)
+		if !p.waitExit(terminateGrace) {
+			p.signal(syscall.SIGKILL)
+		}
+		p.finishShutdown()
+	})
+	return nil
+}
+
+// terminateGrace is how long Terminate lets the CLI handle SIGTERM; an
+// editor that stops us expects us gone in well under a second.
+const terminateGrace = 200 * time.Millisecond
+
 // Kill stops the process group at once with SIGKILL and, like Close, returns
 // once everything has shut down.
 func (p *Process) Kill() error {
@@ -121,6 +141,7 @@ func (p *Process) waitLoop() {
 		p.reaped = true
 		p.sigMu.Unlock()
 	}
+	p.closeLifeline() // its reaper is gone too
 	p.state = p.cmd.ProcessState
 	p.exitedNow.Store(true)
 	// A descendant that left the group could keep our pipes open forever;

@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -45,6 +46,7 @@ Environment:
 `
 
 func main() {
+	claude.ReaperMain() // this executable also guards each CLI (claude/reaper.go)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -73,6 +75,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	go func() {
+		// Stopped by a signal, Serve terminates every CLI at once; should
+		// anything still hold us, exit anyway: each CLI's reaper kills its
+		// process group the moment we are gone (claude/reaper.go).
+		<-ctx.Done()
+		time.Sleep(exitDeadline)
+		log.Warn("shutdown took too long; exiting")
+		os.Exit(0)
+	}()
 	a := agent.New(agent.Config{Logger: log, Version: version})
 	if err := a.Serve(ctx, stdin, stdout); err != nil {
 		log.Error("connection ended", "error", err)
@@ -80,6 +91,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// exitDeadline bounds the exit after SIGTERM, SIGINT or SIGHUP.
+const exitDeadline = 450 * time.Millisecond
 
 func logLevel() slog.Level {
 	switch strings.ToLower(os.Getenv("CLAUDE_AGENT_ACP_LOG")) {

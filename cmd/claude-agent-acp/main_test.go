@@ -83,6 +83,9 @@ func startAgent(t *testing.T, env ...string) *agentProc {
 	return startBinary(t, dir, faultcli.Env(dir, append(base, env...)...))
 }
 
+// commandHook, when set, adjusts the agent's command before it starts.
+var commandHook func(*exec.Cmd)
+
 func startBinary(t *testing.T, dir string, env []string) *agentProc {
 	t.Helper()
 	p := &agentProc{t: t, dir: dir, lines: make(chan []byte, 256), stderr: &syncBuffer{}, exited: make(chan struct{}),
@@ -97,6 +100,9 @@ func startBinary(t *testing.T, dir string, env []string) *agentProc {
 	}
 	p.cmd = exec.Command(agentBin)
 	p.cmd.Env = env
+	if commandHook != nil {
+		commandHook(p.cmd)
+	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
