@@ -15,7 +15,7 @@ import (
 // outlived them: an agent that leaks per session leaks per editor window.
 func TestMain(m *testing.M) {
 	claude.ReaperMain() // first: a reaper carries the fake CLI's environment too
-	mcpServerMain() // the test MCP server of mcp_e2e_test.go
+	mcpServerMain()     // the test MCP server of mcp_e2e_test.go
 	faultcli.Main()
 	goleak.VerifyTestMain(m)
 }

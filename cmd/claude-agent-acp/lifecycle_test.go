@@ -113,4 +113,3 @@ func startBinaryWith(t *testing.T, dir string, env []string, ownGroup bool) *age
 	defer func() { commandHook = prev }()
 	return startBinary(t, dir, env)
 }
-
