@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -123,25 +124,46 @@ func (a *Agent) setConfigOption(ctx context.Context, p *acp.SetSessionConfigOpti
 
 // applyMode switches the permission mode; the client hears of it through
 // current_mode_update.
+//
+// The request is written on the session goroutine, so prompts sent after it
+// run in the new mode, but the answer is not waited for: a CLI busy with
+// queued prompts must not hold the editor's mode switch. Should the CLI
+// refuse (the modes offered are the ones it accepts), the session goes
+// back to the previous mode and tells the client (current_mode_update).
 func (s *session) applyMode(ctx context.Context, id, field string) error {
-	var proc *claude.Process
-	var prev string
 	valid := false
 	s.do(func() {
-		if valid = s.hasMode(id); valid {
-			prev, proc = s.modeID, s.proc
-			s.setModeID(id)
+		if valid = s.hasMode(id); !valid {
+			return
 		}
+		prev, proc := s.modeID, s.proc
+		s.setModeID(id)
+		if proc == nil || prev == id {
+			return
+		}
+		wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		call, err := proc.BeginSetPermissionMode(wctx, id)
+		if err != nil {
+			s.log.Warn("Claude Code did not take the mode", "mode", id, "error", err)
+			s.setModeID(prev)
+			return
+		}
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if _, err := call.Wait(ctx); err != nil && !errors.Is(err, claude.ErrClosed) && !errors.Is(err, claude.ErrExited) {
+				s.log.Warn("Claude Code refused the mode", "mode", id, "error", err)
+				s.post(func() {
+					if s.modeID == id && s.proc == proc {
+						s.setModeID(prev)
+					}
+				})
+			}
+		}()
 	})
 	if !valid {
 		return acp.NewInvalidParams(field, "unknown mode")
-	}
-	if proc == nil || prev == id {
-		return nil
-	}
-	if err := proc.SetPermissionMode(ctx, id); err != nil {
-		s.do(func() { s.setModeID(prev) })
-		return acp.NewInternalError("Claude Code refused the mode: " + err.Error())
 	}
 	return nil
 }

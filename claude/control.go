@@ -28,6 +28,27 @@ const cancelWriteTimeout = 5 * time.Second
 // the CLI's text. If ctx ends first, Request returns the context's error and
 // tells the CLI with control_cancel_request.
 func (p *Process) Request(ctx context.Context, subtype string, payload any) (json.RawMessage, error) {
+	c, err := p.Begin(ctx, subtype, payload)
+	if err != nil {
+		return nil, err
+	}
+	return c.Wait(ctx)
+}
+
+// A Call is a control request that has been written and waits for its
+// answer (see [Process.Begin]).
+type Call struct {
+	p       *Process
+	id      string
+	subtype string
+	ch      chan controlReply
+}
+
+// Begin writes a control request and returns without waiting for the
+// answer: what the caller writes next reaches the CLI after it, in order,
+// and the caller collects the answer with Wait when it suits it. Wait must
+// be called once (or the request is left pending until the process ends).
+func (p *Process) Begin(ctx context.Context, subtype string, payload any) (*Call, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -61,18 +82,25 @@ func (p *Process) Request(ctx context.Context, subtype string, payload any) (jso
 		}
 		return nil, err
 	}
+	return &Call{p: p, id: id, subtype: subtype, ch: ch}, nil
+}
+
+// Wait returns the `response` payload of the CLI's success answer (nil when
+// it has none); an error answer is a *ControlError. If ctx ends first, Wait
+// returns the context's error and withdraws the request.
+func (c *Call) Wait(ctx context.Context) (json.RawMessage, error) {
 	select {
-	case r := <-ch:
+	case r := <-c.ch:
 		if r.err != nil {
 			var ce *ControlError
 			if errors.As(r.err, &ce) {
-				ce.Subtype = subtype
+				ce.Subtype = c.subtype
 			}
 		}
 		return r.resp, r.err
 	case <-ctx.Done():
-		if p.dropPending(id) {
-			p.sendCancel(id)
+		if c.p.dropPending(c.id) {
+			c.p.sendCancel(c.id)
 		}
 		return nil, ctx.Err()
 	}
@@ -180,8 +208,18 @@ func (p *Process) Interrupt(ctx context.Context) error {
 // SetPermissionMode changes the permission mode (see the Permission*
 // constants) for the following tool calls.
 func (p *Process) SetPermissionMode(ctx context.Context, mode string) error {
-	_, err := p.Request(ctx, "set_permission_mode", map[string]string{"mode": mode})
+	c, err := p.BeginSetPermissionMode(ctx, mode)
+	if err != nil {
+		return err
+	}
+	_, err = c.Wait(ctx)
 	return err
+}
+
+// BeginSetPermissionMode is SetPermissionMode without the wait (see Begin):
+// the user messages written after it run in the new mode.
+func (p *Process) BeginSetPermissionMode(ctx context.Context, mode string) (*Call, error) {
+	return p.Begin(ctx, "set_permission_mode", map[string]string{"mode": mode})
 }
 
 // SetModel switches the model; an empty model resets to the default. The
