@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,7 +90,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	defer s.post(func() { s.untrackRequest(t, open); s.subagentAsking(ts, -1) })
 	var resp acp.RequestPermissionResponse
 	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
-		return claude.PermissionResult{Behavior: "deny", Message: "The permission request was cancelled.", Interrupt: true}, nil
+		return s.permissionFailed(ctx, req, err), nil
 	}
 	sel := resp.Outcome.Selected
 	if sel == nil {
@@ -105,6 +106,20 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 		answer.UpdatedInput = req.Input
 	}
 	return answer, nil
+}
+
+// permissionFailed answers a permission request that got no usable answer
+// (the decision table is in docs/tools.md). The turn was cancelled or the
+// editor is gone: deny and stop the turn, nobody is there to go on with.
+// The editor answered with an error, or with something that is no answer:
+// deny just this call and let Claude go on, as the reference adapter
+// does; the user cancelled nothing, so the turn must not end "cancelled".
+func (s *session) permissionFailed(ctx context.Context, req claude.CanUseToolRequest, err error) claude.PermissionResult {
+	if ctx.Err() != nil || errors.Is(err, acp.ErrPeerClosed) || errors.Is(err, acp.ErrShutdown) || errors.Is(err, acp.ErrTransport) {
+		return claude.PermissionResult{Behavior: "deny", Message: "The permission request was cancelled.", Interrupt: true}
+	}
+	s.log.Warn("the editor's answer to a permission request was an error or unusable; the tool was denied", "tool", req.ToolName, "error", err)
+	return claude.Deny("The editor could not ask the user for permission (its answer was an error), so the tool did not run.")
 }
 
 // permissionTool makes sure the client has seen the call the request is

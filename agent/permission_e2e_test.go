@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,5 +198,37 @@ func TestPermissionClientCancels(t *testing.T) {
 	h.API().Script(fakeapi.Text("fine"))
 	if resp, err := h.Prompt(sid, "again"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("next prompt: %+v %v", resp, err)
+	}
+}
+
+// TestPermissionErrorAnswerDenies: a client that answers a permission
+// request with a JSON-RPC error (a broken editor plugin) denies that call
+// only: the tool does not run, Claude is told, and the turn goes on to
+// end_turn; the user cancelled nothing (docs/tools.md, decision table).
+func TestPermissionErrorAnswerDenies(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		return nil, acp.NewInternalError("the permission dialog crashed")
+	}
+	path := filepath.Join(h.Sandbox.WorkDir, "x.txt")
+	h.API().Script(
+		toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "x\n"}),
+		fakeapi.Text("I could not write it."),
+	)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "write x.txt")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v, want end_turn", resp, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the write ran: %v", err)
+	}
+	reqs := h.API().MainRequests()
+	res := reqs[len(reqs)-1].ToolResults()
+	if len(res) != 1 || !res[0].IsError {
+		t.Errorf("Claude was told %+v", res)
+	}
+	if got := h.AgentText(sid); !strings.Contains(got, "I could not write it.") {
+		t.Errorf("the turn did not go on: %q", got)
 	}
 }
