@@ -89,7 +89,7 @@ func New(cfg Config) *Agent {
 // end: Serve returns nil.
 func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	a.conn = acp.NewConn(r, w, acp.Options{
-		Handler:          a.handler(),
+		Handler:          a.methods(),
 		Logger:           a.log,
 		InitializeMethod: acp.MethodInitialize,
 		CancelledResult: func(method string) (any, bool) {

@@ -18,25 +18,6 @@ import (
 // as soon as it is up. Changes the CLI makes itself (/model typed as a
 // prompt, plan approval) come back as config_option_update.
 
-func init() {
-	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
-		acp.On(m, acp.MethodSessionSetMode, a.setMode)
-		acp.On(m, acp.MethodSessionSetConfigOption, a.setConfigOption)
-		acp.On(m, methodSetModel, a.setModel)
-	})
-	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
-		switch b := m.Body.(type) {
-		case *claude.SystemStatus:
-			s.setModeID(b.PermissionMode)
-		case *claude.SystemInit:
-			s.setModeID(b.PermissionMode)
-			s.modelFromCLI(b.Model)
-			s.commandsFromInit(m.Raw)
-		}
-		return false // status and init frames interest other features too
-	})
-}
-
 // Config option ids.
 const (
 	configMode     = "mode"

@@ -18,34 +18,14 @@ import (
 // ACP notices for clients that declared session.notices (notices.go) and
 // transcript lines for the others.
 
-func init() {
-	otherHandlers = append(otherHandlers, (*session).failureFrame)
-}
-
-// failureFrame handles the CLI frames that carry retries, notices and the
-// worker's shutdown. It reports false for frames other features may want
-// too (system/init, auth_status) after noting what it needs.
-func (s *session) failureFrame(m claude.Message) bool {
-	switch b := m.Body.(type) {
-	case *claude.APIRetry:
-		s.onAPIRetry(b)
-		return true
-	case *claude.ModelRefusalFallback:
-		s.onRefusalFallback(b)
-		return true
-	case *claude.ModelFallback:
-		s.onModelFallback(b)
-		return true
-	case *claude.SystemInit:
-		s.observeFastMode(b.FastModeState, m.Raw)
-		return false
-	}
+// failureFrame follows the untyped CLI frames that matter to failures:
+// the worker's shutdown and the end of a login.
+func (s *session) failureFrame(m claude.Message) {
 	switch {
 	case m.Type == "system" && m.Subtype == "worker_shutting_down":
 		// Only the end of the stream that follows makes it a failure: a
 		// turn that still completes is healthy.
 		s.fail.shutdownArmed = true
-		return true
 	case m.Type == "auth_status":
 		var st struct {
 			IsAuthenticating bool   `json:"isAuthenticating"`
@@ -55,7 +35,6 @@ func (s *session) failureFrame(m claude.Message) bool {
 			s.recover(func(f *activeFailure) bool { return f.recovery == recoverAuth })
 		}
 	}
-	return false
 }
 
 // typedOutcome is outcome's branch for capable clients: a failed result

@@ -70,21 +70,10 @@ type goalPending struct {
 	turn      *turn
 }
 
-func init() {
-	initializeExtenders = append(initializeExtenders, func(cc clientCaps, resp *acp.InitializeResponse) {
-		c := mustJSON(map[string]any{"version": 1, "controlMethod": goalControlMethod, "actions": []string{"clear"}})
-		resp.Meta = withMeta(resp.Meta, "goal", c, airClient(cc.raw.Meta))
-	})
-	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
-		acp.On(m, goalControlMethod, a.goalControl)
-	})
-	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
-		g, ok := m.Body.(*claude.ActiveGoal)
-		if ok {
-			s.onActiveGoal(g)
-		}
-		return ok
-	})
+// goalInitialize announces the goal extension in initialize's _meta.
+func goalInitialize(cc clientCaps, resp *acp.InitializeResponse) {
+	c := mustJSON(map[string]any{"version": 1, "controlMethod": goalControlMethod, "actions": []string{"clear"}})
+	resp.Meta = withMeta(resp.Meta, "goal", c, airClient(cc.raw.Meta))
 }
 
 var goalCommandRE = regexp.MustCompile(`^/goal\s+(\S[\s\S]*)$`)

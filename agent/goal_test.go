@@ -124,9 +124,7 @@ func TestGoalFeedbackWithoutFrames(t *testing.T) {
 
 func TestGoalCapabilityAndRequest(t *testing.T) {
 	resp := &acp.InitializeResponse{}
-	for _, f := range initializeExtenders {
-		f(readClientCaps(acp.ClientCapabilities{}), resp)
-	}
+	goalInitialize(readClientCaps(acp.ClientCapabilities{}), resp)
 	if got := string(resp.Meta["goal"]); got != `{"actions":["clear"],"controlMethod":"_session/goal","version":1}` || resp.Meta["jetbrains"] != nil {
 		t.Errorf("capability %v", resp.Meta)
 	}

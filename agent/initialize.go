@@ -57,25 +57,9 @@ func (a *Agent) initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.
 		},
 		AuthMethods: authMethods(cc),
 	}
-	a.extendCapabilities(&resp.AgentCapabilities)
-	for _, f := range initializeExtenders {
-		f(cc, resp)
-	}
+	sessionCapabilities(&resp.AgentCapabilities)
+	goalInitialize(cc, resp)
 	return resp, nil
-}
-
-// initializeExtenders let feature files add to the initialize result
-// beyond agentCapabilities (the goal extension's _meta.goal).
-var initializeExtenders []func(cc clientCaps, resp *acp.InitializeResponse)
-
-// capabilityExtenders let feature files (sessions, load, …) add what they
-// serve to agentCapabilities without this file knowing them.
-var capabilityExtenders []func(*acp.AgentCapabilities)
-
-func (a *Agent) extendCapabilities(c *acp.AgentCapabilities) {
-	for _, f := range capabilityExtenders {
-		f(c)
-	}
 }
 
 // authMethods offers terminal logins to clients that can run them: the

@@ -17,22 +17,6 @@ import (
 // fork (a new id that continues a copy), close and delete. session/load is
 // in load.go and session/list in list.go.
 
-func init() {
-	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
-		acp.On(m, acp.MethodSessionResume, a.resumeSession)
-		acp.On(m, acp.MethodSessionFork, a.forkSession)
-		acp.On(m, acp.MethodSessionClose, a.closeSession)
-		acp.On(m, acp.MethodSessionDelete, a.deleteSession)
-	})
-	capabilityExtenders = append(capabilityExtenders, func(c *acp.AgentCapabilities) {
-		sc := &c.SessionCapabilities
-		sc.Resume = &acp.SessionResumeCapabilities{}
-		sc.Fork = &acp.SessionForkCapabilities{}
-		sc.Close = &acp.SessionCloseCapabilities{}
-		sc.Delete = &acp.SessionDeleteCapabilities{}
-	})
-}
-
 // errSessionClosed reports a session closed while a request waited for it.
 var errSessionClosed = acp.NewInternalError("the session was closed")
 

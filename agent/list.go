@@ -9,15 +9,6 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
-func init() {
-	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
-		acp.On(m, acp.MethodSessionList, a.listSessions)
-	})
-	capabilityExtenders = append(capabilityExtenders, func(c *acp.AgentCapabilities) {
-		c.SessionCapabilities.List = &acp.SessionListCapabilities{}
-	})
-}
-
 // listSessions is session/list: the stored sessions, newest first, from the
 // transcripts the CLI wrote (all projects, or those of one cwd), in pages
 // of transcript.DefaultPageSize. Only the head and tail of each transcript

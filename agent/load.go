@@ -7,15 +7,6 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
-func init() {
-	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
-		acp.On(m, acp.MethodSessionLoad, a.loadSession)
-	})
-	capabilityExtenders = append(capabilityExtenders, func(c *acp.AgentCapabilities) {
-		c.LoadSession = true
-	})
-}
-
 // loadSession is session/load: the stored conversation is replayed as
 // session/update notifications, all before the answer, while the session's
 // CLI starts with --resume so that the next prompt continues it. Unknown

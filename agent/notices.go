@@ -19,16 +19,6 @@ import (
 // AIR session-failure extension is negotiated, its typed records carry the
 // advisories it defines (failure.go) and notices carry only the rest.
 
-func init() {
-	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
-		b, ok := m.Body.(*claude.Informational)
-		if ok {
-			s.onInformational(b)
-		}
-		return ok
-	})
-}
-
 // noticeTitleMax is the longest title a notice carries; longer text goes
 // into the description under a generic title, so that a title stays a
 // line a client can show on its own.

@@ -309,19 +309,36 @@ func contextWindowFor(model string) uint64 {
 	return 200_000
 }
 
+// onOther hands the frames the translation above does not take (system/init,
+// status, retries, notices, tasks, goals, …) to the features that follow
+// them, in this fixed order. A frame can interest several features; each
+// case says which and why.
 func (s *session) onOther(m claude.Message) {
-	// Other frames (system/init, status, retries, notices, tasks, …) are
-	// handled by the feature files that need them.
-	for _, h := range otherHandlers {
-		if h(s, m) {
-			return
-		}
+	switch b := m.Body.(type) {
+	case *claude.SystemStatus:
+		s.setModeID(b.PermissionMode) // config.go
+	case *claude.SystemInit:
+		s.setModeID(b.PermissionMode) // config.go: the CLI's view wins
+		s.modelFromCLI(b.Model)
+		s.commandsFromInit(m.Raw)                 // commands.go
+		s.observeFastMode(b.FastModeState, m.Raw) // failure_live.go
+	case *claude.APIRetry:
+		s.onAPIRetry(b) // failure_live.go
+	case *claude.ModelRefusalFallback:
+		s.onRefusalFallback(b) // failure_live.go
+	case *claude.ModelFallback:
+		s.onModelFallback(b) // failure_live.go
+	case *claude.ActiveGoal:
+		s.onActiveGoal(b) // goal.go
+	case *claude.Informational:
+		s.onInformational(b) // notices.go
+	case *claude.TaskEvent:
+		s.onSubagentTask(b) // subagent.go: a subagent's progress
+		s.onTaskEvent(b)    // terminal.go: a background command's
+	default:
+		s.failureFrame(m) // failure_live.go: worker shutdown, auth status
 	}
 }
-
-// otherHandlers let feature files handle more CLI message kinds; the first
-// that reports true wins.
-var otherHandlers []func(s *session, m claude.Message) bool
 
 func isToolUse(t string) bool {
 	return t == "tool_use" || t == "server_tool_use" || t == "mcp_tool_use"

@@ -13,23 +13,6 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
-// handler routes every ACP method the agent serves.
-func (a *Agent) handler() acp.Handler {
-	m := acp.NewMux()
-	acp.On(m, acp.MethodInitialize, a.initialize)
-	acp.On(m, acp.MethodAuthenticate, a.authenticate)
-	acp.On(m, acp.MethodSessionNew, a.newSession)
-	acp.On(m, acp.MethodSessionPrompt, a.prompt)
-	acp.OnNotification(m, acp.MethodSessionCancel, a.cancel)
-	for _, f := range routeExtenders {
-		f(a, m)
-	}
-	return m
-}
-
-// routeExtenders let feature files (modes, load, …) add methods.
-var routeExtenders []func(a *Agent, m *acp.Mux)
-
 // newSession validates the request, starts the session's CLI in the
 // background and answers at once: the editor does not wait for Claude Code
 // to boot. A prompt sent before the CLI is up waits for it.

@@ -334,12 +334,3 @@ func (s *session) onSubagentTask(ev *claude.TaskEvent) {
 		}
 	}
 }
-
-func init() {
-	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
-		if ev, ok := m.Body.(*claude.TaskEvent); ok {
-			s.onSubagentTask(ev)
-		}
-		return false // background commands (terminal.go) follow task frames too
-	})
-}

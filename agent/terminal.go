@@ -35,18 +35,6 @@ const (
 	bgTailKeep     = 32 << 10  // output kept for non-terminal clients
 )
 
-func init() {
-	otherHandlers = append(otherHandlers, func(s *session, m claude.Message) bool {
-		if ev, ok := m.Body.(*claude.TaskEvent); ok {
-			s.onTaskEvent(ev)
-		}
-		return false // others (subagents) may want task events too
-	})
-	routeExtenders = append(routeExtenders, func(a *Agent, m *acp.Mux) {
-		acp.On(m, methodTerminalCancel, a.cancelTerminal)
-	})
-}
-
 // terminalClient reports whether the client renders display terminals.
 func (a *Agent) terminalClient() bool {
 	a.mu.Lock()
