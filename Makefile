@@ -26,7 +26,7 @@ test: deps vet fmt-check fuzz-short
 FUZZ_COUNT   ?= 1000x
 FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
 	./claude:FuzzDecodeMessage ./claude/transcript:FuzzReader \
-	./agent:FuzzPromptContent ./agent:FuzzDispatch
+	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch
 fuzz-short:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:}"; \

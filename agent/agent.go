@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -74,7 +75,7 @@ func New(cfg Config) *Agent {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = slog.New(scrubHandler{log.Handler()}) // no secrets in the log (logscrub.go)
+	log = slog.New(scrub.NewHandler(log.Handler())) // no secrets in the log (logscrub.go)
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
 	}

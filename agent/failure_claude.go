@@ -1,10 +1,10 @@
 package agent
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -129,7 +129,7 @@ const titleMax = 300
 // environment values or private paths. "" means Claude said nothing usable
 // and the policy's own title applies.
 func failureText(text string) (title, details string) {
-	text = strings.TrimSpace(scrub(text))
+	text = strings.TrimSpace(scrub.Text(text))
 	if utf8.RuneCountInString(text) <= titleMax {
 		return text, ""
 	}
@@ -155,30 +155,4 @@ func runeOffset(s string, n int) int {
 		n--
 	}
 	return len(s)
-}
-
-var (
-	// endpointParen is "(127.0.0.1:8080)" or "(https://gateway…)": Claude
-	// names the endpoint it could not reach; the title does without it.
-	endpointParen = regexp.MustCompile(`\s*\((?:[a-zA-Z][a-zA-Z0-9+.-]*://[^()\s]*|(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(?::\d+)?[^()\s]*)\)`)
-	urlPattern    = regexp.MustCompile("\\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\\s)>\\]\"'`]+")
-	hostPort      = regexp.MustCompile(`\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}):\d+\b`)
-	secretPattern = regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]+|\bsk-[A-Za-z0-9_-]{16,}|(?i:\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`)
-	headerPattern = regexp.MustCompile(`(?i)\b(x-api-key|authorization|proxy-authorization|cookie|set-cookie|anthropic-[a-z-]+)\s*[:=]\s*[^\s,;]+`)
-	envPattern    = regexp.MustCompile(`\b([A-Z][A-Z0-9_]{2,})=[^\s,;]+`)
-	// pathPattern is an absolute or home-relative path of two or more
-	// segments; "/login" and "/usage-credits" (slash commands) stay.
-	pathPattern = regexp.MustCompile("(^|[\\s(='\"`])((?:~|[A-Za-z]:)?[/\\\\][^\\s/\\\\'\"`()]+(?:[/\\\\][^\\s'\"`()]*)+)")
-)
-
-// scrub removes what must never reach a title or details.
-func scrub(s string) string {
-	s = envPattern.ReplaceAllString(s, "$1=[redacted]")
-	s = endpointParen.ReplaceAllString(s, "")
-	s = urlPattern.ReplaceAllString(s, "[link removed]")
-	s = hostPort.ReplaceAllString(s, "[endpoint]")
-	s = secretPattern.ReplaceAllString(s, "[redacted]")
-	s = headerPattern.ReplaceAllString(s, "$1: [redacted]")
-	s = pathPattern.ReplaceAllString(s, "$1[path]")
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -213,7 +214,7 @@ func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
 		s.transcriptLine(text)
 		return
 	}
-	title, details := strings.TrimSpace(scrub(summary)), strings.TrimSpace(scrub(b.APIRefusalExplanation))
+	title, details := strings.TrimSpace(scrub.Text(summary)), strings.TrimSpace(scrub.Text(b.APIRefusalExplanation))
 	if details != "" && len([]rune(title))+1+len([]rune(details)) <= titleMax {
 		title, details = title+" "+details, ""
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
@@ -39,7 +40,7 @@ func (g *goalHistory) record(rec *transcript.Record) {
 		if rec.Message == nil || rec.IsMeta {
 			return
 		}
-		if text, ok := userText(blocksText(rec.Message.Content)); ok {
+		if text, ok := promptconv.UserText(blocksText(rec.Message.Content)); ok {
 			if arg, ok := goalCommand(text); ok {
 				g.pending = arg
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 )
 
 // Client MCP servers. The servers a client passes in session/new, load or
@@ -121,7 +122,7 @@ func (a *Agent) checkCommand(cwd, cmd string) error {
 		}
 		return nil
 	}
-	if !isExecutable(absPath(cmd, cwd)) {
+	if !isExecutable(toolview.AbsPath(cmd, cwd)) {
 		return errors.New("is not an executable file on the machine running the agent")
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -260,7 +261,7 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
 	case r.IsError:
 		// scrub: API error bodies can repeat keys, URLs and paths.
-		text := scrub(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
+		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
 		if t.apiError == "authentication_failed" || loginHint.MatchString(text) {
 			return nil, acp.NewAuthRequired(text)
 		}

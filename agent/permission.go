@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -143,17 +144,17 @@ func (s *session) fullToolCall(ts *toolState) acp.ToolCallUpdate {
 	v := s.view(ts)
 	u := acp.ToolCallUpdate{
 		ToolCallID: acp.ToolCallID(ts.id),
-		Title:      acp.Some(v.title),
-		Kind:       acp.Some(v.kind),
+		Title:      acp.Some(v.Title),
+		Kind:       acp.Some(v.Kind),
 		Status:     acp.Some(acp.ToolCallStatusPending),
 		RawInput:   ts.raw,
 		Meta:       s.toolMeta(ts, nil),
 	}
-	if v.content != nil {
-		u.Content = acp.Some(v.content)
+	if v.Content != nil {
+		u.Content = acp.Some(v.Content)
 	}
-	if v.locations != nil {
-		u.Locations = acp.Some(v.locations)
+	if v.Locations != nil {
+		u.Locations = acp.Some(v.Locations)
 	}
 	return u
 }
@@ -200,7 +201,7 @@ func alwaysAllow(req claude.CanUseToolRequest, cwd string) ([]json.RawMessage, s
 }
 
 func toolDisplayName(name string) string {
-	if server, tool, ok := mcpToolName(name); ok {
+	if server, tool, ok := toolview.MCPToolName(name); ok {
 		return tool + " (" + server + ")"
 	}
 	return name
@@ -269,7 +270,7 @@ func describeUpdates(ups []json.RawMessage, cwd string) string {
 			var dirs []string
 			for _, d := range u.Directories {
 				if filepath.Clean(d) != filepath.Clean(cwd) {
-					dirs = append(dirs, displayPath(d, cwd))
+					dirs = append(dirs, toolview.DisplayPath(d, cwd))
 				}
 			}
 			if len(dirs) == 0 {

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
@@ -178,39 +176,6 @@ func TestReplaySkipsWhatTheUserDidNotSee(t *testing.T) {
 	}
 	if mode != "acceptEdits" {
 		t.Errorf("mode %q", mode)
-	}
-}
-
-// TestPromptRoundTrip sends prompts through promptToClaude, stores them as
-// the CLI does, and rebuilds them: the user sees what they sent.
-func TestPromptRoundTrip(t *testing.T) {
-	blob := func(uri, mt, data string) acp.ContentBlock {
-		return acp.ContentBlock{Resource: &acp.EmbeddedResource{Resource: acp.EmbeddedResourceResource{
-			BlobResourceContents: &acp.BlobResourceContents{URI: uri, Blob: data, MimeType: acp.Some(mt)}}}}
-	}
-	for _, prompt := range [][]acp.ContentBlock{
-		{{Text: &acp.TextContent{Text: "just text\nover lines"}}},
-		{
-			{Text: &acp.TextContent{Text: "look at"}},
-			{ResourceLink: &acp.ResourceLink{Name: "main.go", URI: "file:///p/main.go"}},
-			{Text: &acp.TextContent{Text: "and"}},
-			textResource("file:///p/doc.md", "# Doc\nbody"),
-			textResource("https://example.com/spec", "the spec"),
-			{Image: &acp.ImageContent{Data: "iVBORw0KGgo=", MimeType: "image/png"}},
-			blob("file:///p/paper.pdf", "application/pdf", "JVBERi0="),
-		},
-	} {
-		content, err := promptToClaude(prompt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stored transcript.Content
-		if err := json.Unmarshal(mustJSON(content), &stored); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(prompt, promptFromClaude(stored), cmp.Comparer(func(a, b acp.Opt[string]) bool { return a.Equal(b) })); diff != "" {
-			t.Errorf("round trip (-sent +replayed):\n%s", diff)
-		}
 	}
 }
 

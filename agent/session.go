@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -279,21 +280,21 @@ func (a *Agent) startupTimeout() time.Duration {
 func startError(err error) error {
 	var se *claude.StartupError
 	if errors.As(err, &se) {
-		return acp.NewInternalError("Claude Code could not start: " + scrub(se.Error()))
+		return acp.NewInternalError("Claude Code could not start: " + scrub.Text(se.Error()))
 	}
 	if errors.Is(err, claude.ErrNotFound) {
 		return acp.NewInternalError(err.Error())
 	}
-	return acp.NewInternalError("Claude Code could not start: " + scrub(err.Error()))
+	return acp.NewInternalError("Claude Code could not start: " + scrub.Text(err.Error()))
 }
 
 func exitError(err error) error {
 	msg := "The Claude Code process exited unexpectedly"
 	var ee *claude.ExitError
 	if errors.As(err, &ee) {
-		msg += ": " + scrub(ee.Error())
+		msg += ": " + scrub.Text(ee.Error())
 	} else if err != nil && !errors.Is(err, claude.ErrClosed) {
-		msg += ": " + scrub(err.Error())
+		msg += ": " + scrub.Text(err.Error())
 	}
 	return acp.NewInternalError(msg + ". Send your prompt again to continue the session.")
 }

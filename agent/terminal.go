@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -86,7 +87,7 @@ func (s *session) bashResult(ts *toolState, text string, isError bool, structure
 	if isError {
 		status = acp.ToolCallStatusFailed
 	}
-	out, exit := bashOutput(text, isError, structured)
+	out, exit := toolview.BashOutput(text, isError, structured)
 	if r.BackgroundTaskID != "" {
 		out, exit = text, nil // a replayed background command: its notice
 	}
@@ -113,7 +114,7 @@ func (s *session) finishCommand(ts *toolState, status acp.ToolCallStatus, out st
 		return
 	}
 	v := s.view(ts)
-	v.content = []acp.ToolCallContent{textContent(fenced("console", firstNonEmpty(out, "(no output)")))}
+	v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("console", firstNonEmpty(out, "(no output)")))}
 	s.sendToolUpdate(ts, v, toolPatch{status: status, rawOutput: rawOutput})
 }
 
@@ -131,7 +132,7 @@ func (s *session) startBackground(ts *toolState, taskID, file string) {
 	s.bgTasks[taskID] = bg
 	v := s.view(ts)
 	if !ts.terminal {
-		v.content = []acp.ToolCallContent{textContent("Running in the background…")}
+		v.Content = []acp.ToolCallContent{toolview.TextContent("Running in the background…")}
 	}
 	s.sendToolUpdate(ts, v, toolPatch{status: acp.ToolCallStatusInProgress})
 	if file == "" {
@@ -199,7 +200,7 @@ func (s *session) pollBackground(bg *bgTask) {
 		bg.tail = bg.tail[len(bg.tail)-bgTailKeep:]
 	}
 	v := s.view(bg.ts)
-	v.content = []acp.ToolCallContent{textContent(fenced("console", string(bg.tail)))}
+	v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("console", string(bg.tail)))}
 	s.sendToolUpdate(bg.ts, v, toolPatch{})
 }
 

@@ -2,9 +2,11 @@ package agent
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -77,7 +79,7 @@ func (s *session) toolStarted(cb *claude.ContentBlock) {
 		return
 	}
 	ts := s.newTool(cb.ID, cb.Name)
-	if !isPlanTool(cb.Name) {
+	if !toolview.IsPlanTool(cb.Name) {
 		s.reportTool(ts)
 	}
 }
@@ -95,7 +97,7 @@ func (s *session) toolInputDelta(id, partial string) {
 	if !ts.scan.scan(buf) {
 		return
 	}
-	ts.in = decodeInput(json.RawMessage(buf[:ts.scan.lastComma] + "}"))
+	ts.in = toolview.DecodeInput(json.RawMessage(buf[:ts.scan.lastComma] + "}"))
 	if ts.reported {
 		s.updateTool(ts, toolPatch{})
 	}
@@ -110,7 +112,7 @@ func (s *session) toolInputComplete(b claude.ContentBlock) {
 	}
 	ts.setInput(b.Input)
 	ts.input.Reset()
-	if isPlanTool(ts.name) && ts.parent == "" { // a subagent's list is not the session's plan
+	if toolview.IsPlanTool(ts.name) && ts.parent == "" { // a subagent's list is not the session's plan
 		s.planFromInput(ts)
 		if !ts.reported {
 			return
@@ -127,12 +129,12 @@ func (ts *toolState) setInput(raw json.RawMessage) {
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
-	ts.raw, ts.in, ts.complete = raw, decodeInput(raw), true
+	ts.raw, ts.in, ts.complete = raw, toolview.DecodeInput(raw), true
 }
 
 // view is the call's presentation now.
-func (s *session) view(ts *toolState) toolView {
-	v := describeTool(ts.name, ts.in, s.cwd)
+func (s *session) view(ts *toolState) toolview.View {
+	v := toolview.Describe(ts.name, ts.in, s.cwd)
 	if ts.complete {
 		var content []acp.ToolCallContent
 		var locs []acp.ToolCallLocation
@@ -140,17 +142,17 @@ func (s *session) view(ts *toolState) toolView {
 			// History: today's file is not the one the edit saw, so no
 			// preview from disk; the stored result's patch follows.
 			p, _ := ts.in["file_path"].(string)
-			content = inputDiff(ts.name, absPath(p, s.cwd), ts.in)
+			content = toolview.InputDiff(ts.name, toolview.AbsPath(p, s.cwd), ts.in)
 		} else {
-			content, locs = preContent(ts.name, ts.in, s.cwd)
+			content, locs = toolview.PreContent(ts.name, ts.in, s.cwd)
 		}
-		v.content = content
+		v.Content = content
 		if len(locs) > 0 {
-			v.locations = locs
+			v.Locations = locs
 		}
 	}
 	if ts.terminal {
-		v.content = []acp.ToolCallContent{{Terminal: &acp.Terminal{TerminalID: acp.TerminalID(ts.id)}}}
+		v.Content = []acp.ToolCallContent{{Terminal: &acp.Terminal{TerminalID: acp.TerminalID(ts.id)}}}
 	}
 	return v
 }
@@ -168,19 +170,19 @@ func (s *session) reportTool(ts *toolState) {
 	}
 	tc := &acp.ToolCall{
 		ToolCallID: acp.ToolCallID(ts.id),
-		Title:      v.title,
+		Title:      v.Title,
 		Name:       acp.Some(ts.name),
-		Kind:       v.kind,
+		Kind:       v.Kind,
 		Status:     acp.ToolCallStatusPending,
-		Content:    v.content,
-		Locations:  v.locations,
+		Content:    v.Content,
+		Locations:  v.Locations,
 		RawInput:   raw,
 		Meta:       meta,
 	}
 	ts.reported = true
 	ts.sent = sentFields{
-		title: v.title, kind: v.kind, status: acp.ToolCallStatusPending,
-		content: string(mustJSON(v.content)), locations: string(mustJSON(v.locations)),
+		title: v.Title, kind: v.Kind, status: acp.ToolCallStatusPending,
+		content: string(mustJSON(v.Content)), locations: string(mustJSON(v.Locations)),
 		rawInput: ts.complete,
 	}
 	s.a.notify(s.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
@@ -192,26 +194,26 @@ func (s *session) updateTool(ts *toolState, p toolPatch) {
 	s.sendToolUpdate(ts, s.view(ts), p)
 }
 
-func (s *session) sendToolUpdate(ts *toolState, v toolView, p toolPatch) {
+func (s *session) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch) {
 	if !ts.reported {
 		s.reportTool(ts)
 	}
 	u := &acp.ToolCallUpdate{ToolCallID: acp.ToolCallID(ts.id)}
 	changed := false
-	if v.title != ts.sent.title {
-		u.Title, ts.sent.title, changed = acp.Some(v.title), v.title, true
+	if v.Title != ts.sent.title {
+		u.Title, ts.sent.title, changed = acp.Some(v.Title), v.Title, true
 	}
-	if v.kind != ts.sent.kind {
-		u.Kind, ts.sent.kind, changed = acp.Some(v.kind), v.kind, true
+	if v.Kind != ts.sent.kind {
+		u.Kind, ts.sent.kind, changed = acp.Some(v.Kind), v.Kind, true
 	}
 	if p.status != "" && p.status != ts.sent.status {
 		u.Status, ts.sent.status, changed = acp.Some(p.status), p.status, true
 	}
-	if c := string(mustJSON(v.content)); v.content != nil && c != ts.sent.content {
-		u.Content, ts.sent.content, changed = acp.Some(v.content), c, true
+	if c := string(mustJSON(v.Content)); v.Content != nil && c != ts.sent.content {
+		u.Content, ts.sent.content, changed = acp.Some(v.Content), c, true
 	}
-	if l := string(mustJSON(v.locations)); v.locations != nil && l != ts.sent.locations {
-		u.Locations, ts.sent.locations, changed = acp.Some(v.locations), l, true
+	if l := string(mustJSON(v.Locations)); v.Locations != nil && l != ts.sent.locations {
+		u.Locations, ts.sent.locations, changed = acp.Some(v.Locations), l, true
 	}
 	if ts.complete && !ts.sent.rawInput {
 		u.RawInput, ts.sent.rawInput, changed = ts.raw, true, true
@@ -254,7 +256,7 @@ func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock, structu
 		ts = s.newTool(b.ToolUseID, "")
 	}
 	text := toolResultText(b.Content)
-	if isPlanTool(ts.name) && ts.parent == "" {
+	if toolview.IsPlanTool(ts.name) && ts.parent == "" {
 		s.planResult(ts, b.IsError, structured)
 		if !ts.reported {
 			delete(s.tools, ts.id)
@@ -276,20 +278,20 @@ func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock, structu
 	p := toolPatch{status: status, rawOutput: mustJSON(text)}
 	switch {
 	case b.IsError:
-		v.content = []acp.ToolCallContent{textContent(fenced("", text))}
-	case isEditTool(ts.name):
+		v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("", text))}
+	case toolview.IsEditTool(ts.name):
 		if c, locs := editResult(ts, structured, s.cwd); len(c) > 0 {
-			v.content, v.locations = c, locs
+			v.Content, v.Locations = c, locs
 		}
 	case ts.name == "Read":
 		if c, ok := readResult(structured); ok {
-			v.content = []acp.ToolCallContent{c}
+			v.Content = []acp.ToolCallContent{c}
 		}
 	case ts.name == "ExitPlanMode":
-		v.title = "Plan approved"
+		v.Title = "Plan approved"
 	default:
 		if c := resultContent(b); len(c) > 0 {
-			v.content = c
+			v.Content = c
 		}
 	}
 	s.sendToolUpdate(ts, v, p)
@@ -308,12 +310,12 @@ func editResult(ts *toolState, structured json.RawMessage, cwd string) ([]acp.To
 	if json.Unmarshal(structured, &r) != nil {
 		return nil, nil
 	}
-	path := absPath(firstNonEmpty(r.FilePath, str(ts.in, "file_path")), cwd)
-	if hs, ok := patchHunks(r.StructuredPatch); ok {
-		return hunksContent(path, hs)
+	path := toolview.AbsPath(firstNonEmpty(r.FilePath, str(ts.in, "file_path")), cwd)
+	if hs, ok := toolview.PatchHunks(r.StructuredPatch); ok {
+		return toolview.HunksContent(path, hs)
 	}
 	if r.Type == "create" {
-		return fileDiff(path, "", r.Content, true)
+		return toolview.FileDiff(path, "", r.Content, true)
 	}
 	return nil, nil
 }
@@ -338,11 +340,11 @@ func readResult(structured json.RawMessage) (acp.ToolCallContent, bool) {
 	if len(text) > maxShown {
 		text = text[:maxShown] + "\n…"
 	}
-	out := fenced(fenceLang(r.File.FilePath), text)
+	out := toolview.Fenced(toolview.FenceLang(r.File.FilePath), text)
 	if r.File.NumLines > 0 && r.File.TotalLines > r.File.NumLines {
-		out += "\n\n" + "Lines " + itoa(r.File.StartLine) + "–" + itoa(r.File.StartLine+r.File.NumLines-1) + " of " + itoa(r.File.TotalLines)
+		out += "\n\n" + "Lines " + strconv.Itoa(r.File.StartLine) + "–" + strconv.Itoa(r.File.StartLine+r.File.NumLines-1) + " of " + strconv.Itoa(r.File.TotalLines)
 	}
-	return textContent(out), true
+	return toolview.TextContent(out), true
 }
 
 // resultContent renders a result's blocks: text (and images, as MCP tools
@@ -357,7 +359,7 @@ func resultContent(b claude.ContentBlock) []acp.ToolCallContent {
 		switch c.Type {
 		case "text":
 			if c.Text != "" {
-				out = append(out, textContent(c.Text))
+				out = append(out, toolview.TextContent(c.Text))
 			}
 		case "image":
 			var src struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -49,7 +50,7 @@ func (a *Agent) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptRe
 	if err != nil {
 		return nil, err
 	}
-	content, err := promptToClaude(p.Prompt)
+	content, err := promptconv.ToClaude(p.Prompt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package agent
+package toolview
 
 import (
 	"encoding/json"
@@ -92,10 +92,10 @@ func TestLineHunksContext(t *testing.T) {
 		t.Fatalf("want 2 hunks, got %+v", hs)
 	}
 	if hs[0].oldStart != 1 || hs[0].newStart != 1 || strings.Join(hs[0].new, ",") != "1,two,3,4,5" {
-		t.Fatalf("first hunk %+v", hs[0])
+		t.Fatalf("first Hunk %+v", hs[0])
 	}
 	if hs[1].newStart != 15 || strings.Join(hs[1].old, ",") != "15,16,17,18,19,20" {
-		t.Fatalf("second hunk %+v", hs[1])
+		t.Fatalf("second Hunk %+v", hs[1])
 	}
 	// Changes closer than twice the context share one hunk.
 	b[5] = "six"
@@ -116,11 +116,11 @@ func TestMyersGivesUpCoarsely(t *testing.T) {
 
 func TestPatchHunks(t *testing.T) {
 	raw := json.RawMessage(`[{"oldStart":1,"oldLines":5,"newStart":1,"newLines":6,"lines":[" a","-b","+B","+B2"," c","\\ No newline at end of file"]}]`)
-	hs, ok := patchHunks(raw)
+	hs, ok := PatchHunks(raw)
 	if !ok || len(hs) != 1 {
 		t.Fatalf("%v %+v", ok, hs)
 	}
-	content, locs := hunksContent("/p", hs)
+	content, locs := HunksContent("/p", hs)
 	d := content[0].Diff
 	if old, _ := d.OldText.Get(); old != "a\nb\nc" || d.NewText != "a\nB\nB2\nc" {
 		t.Fatalf("diff %q → %q", old, d.NewText)
@@ -128,7 +128,7 @@ func TestPatchHunks(t *testing.T) {
 	if l, _ := locs[0].Line.Get(); l != 1 {
 		t.Fatalf("line %d", l)
 	}
-	if _, ok := patchHunks(json.RawMessage(`[]`)); ok {
+	if _, ok := PatchHunks(json.RawMessage(`[]`)); ok {
 		t.Fatal("empty patch accepted")
 	}
 }
@@ -143,7 +143,7 @@ func TestEditPreview(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	content, locs, ok := editPreview("Edit", path, map[string]any{"old_string": "line 20\n", "new_string": "line twenty\n"})
+	content, locs, ok := EditPreview("Edit", path, map[string]any{"old_string": "line 20\n", "new_string": "line twenty\n"})
 	if !ok || len(content) != 1 {
 		t.Fatalf("%v %d", ok, len(content))
 	}
@@ -152,20 +152,20 @@ func TestEditPreview(t *testing.T) {
 		t.Fatalf("diff %q → %q", old, d.NewText)
 	}
 	if l, _ := locs[0].Line.Get(); l != 17 {
-		t.Fatalf("location line %d, want 17 (hunk start)", l)
+		t.Fatalf("location line %d, want 17 (Hunk start)", l)
 	}
 	// Ambiguous or missing old_string: no preview (the CLI will refuse).
-	if _, _, ok := editPreview("Edit", path, map[string]any{"old_string": "line", "new_string": "x"}); ok {
+	if _, _, ok := EditPreview("Edit", path, map[string]any{"old_string": "line", "new_string": "x"}); ok {
 		t.Fatal("ambiguous edit previewed")
 	}
-	if _, _, ok := editPreview("Edit", path, map[string]any{"old_string": "nope", "new_string": "x"}); ok {
+	if _, _, ok := EditPreview("Edit", path, map[string]any{"old_string": "nope", "new_string": "x"}); ok {
 		t.Fatal("missing old_string previewed")
 	}
 	// replace_all and MultiEdit apply in memory.
-	if c, _, ok := editPreview("Edit", path, map[string]any{"old_string": "line", "new_string": "LINE", "replace_all": true}); !ok || len(c) != 1 {
+	if c, _, ok := EditPreview("Edit", path, map[string]any{"old_string": "line", "new_string": "LINE", "replace_all": true}); !ok || len(c) != 1 {
 		t.Fatalf("replace_all: %v %d", ok, len(c))
 	}
-	c, _, ok := editPreview("MultiEdit", path, map[string]any{"edits": []any{
+	c, _, ok := EditPreview("MultiEdit", path, map[string]any{"edits": []any{
 		map[string]any{"old_string": "line 2\n", "new_string": "two\n"},
 		map[string]any{"old_string": "line 29", "new_string": "twenty-nine"},
 	}})
@@ -173,11 +173,11 @@ func TestEditPreview(t *testing.T) {
 		t.Fatalf("multiedit: %v %d", ok, len(c))
 	}
 	// Write over an existing file is a real diff; a new file has no old text.
-	if c, _, ok := editPreview("Write", path, map[string]any{"content": "new\n"}); !ok || c[0].Diff.OldText.IsZero() {
+	if c, _, ok := EditPreview("Write", path, map[string]any{"content": "new\n"}); !ok || c[0].Diff.OldText.IsZero() {
 		t.Fatalf("overwrite: %v %+v", ok, c)
 	}
 	np := filepath.Join(dir, "new.txt")
-	c, locs, ok = editPreview("Write", np, map[string]any{"content": "hello\n"})
+	c, locs, ok = EditPreview("Write", np, map[string]any{"content": "hello\n"})
 	if !ok || !c[0].Diff.OldText.IsZero() || c[0].Diff.NewText != "hello\n" {
 		t.Fatalf("create: %v %+v", ok, c)
 	}

@@ -1,15 +1,15 @@
-package agent
+package scrub
 
 import (
 	"context"
 	"log/slog"
 )
 
-// scrubHandler keeps secrets out of the log at the levels people see (info
-// and above; debug is for developers and keeps everything). Messages and
-// attribute values pass through scrub (failure_claude.go) first: errors
-// carry the CLI's stderr, which can hold API keys, URLs and private paths,
-// and logs end up pasted into bug reports.
+// NewHandler wraps h so that records at info level and above have their
+// message and attribute values passed through Text (debug is for
+// developers and keeps everything).
+func NewHandler(h slog.Handler) slog.Handler { return scrubHandler{h} }
+
 type scrubHandler struct{ h slog.Handler }
 
 func (s scrubHandler) Enabled(ctx context.Context, l slog.Level) bool { return s.h.Enabled(ctx, l) }
@@ -18,7 +18,7 @@ func (s scrubHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level < slog.LevelInfo {
 		return s.h.Handle(ctx, r)
 	}
-	out := slog.NewRecord(r.Time, r.Level, scrub(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, Text(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(scrubAttr(a))
 		return true
@@ -40,7 +40,7 @@ func scrubAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, scrub(v.String()))
+		return slog.String(a.Key, Text(v.String()))
 	case slog.KindGroup:
 		g := v.Group()
 		clean := make([]any, len(g))
@@ -50,7 +50,7 @@ func scrubAttr(a slog.Attr) slog.Attr {
 		return slog.Group(a.Key, clean...)
 	case slog.KindAny:
 		if err, ok := v.Any().(error); ok {
-			return slog.String(a.Key, scrub(err.Error()))
+			return slog.String(a.Key, Text(err.Error()))
 		}
 	}
 	return a

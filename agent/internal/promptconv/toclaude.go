@@ -1,7 +1,8 @@
-package agent
+package promptconv
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net/url"
@@ -12,13 +13,13 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
-// promptToClaude turns ACP prompt content into the content of one Claude
+// ToClaude turns ACP prompt content into the content of one Claude
 // user message. @-mentions become markdown links the model can follow (no
 // file is read); embedded text resources become <context> blocks placed
 // after everything else; images and binary resources become image or
 // document blocks. Content the agent did not advertise (audio) is refused
 // with -32602 before anything reaches Claude.
-func promptToClaude(prompt []acp.ContentBlock) ([]claude.ContentBlock, error) {
+func ToClaude(prompt []acp.ContentBlock) ([]claude.ContentBlock, error) {
 	if len(prompt) == 0 {
 		return nil, acp.NewInvalidParams("prompt", "the prompt is empty")
 	}
@@ -73,7 +74,7 @@ func imageBlock(img *acp.ImageContent) (claude.ContentBlock, bool) {
 		return claude.ImageBlock(normalizeMIME(img.MimeType), img.Data), true
 	}
 	if uri, ok := img.URI.Get(); ok && strings.HasPrefix(uri, "http") {
-		return claude.ContentBlock{Type: "image", Source: mustJSON(map[string]string{"type": "url", "url": uri})}, true
+		return claude.ContentBlock{Type: "image", Source: marshal(map[string]string{"type": "url", "url": uri})}, true
 	}
 	return claude.ContentBlock{}, false
 }
@@ -96,7 +97,7 @@ func resourceBlocks(r *acp.EmbeddedResource, field string) (inline, context []cl
 		case base == "image/png" || base == "image/jpeg" || base == "image/gif" || base == "image/webp":
 			return []claude.ContentBlock{link, claude.ImageBlock(base, b.Blob)}, nil, nil
 		case base == "application/pdf":
-			return []claude.ContentBlock{link, {Type: "document", Source: mustJSON(map[string]string{
+			return []claude.ContentBlock{link, {Type: "document", Source: marshal(map[string]string{
 				"type": "base64", "media_type": base, "data": b.Blob})}}, nil, nil
 		case isTextMIME(base):
 			data, derr := base64.StdEncoding.DecodeString(b.Blob)
@@ -138,4 +139,9 @@ func isTextMIME(m string) bool {
 		return true
 	}
 	return false
+}
+
+func marshal(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }

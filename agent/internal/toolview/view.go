@@ -1,6 +1,7 @@
-package agent
+package toolview
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -15,16 +16,16 @@ import (
 // content shown before the result. The decisions are written down in
 // docs/tools.md; this file only describes, it sends nothing.
 
-// toolView is the presentation of a tool call at one moment.
-type toolView struct {
-	title     string
-	kind      acp.ToolKind
-	content   []acp.ToolCallContent // nil: none yet
-	locations []acp.ToolCallLocation
+// View is the presentation of a tool call at one moment.
+type View struct {
+	Title     string
+	Kind      acp.ToolKind
+	Content   []acp.ToolCallContent // nil: none yet
+	Locations []acp.ToolCallLocation
 }
 
 // planTools become plan updates instead of tool calls.
-func isPlanTool(name string) bool {
+func IsPlanTool(name string) bool {
 	switch name {
 	case "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet":
 		return true
@@ -32,12 +33,12 @@ func isPlanTool(name string) bool {
 	return false
 }
 
-func isEditTool(name string) bool {
+func IsEditTool(name string) bool {
 	return name == "Edit" || name == "MultiEdit" || name == "Write"
 }
 
-// toolKind is the ACP kind of a Claude tool, for the editor's icon.
-func toolKind(name string) acp.ToolKind {
+// Kind is the ACP kind of a Claude tool, for the editor's icon.
+func Kind(name string) acp.ToolKind {
 	switch name {
 	case "Read", "NotebookRead":
 		return acp.ToolKindRead
@@ -57,34 +58,34 @@ func toolKind(name string) acp.ToolKind {
 	return acp.ToolKindOther
 }
 
-// describeTool gives the title, kind and locations of a call from its
+// Describe gives the title, kind and locations of a call from its
 // input (which may be partial or empty while the model is still writing
 // it). Paths in titles are relative to cwd when inside it.
-func describeTool(name string, in map[string]any, cwd string) toolView {
+func Describe(name string, in map[string]any, cwd string) View {
 	str := func(k string) string { v, _ := in[k].(string); return v }
 	num := func(k string) (int, bool) {
 		f, ok := in[k].(float64)
 		return int(f), ok
 	}
-	v := toolView{kind: toolKind(name), title: name}
-	path := func(k string) string { return absPath(str(k), cwd) }
+	v := View{Kind: Kind(name), Title: name}
+	path := func(k string) string { return AbsPath(str(k), cwd) }
 	switch name {
 	case "Bash", "PowerShell":
-		v.title = firstNonEmpty(str("command"), "Terminal")
+		v.Title = cmp.Or(str("command"), "Terminal")
 	case "Read":
 		p := path("file_path")
 		if p == "" {
-			v.title = "Read File"
+			v.Title = "Read File"
 			break
 		}
-		v.title = "Read " + displayPath(p, cwd)
+		v.Title = "Read " + DisplayPath(p, cwd)
 		off, hasOff := num("offset")
 		if lim, ok := num("limit"); ok && lim > 0 {
-			v.title += fmt.Sprintf(" (%d - %d)", max(off, 1), max(off, 1)+lim-1)
+			v.Title += fmt.Sprintf(" (%d - %d)", max(off, 1), max(off, 1)+lim-1)
 		} else if hasOff && off > 1 {
-			v.title += fmt.Sprintf(" (from line %d)", off)
+			v.Title += fmt.Sprintf(" (from line %d)", off)
 		}
-		v.locations = []acp.ToolCallLocation{{Path: p, Line: acp.Some(uint32(max(off, 1)))}}
+		v.Locations = []acp.ToolCallLocation{{Path: p, Line: acp.Some(uint32(max(off, 1)))}}
 	case "Write", "Edit", "MultiEdit":
 		p := path("file_path")
 		verb := "Edit"
@@ -92,11 +93,11 @@ func describeTool(name string, in map[string]any, cwd string) toolView {
 			verb = "Write"
 		}
 		if p == "" {
-			v.title = verb
+			v.Title = verb
 			break
 		}
-		v.title = verb + " " + displayPath(p, cwd)
-		v.locations = []acp.ToolCallLocation{{Path: p}}
+		v.Title = verb + " " + DisplayPath(p, cwd)
+		v.Locations = []acp.ToolCallLocation{{Path: p}}
 	case "NotebookEdit":
 		p := path("notebook_path")
 		verb := "Edit cell in"
@@ -107,74 +108,74 @@ func describeTool(name string, in map[string]any, cwd string) toolView {
 			verb = "Delete cell from"
 		}
 		if p == "" {
-			v.title = "Edit notebook"
+			v.Title = "Edit notebook"
 			break
 		}
-		v.title = verb + " " + displayPath(p, cwd)
-		v.locations = []acp.ToolCallLocation{{Path: p}}
+		v.Title = verb + " " + DisplayPath(p, cwd)
+		v.Locations = []acp.ToolCallLocation{{Path: p}}
 	case "Glob":
-		v.title = "Find"
+		v.Title = "Find"
 		if p := str("path"); p != "" {
-			v.title += " `" + displayPath(absPath(p, cwd), cwd) + "`"
-			v.locations = []acp.ToolCallLocation{{Path: absPath(p, cwd)}}
+			v.Title += " `" + DisplayPath(AbsPath(p, cwd), cwd) + "`"
+			v.Locations = []acp.ToolCallLocation{{Path: AbsPath(p, cwd)}}
 		}
 		if pat := str("pattern"); pat != "" {
-			v.title += " `" + pat + "`"
+			v.Title += " `" + pat + "`"
 		}
 	case "Grep":
-		v.title = grepTitle(in, cwd)
+		v.Title = grepTitle(in, cwd)
 		if p := str("path"); p != "" {
-			v.locations = []acp.ToolCallLocation{{Path: absPath(p, cwd)}}
+			v.Locations = []acp.ToolCallLocation{{Path: AbsPath(p, cwd)}}
 		}
 	case "WebFetch":
 		if u := str("url"); u != "" {
-			v.title = "Fetch " + u
+			v.Title = "Fetch " + u
 		} else {
-			v.title = "Fetch"
+			v.Title = "Fetch"
 		}
 	case "WebSearch":
 		if q := str("query"); q != "" {
-			v.title = fmt.Sprintf("Search %q", q)
+			v.Title = fmt.Sprintf("Search %q", q)
 		} else {
-			v.title = "Web search"
+			v.Title = "Web search"
 		}
 	case "Agent", "Task":
-		v.title = firstNonEmpty(str("description"), "Task")
+		v.Title = cmp.Or(str("description"), "Task")
 		if t := str("subagent_type"); t != "" && str("description") != "" {
-			v.title += " (" + t + ")"
+			v.Title += " (" + t + ")"
 		}
 	case "ExitPlanMode":
-		v.title = "Ready to code?"
+		v.Title = "Ready to code?"
 	case "EnterPlanMode":
-		v.title = "Enter plan mode"
+		v.Title = "Enter plan mode"
 	case "TodoWrite":
-		v.title = "Update the to-do list"
+		v.Title = "Update the to-do list"
 	case "TaskCreate":
-		v.title = "Create task: " + str("subject")
+		v.Title = "Create task: " + str("subject")
 	case "TaskUpdate":
-		v.title = "Update task #" + str("taskId")
+		v.Title = "Update task #" + str("taskId")
 	case "TaskList":
-		v.title = "List tasks"
+		v.Title = "List tasks"
 	case "TaskGet":
-		v.title = "Get task #" + str("taskId")
+		v.Title = "Get task #" + str("taskId")
 	case "BashOutput":
-		v.title = "Read output of " + firstNonEmpty(str("bash_id"), str("shell_id"), "a background command")
+		v.Title = "Read output of " + cmp.Or(str("bash_id"), str("shell_id"), "a background command")
 	case "KillShell", "KillBash", "TaskStop":
-		v.title = "Stop " + firstNonEmpty(str("task_id"), str("shell_id"), "a background task")
+		v.Title = "Stop " + cmp.Or(str("task_id"), str("shell_id"), "a background task")
 	case "Skill":
-		v.title = "Load skill: " + firstNonEmpty(str("skill"), str("name"))
+		v.Title = "Load skill: " + cmp.Or(str("skill"), str("name"))
 	default:
-		if server, tool, ok := mcpToolName(name); ok {
-			v.title = tool + " (MCP: " + server + ")"
+		if server, tool, ok := MCPToolName(name); ok {
+			v.Title = tool + " (MCP: " + server + ")"
 		} else if name == "" {
-			v.title = "Tool"
+			v.Title = "Tool"
 		}
 	}
 	return v
 }
 
-// mcpToolName splits mcp__<server>__<tool>.
-func mcpToolName(name string) (server, tool string, ok bool) {
+// MCPToolName splits mcp__<server>__<tool>.
+func MCPToolName(name string) (server, tool string, ok bool) {
 	rest, found := strings.CutPrefix(name, "mcp__")
 	if !found {
 		return "", "", false
@@ -219,7 +220,7 @@ func grepTitle(in map[string]any, cwd string) string {
 		fmt.Fprintf(&b, " %q", p)
 	}
 	if p := str("path"); p != "" {
-		b.WriteString(" " + displayPath(absPath(p, cwd), cwd))
+		b.WriteString(" " + DisplayPath(AbsPath(p, cwd), cwd))
 	}
 	if n, ok := in["head_limit"].(float64); ok && n > 0 {
 		fmt.Fprintf(&b, " | head -%d", int(n))
@@ -227,44 +228,44 @@ func grepTitle(in map[string]any, cwd string) string {
 	return b.String()
 }
 
-// preContent is what a call shows before its result, once its input is
+// PreContent is what a call shows before its result, once its input is
 // complete: the diff of an edit, a command's description, a subagent's
 // prompt, the plan to approve.
-func preContent(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+func PreContent(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
 	str := func(k string) string { v, _ := in[k].(string); return v }
 	switch name {
 	case "Edit", "MultiEdit", "Write":
-		p := absPath(str("file_path"), cwd)
-		if c, locs, ok := editPreview(name, p, in); ok {
+		p := AbsPath(str("file_path"), cwd)
+		if c, locs, ok := EditPreview(name, p, in); ok {
 			return c, locs[:1]
 		}
-		return inputDiff(name, p, in), nil
+		return InputDiff(name, p, in), nil
 	case "NotebookEdit":
 		if src := str("new_source"); src != "" {
-			return []acp.ToolCallContent{textContent("```\n" + src + "\n```")}, nil
+			return []acp.ToolCallContent{TextContent("```\n" + src + "\n```")}, nil
 		}
 	case "Bash", "PowerShell":
 		if d := str("description"); d != "" {
-			return []acp.ToolCallContent{textContent(d)}, nil
+			return []acp.ToolCallContent{TextContent(d)}, nil
 		}
 	case "WebFetch", "Agent", "Task":
 		if p := str("prompt"); p != "" {
-			return []acp.ToolCallContent{textContent(p)}, nil
+			return []acp.ToolCallContent{TextContent(p)}, nil
 		}
 	case "ExitPlanMode":
 		if p := str("plan"); p != "" {
-			return []acp.ToolCallContent{textContent(p)}, nil
+			return []acp.ToolCallContent{TextContent(p)}, nil
 		}
 	}
 	return nil, nil
 }
 
-func textContent(text string) acp.ToolCallContent {
+func TextContent(text string) acp.ToolCallContent {
 	return acp.ToolCallContent{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}}
 }
 
-// fenced wraps text in a code fence longer than any backtick run inside.
-func fenced(lang, text string) string {
+// Fenced wraps text in a code fence longer than any backtick run inside.
+func Fenced(lang, text string) string {
 	fence := "```"
 	for strings.Contains(text, fence) {
 		fence += "`"
@@ -272,17 +273,17 @@ func fenced(lang, text string) string {
 	return fence + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + fence
 }
 
-// absPath makes a tool path absolute against cwd (tools normally send
+// AbsPath makes a tool path absolute against cwd (tools normally send
 // absolute paths already).
-func absPath(p, cwd string) string {
+func AbsPath(p, cwd string) string {
 	if p == "" || filepath.IsAbs(p) || cwd == "" {
 		return p
 	}
 	return filepath.Join(cwd, p)
 }
 
-// displayPath is p relative to cwd when inside it, else p.
-func displayPath(p, cwd string) string {
+// DisplayPath is p relative to cwd when inside it, else p.
+func DisplayPath(p, cwd string) string {
 	if cwd == "" {
 		return p
 	}
@@ -293,8 +294,8 @@ func displayPath(p, cwd string) string {
 	return rel
 }
 
-// decodeInput decodes a tool input object; anything else is empty.
-func decodeInput(raw json.RawMessage) map[string]any {
+// DecodeInput decodes a tool input object; anything else is empty.
+func DecodeInput(raw json.RawMessage) map[string]any {
 	var in map[string]any
 	if json.Unmarshal(raw, &in) != nil || in == nil {
 		return map[string]any{}
@@ -304,9 +305,9 @@ func decodeInput(raw json.RawMessage) map[string]any {
 
 var exitCodeRE = regexp.MustCompile(`^Exit code (\d+)\n?`)
 
-// bashOutput is what a finished Bash call printed and how it exited.
+// BashOutput is what a finished Bash call printed and how it exited.
 // exit is nil when unknown.
-func bashOutput(text string, isError bool, structured json.RawMessage) (out string, exit *int) {
+func BashOutput(text string, isError bool, structured json.RawMessage) (out string, exit *int) {
 	var r struct {
 		Stdout      string `json:"stdout"`
 		Stderr      string `json:"stderr"`
@@ -337,8 +338,8 @@ func bashOutput(text string, isError bool, structured json.RawMessage) (out stri
 	return text, nil
 }
 
-// fenceLang guesses a code fence language from a file name.
-func fenceLang(path string) string {
+// FenceLang guesses a code fence language from a file name.
+func FenceLang(path string) string {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
 	switch ext {
 	case "":
@@ -361,4 +362,4 @@ func fenceLang(path string) string {
 	return ext
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+func Itoa(n int) string { return strconv.Itoa(n) }

@@ -1,4 +1,4 @@
-package agent
+package toolview
 
 import (
 	"encoding/json"
@@ -25,25 +25,25 @@ const (
 	maxDiffEdits    = 1000    // beyond this many changed lines: one hunk
 )
 
-// hunk is one changed region of a file with its context. Starts are
+// Hunk is one changed region of a file with its context. Starts are
 // 1-based line numbers.
-type hunk struct {
+type Hunk struct {
 	oldStart, newStart int
 	old, new           []string
 }
 
-// fileDiff returns the per-hunk diff content for a change of path from
+// FileDiff returns the per-hunk diff content for a change of path from
 // old to new, and a location per hunk so the editor can follow. isNew
 // marks a file that does not exist yet (oldText null).
-func fileDiff(path, old, new string, isNew bool) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+func FileDiff(path, old, new string, isNew bool) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
 	if isNew {
 		return []acp.ToolCallContent{diffContent(path, nil, new)},
 			[]acp.ToolCallLocation{{Path: path, Line: acp.Some(uint32(1))}}
 	}
-	return hunksContent(path, lineHunks(splitLines(old), splitLines(new)))
+	return HunksContent(path, lineHunks(splitLines(old), splitLines(new)))
 }
 
-func hunksContent(path string, hs []hunk) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+func HunksContent(path string, hs []Hunk) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
 	var content []acp.ToolCallContent
 	var locs []acp.ToolCallLocation
 	for _, h := range hs {
@@ -74,7 +74,7 @@ func splitLines(s string) []string {
 
 // lineHunks diffs two line slices (common prefix and suffix first, then
 // Myers' algorithm on the middle) and groups the changes into hunks.
-func lineHunks(a, b []string) []hunk {
+func lineHunks(a, b []string) []Hunk {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -193,8 +193,8 @@ func backtrack(trace [][]int, d, n, m int) []editOp {
 
 // groupHunks cuts an edit script into hunks with diffContext lines of
 // context, merging changes whose contexts touch.
-func groupHunks(ops []editOp, a, b []string) []hunk {
-	var out []hunk
+func groupHunks(ops []editOp, a, b []string) []Hunk {
+	var out []Hunk
 	i := 0
 	for i < len(ops) {
 		for i < len(ops) && ops[i].kind == opSame {
@@ -220,7 +220,7 @@ func groupHunks(ops []editOp, a, b []string) []hunk {
 			}
 			end = run
 		}
-		h := hunk{oldStart: -1, newStart: -1}
+		h := Hunk{oldStart: -1, newStart: -1}
 		for _, op := range ops[start:end] {
 			if h.oldStart < 0 {
 				h.oldStart, h.newStart = op.a+1, op.b+1
@@ -248,16 +248,16 @@ type patchHunk struct {
 	Lines    []string `json:"lines"`
 }
 
-// patchHunks turns a structuredPatch into hunks; lines start with ' ', '-'
+// PatchHunks turns a structuredPatch into hunks; lines start with ' ', '-'
 // or '+' (and '\' for "no newline at end of file", which is skipped).
-func patchHunks(raw json.RawMessage) ([]hunk, bool) {
+func PatchHunks(raw json.RawMessage) ([]Hunk, bool) {
 	var ph []patchHunk
 	if json.Unmarshal(raw, &ph) != nil || len(ph) == 0 {
 		return nil, false
 	}
-	out := make([]hunk, 0, len(ph))
+	out := make([]Hunk, 0, len(ph))
 	for _, p := range ph {
-		h := hunk{oldStart: p.OldStart, newStart: p.NewStart, old: []string{}, new: []string{}}
+		h := Hunk{oldStart: p.OldStart, newStart: p.NewStart, old: []string{}, new: []string{}}
 		for _, l := range p.Lines {
 			if l == "" {
 				continue
@@ -277,9 +277,9 @@ func patchHunks(raw json.RawMessage) ([]hunk, bool) {
 	return out, true
 }
 
-// readText reads a file for a preview: its text, whether it exists, and
+// ReadText reads a file for a preview: its text, whether it exists, and
 // whether it could be used (small enough, valid UTF-8).
-func readText(path string) (text string, exists, ok bool) {
+func ReadText(path string) (text string, exists, ok bool) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", false, os.IsNotExist(err)
@@ -294,14 +294,14 @@ func readText(path string) (text string, exists, ok bool) {
 	return string(b), true, true
 }
 
-// editPreview computes the diff an Edit, MultiEdit or Write would make,
+// EditPreview computes the diff an Edit, MultiEdit or Write would make,
 // from the file on disk. ok is false when the preview cannot be trusted
 // (the caller then shows the input-only diff).
-func editPreview(name, path string, in map[string]any) (content []acp.ToolCallContent, locs []acp.ToolCallLocation, ok bool) {
+func EditPreview(name, path string, in map[string]any) (content []acp.ToolCallContent, locs []acp.ToolCallLocation, ok bool) {
 	if path == "" {
 		return nil, nil, false
 	}
-	old, exists, readable := readText(path)
+	old, exists, readable := ReadText(path)
 	if !readable {
 		return nil, nil, false
 	}
@@ -339,7 +339,7 @@ func editPreview(name, path string, in map[string]any) (content []acp.ToolCallCo
 	if exists && next == old {
 		return nil, nil, false
 	}
-	content, locs = fileDiff(path, old, next, !exists)
+	content, locs = FileDiff(path, old, next, !exists)
 	return content, locs, len(content) > 0
 }
 
@@ -369,8 +369,8 @@ func applyEdit(text string, exists bool, in map[string]any) (string, bool) {
 	return strings.Replace(text, oldS, newS, 1), true
 }
 
-// inputDiff is the fallback diff straight from the tool input.
-func inputDiff(name, path string, in map[string]any) []acp.ToolCallContent {
+// InputDiff is the fallback diff straight from the tool input.
+func InputDiff(name, path string, in map[string]any) []acp.ToolCallContent {
 	if path == "" {
 		return nil
 	}
