@@ -163,6 +163,12 @@ func (a *Agent) session(id acp.SessionID) (*session, error) {
 
 // notify sends a session/update. Errors mean the client is gone; the
 // connection then shuts everything down, so they are only logged.
+// send is notify for updates whose delivery matters to the caller.
+func (a *Agent) send(sessionID string, u acp.SessionUpdate) error {
+	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
+	return a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n)
+}
+
 func (a *Agent) notify(sessionID string, u acp.SessionUpdate) {
 	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
 	if err := a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {

@@ -10,11 +10,11 @@ package agent
 // docs/session-failures.md is the table a reader wants.
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 
@@ -59,11 +59,7 @@ func airHas(meta map[string]json.RawMessage, name string) bool {
 
 // failuresOn reports whether this connection's client negotiated typed
 // session failures.
-func (s *session) failuresOn() bool {
-	s.a.mu.Lock()
-	defer s.a.mu.Unlock()
-	return s.a.client.sessionFailure
-}
+func (f *failureState) failuresOn() bool { return f.enabled }
 
 // failureRecord is the wire record under _meta.jetbrains.air.sessionFailure.
 // It has exactly these fields: no phase, source, turn id or retry counter.
@@ -192,6 +188,13 @@ type activeFailure struct {
 // failureState is the per-session bookkeeping of the extension. It is owned
 // by the session goroutine and never serialized.
 type failureState struct {
+	sessionID string
+	log       *slog.Logger
+	enabled   bool // the client negotiated the extension
+	// send delivers a session update and says whether it went out: a
+	// record is active only once the client has it.
+	send func(sessionID string, u acp.SessionUpdate) error
+
 	epoch     string         // per adapter session, so ids never repeat across restarts
 	seq       int            // last session-scoped incident / notice number
 	revisions map[string]int // last revision sent per id
@@ -211,6 +214,16 @@ type failureState struct {
 	replayUser string
 }
 
+// newFailureState is the failure bookkeeping of session id: enabled when
+// the client negotiated the extension, publishing through the editor
+// connection.
+func newFailureState(a *Agent, id string, log *slog.Logger) failureState {
+	a.mu.Lock()
+	enabled := a.client.sessionFailure
+	a.mu.Unlock()
+	return failureState{sessionID: id, log: log, enabled: enabled, send: a.send}
+}
+
 func (f *failureState) init() {
 	if f.revisions != nil {
 		return
@@ -227,17 +240,17 @@ func (f *failureState) init() {
 func turnFailureID(turnUUID string) string { return turnUUID + ":error" }
 
 // sessionIncidentID returns a fresh id for a session-scoped incident.
-func (s *session) sessionIncidentID() string {
-	s.fail.init()
-	s.fail.seq++
-	return fmt.Sprintf("%s:session-error:%s:%d", s.id, s.fail.epoch, s.fail.seq)
+func (f *failureState) sessionIncidentID() string {
+	f.init()
+	f.seq++
+	return fmt.Sprintf("%s:session-error:%s:%d", f.sessionID, f.epoch, f.seq)
 }
 
 // noticeID returns a fresh id in the notice namespace.
-func (s *session) noticeID() string {
-	s.fail.init()
-	s.fail.seq++
-	return fmt.Sprintf("%s:notice:%s:%d", s.id, s.fail.epoch, s.fail.seq)
+func (f *failureState) noticeID() string {
+	f.init()
+	f.seq++
+	return fmt.Sprintf("%s:notice:%s:%d", f.sessionID, f.epoch, f.seq)
 }
 
 // historyFailureID is the id of a replayed failure with no user message
@@ -248,8 +261,8 @@ func historyFailureID(sessionID, messageUUID string) string {
 
 // makeRecord builds the next revision of id. Warnings carry no actions:
 // recovery is still in progress.
-func (s *session) makeRecord(id string, kind failureKind, severity, title, details string) failureRecord {
-	s.fail.init()
+func (f *failureState) makeRecord(id string, kind failureKind, severity, title, details string) failureRecord {
+	f.init()
 	p := policyOf(kind)
 	actions := []string{}
 	if severity == severityError {
@@ -259,7 +272,7 @@ func (s *session) makeRecord(id string, kind failureKind, severity, title, detai
 		title, details = p.title, ""
 	}
 	return failureRecord{
-		ID: id, Revision: s.fail.revisions[id] + 1,
+		ID: id, Revision: f.revisions[id] + 1,
 		Category: p.category, Severity: severity,
 		Title: title, Details: details, Actions: actions,
 	}
@@ -267,37 +280,36 @@ func (s *session) makeRecord(id string, kind failureKind, severity, title, detai
 
 // commit records that rec reached the client: its revision is used, and it
 // is active until its recovery rule says otherwise.
-func (s *session) commit(rec failureRecord, kind failureKind, turn string) {
-	s.fail.init()
-	s.fail.revisions[rec.ID] = rec.Revision
+func (f *failureState) commit(rec failureRecord, kind failureKind, turn string) {
+	f.init()
+	f.revisions[rec.ID] = rec.Revision
 	if kind != kindAdvisory {
-		s.fail.lastNotice.key = ""
+		f.lastNotice.key = ""
 	}
 	r := policyOf(kind).recovery
 	if turn == "" && r == recoverNextAttempt {
 		r = recoverRealAnswer // session scope has no attempt boundary
 	}
-	s.fail.active[rec.ID] = &activeFailure{rec: rec, kind: kind, turn: turn, recovery: r}
+	f.active[rec.ID] = &activeFailure{rec: rec, kind: kind, turn: turn, recovery: r}
 }
 
 // publish sends rec in a session_info_update; the record becomes active
 // only once the send succeeded.
-func (s *session) publish(rec failureRecord, kind failureKind, turn string) bool {
-	n := &acp.SessionNotification{SessionID: acp.SessionID(s.id), Update: acp.SessionUpdate{
-		SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: failureMeta(nil, rec)}}}
-	if err := s.a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
-		s.log.Error("failed to publish session failure", "id", rec.ID, "error", err)
+func (f *failureState) publish(rec failureRecord, kind failureKind, turn string) bool {
+	u := acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: failureMeta(nil, rec)}}
+	if err := f.send(f.sessionID, u); err != nil {
+		f.log.Error("failed to publish session failure", "id", rec.ID, "error", err)
 		return false
 	}
-	s.commit(rec, kind, turn)
+	f.commit(rec, kind, turn)
 	return true
 }
 
 // failedTurn is a turn's terminal failure for a capable client: the turn
 // ends normally (end_turn) and the record rides on the PromptResponse.
 func (s *session) failedTurn(t *turn, kind failureKind, title, details string) *acp.PromptResponse {
-	rec := s.makeRecord(turnFailureID(t.uuid), kind, severityError, title, details)
-	s.commit(rec, kind, t.uuid)
+	rec := s.fail.makeRecord(turnFailureID(t.uuid), kind, severityError, title, details)
+	s.fail.commit(rec, kind, t.uuid)
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Meta: failureMeta(nil, rec)}
 }
 
@@ -305,24 +317,24 @@ func (s *session) failedTurn(t *turn, kind failureKind, title, details string) *
 // carry it (background work, an idle CLI dying).
 func (s *session) sessionFailure(kind failureKind, title, details string) {
 	s.log.Warn("session failure outside a turn", "kind", string(kind))
-	s.publish(s.makeRecord(s.sessionIncidentID(), kind, severityError, title, details), kind, "")
+	s.fail.publish(s.fail.makeRecord(s.fail.sessionIncidentID(), kind, severityError, title, details), kind, "")
 }
 
 // recover ends the internal activity of every record whose rule matches;
 // the transcript keeps them.
-func (s *session) recover(match func(*activeFailure) bool) {
-	for id, f := range s.fail.active {
-		if match(f) {
-			delete(s.fail.active, id)
+func (f *failureState) recover(match func(*activeFailure) bool) {
+	for id, a := range f.active {
+		if match(a) {
+			delete(f.active, id)
 		}
 	}
 }
 
 // activeFailures lists the ids that are still active (tests and logs).
-func (s *session) activeFailures() map[string]failureKind {
+func (f *failureState) activeFailures() map[string]failureKind {
 	out := map[string]failureKind{}
-	for id, f := range s.fail.active {
-		out[id] = f.kind
+	for id, a := range f.active {
+		out[id] = a.kind
 	}
 	return out
 }

@@ -33,7 +33,7 @@ func (s *session) failureFrame(m claude.Message) {
 			Error            string `json:"error"`
 		}
 		if json.Unmarshal(m.Raw, &st) == nil && !st.IsAuthenticating && st.Error == "" {
-			s.recover(func(f *activeFailure) bool { return f.recovery == recoverAuth })
+			s.fail.recover(func(f *activeFailure) bool { return f.recovery == recoverAuth })
 		}
 	}
 }
@@ -42,7 +42,7 @@ func (s *session) failureFrame(m claude.Message) {
 // ends the turn normally and carries the record. ok is false when the
 // legacy mapping applies (success, refusal, max_tokens, a legacy client).
 func (s *session) typedOutcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse, bool) {
-	if !s.failuresOn() || r.StopReason == "refusal" || r.StopReason == "max_tokens" {
+	if !s.fail.failuresOn() || r.StopReason == "refusal" || r.StopReason == "max_tokens" {
 		return nil, false
 	}
 	kind, text, failed := classifyTerminal(t, r)
@@ -57,7 +57,7 @@ func (s *session) typedOutcome(t *turn, r *claude.ResultMessage) (*acp.PromptRes
 // is a confirmed attempt boundary for earlier turns' failures, and a failed
 // result with no turn to carry it becomes a session-scoped record.
 func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
-	if !s.failuresOn() {
+	if !s.fail.failuresOn() {
 		return
 	}
 	s.fail.init()
@@ -65,7 +65,7 @@ func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
 	if t != nil {
 		uuid = t.uuid
 	}
-	s.recover(func(f *activeFailure) bool {
+	s.fail.recover(func(f *activeFailure) bool {
 		return f.recovery == recoverNextAttempt && f.turn != "" && (f.turn != uuid || !r.IsError)
 	})
 	retryID := s.fail.retryID
@@ -81,9 +81,9 @@ func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
 	s.log.Warn("failure with no open turn", "kind", string(kind))
 	id := retryID
 	if id == "" {
-		id = s.sessionIncidentID()
+		id = s.fail.sessionIncidentID()
 	}
-	s.publish(s.makeRecord(id, kind, severityError, title, details), kind, "")
+	s.fail.publish(s.fail.makeRecord(id, kind, severityError, title, details), kind, "")
 }
 
 // failureSawAssistant notes a top-level assistant message: a real model
@@ -92,7 +92,7 @@ func (s *session) failureSawAssistant(m *claude.AssistantMessage) {
 	if m.ParentToolUseID != "" || m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel || len(s.fail.active) == 0 {
 		return
 	}
-	s.recover(func(f *activeFailure) bool {
+	s.fail.recover(func(f *activeFailure) bool {
 		return f.recovery == recoverRealAnswer || f.recovery == recoverAuth
 	})
 }
@@ -102,7 +102,7 @@ func (s *session) failureSawAssistant(m *claude.AssistantMessage) {
 // longer applies.
 func (s *session) failureStarted(p *claude.Process) {
 	s.fail.shutdownArmed = false
-	s.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime })
+	s.fail.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime })
 	if init := p.InitializeResponse(); init != nil {
 		s.observeFastMode(init.FastModeState, init.Raw)
 	}
@@ -110,7 +110,7 @@ func (s *session) failureStarted(p *claude.Process) {
 
 // settleStartFailure answers a turn whose CLI could not start.
 func (s *session) settleStartFailure(t *turn, err error) {
-	if !s.failuresOn() {
+	if !s.fail.failuresOn() {
 		s.settle(t, nil, startError(err))
 		return
 	}
@@ -127,7 +127,7 @@ func (s *session) settleStartFailure(t *turn, err error) {
 // settleLost answers a turn whose CLI went away (it exited, or a write to
 // it failed). There is no Claude text: the adapter's title applies.
 func (s *session) settleLost(t *turn, err error) {
-	if !s.failuresOn() {
+	if !s.fail.failuresOn() {
 		s.settle(t, nil, exitError(err))
 		return
 	}
@@ -143,7 +143,7 @@ func (s *session) settleLost(t *turn, err error) {
 func (s *session) failureExitIdle(err error) {
 	armed := s.fail.shutdownArmed
 	s.fail.shutdownArmed = false
-	if !s.failuresOn() {
+	if !s.fail.failuresOn() {
 		return
 	}
 	switch {
@@ -158,7 +158,7 @@ func (s *session) failureExitIdle(err error) {
 // failure id (or a background incident's), with the progress in the title.
 // The terminal failure, if any, is a higher revision of the same id.
 func (s *session) onAPIRetry(b *claude.APIRetry) {
-	if !s.failuresOn() {
+	if !s.fail.failuresOn() {
 		return
 	}
 	kind, ok := retryKind(b)
@@ -170,15 +170,15 @@ func (s *session) onAPIRetry(b *claude.APIRetry) {
 		title = fmt.Sprintf("Reconnecting to Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
 	}
 	var id, turnID string
-	if t := s.current; t != nil {
+	if t := s.tr.current; t != nil {
 		id, turnID = turnFailureID(t.uuid), t.uuid
 	} else {
 		if s.fail.retryID == "" {
-			s.fail.retryID = s.sessionIncidentID()
+			s.fail.retryID = s.fail.sessionIncidentID()
 		}
 		id = s.fail.retryID
 	}
-	s.publish(s.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
+	s.fail.publish(s.fail.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
 }
 
 // onRefusalFallback reports that the CLI retried a refused request on
@@ -202,7 +202,7 @@ func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
 	if b.Direction != "revert" && b.Scope != "local" {
 		defer s.followModelSwap(b.FallbackModel) // after the notice that explains it
 	}
-	if !s.failuresOn() {
+	if !s.fail.failuresOn() {
 		if s.noticesOn() {
 			s.sendNotice(acp.NoticeSeverityWarning, summary, b.APIRefusalExplanation, "Model fallback")
 			return
@@ -225,7 +225,7 @@ func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
 // model) in Claude's own words, as a typed warning or a notice. Other
 // clients never saw it and still do not.
 func (s *session) onModelFallback(b *claude.ModelFallback) {
-	air, notices := s.failuresOn(), s.noticesOn()
+	air, notices := s.fail.failuresOn(), s.noticesOn()
 	if !air && !notices {
 		return
 	}
@@ -274,7 +274,7 @@ func (s *session) observeFastMode(state string, raw json.RawMessage) {
 		return
 	}
 	switch {
-	case s.failuresOn():
+	case s.fail.failuresOn():
 	case s.noticesOn():
 		s.sendNotice(acp.NoticeSeverityWarning, "Fast mode turned off: "+why+".", "", "Fast mode turned off")
 		return
@@ -291,8 +291,8 @@ func (s *session) observeFastMode(state string, raw json.RawMessage) {
 func (s *session) publishNotice(key, title, details string) {
 	s.fail.init()
 	turn := ""
-	if s.current != nil {
-		turn = s.current.uuid
+	if s.tr.current != nil {
+		turn = s.tr.current.uuid
 	}
 	ln := s.fail.lastNotice
 	var id string
@@ -302,9 +302,9 @@ func (s *session) publishNotice(key, title, details string) {
 		}
 		id = ln.id
 	} else {
-		id = s.noticeID()
+		id = s.fail.noticeID()
 	}
-	if s.publish(s.makeRecord(id, kindAdvisory, severityWarning, title, details), kindAdvisory, "") {
+	if s.fail.publish(s.fail.makeRecord(id, kindAdvisory, severityWarning, title, details), kindAdvisory, "") {
 		s.fail.lastNotice.key, s.fail.lastNotice.id, s.fail.lastNotice.title, s.fail.lastNotice.turn = key, id, title, turn
 	}
 }

@@ -20,21 +20,18 @@ import (
 // session_info_update at its position. Its id is that of the live failure,
 // <user message uuid>:error, taken from the prompt before it, or
 // <session id>:history-error:<message uuid> when there is none. The latest
-// one stays active until a later real model answer; the state is mirrored
-// into the live session of the same id, so the next real answer there
-// recovers it too.
-//
-// s may be the replayer's shadow session; it is only used from the
-// replaying goroutine.
-func (s *session) replayFailureRecord(rec *transcript.Record) (suppress bool) {
-	if rec == nil || rec.IsSidechain || rec.Message == nil || !s.failuresOn() {
+// one stays active until a later real model answer; the replayer mirrors
+// the state into the live session of the same id once the replay is over
+// (mirrorFailures), so the next real answer there recovers it too.
+func (f *failureState) replayFailureRecord(rec *transcript.Record) (suppress bool) {
+	if rec == nil || rec.IsSidechain || rec.Message == nil || !f.failuresOn() {
 		return false
 	}
-	s.fail.init()
+	f.init()
 	switch rec.Type {
 	case transcript.TypeUser:
 		if isPromptRecord(rec) {
-			s.fail.replayUser = rec.UUID
+			f.replayUser = rec.UUID
 		}
 		return false
 	case transcript.TypeAssistant:
@@ -42,26 +39,24 @@ func (s *session) replayFailureRecord(rec *transcript.Record) (suppress bool) {
 		return false
 	}
 	if rec.Message.Model != transcript.SyntheticModel {
-		s.recover(func(f *activeFailure) bool { return f.recovery == recoverRealAnswer || f.recovery == recoverAuth })
-		s.mirrorFailures()
+		f.recover(func(a *activeFailure) bool { return a.recovery == recoverRealAnswer || a.recovery == recoverAuth })
 		return false
 	}
 	text := blocksText(rec.Message.Content)
 	if !isUsageLimitText(text) {
 		return false // "No response requested.", local commands: no recovery either
 	}
-	id := historyFailureID(s.id, rec.UUID)
-	if s.fail.replayUser != "" {
-		id = turnFailureID(s.fail.replayUser)
+	id := historyFailureID(f.sessionID, rec.UUID)
+	if f.replayUser != "" {
+		id = turnFailureID(f.replayUser)
 	}
 	title, details := failureText(text)
-	rec2 := s.makeRecord(id, kindQuota, severityError, title, details)
-	if !s.publish(rec2, kindQuota, "") {
+	rec2 := f.makeRecord(id, kindQuota, severityError, title, details)
+	if !f.publish(rec2, kindQuota, "") {
 		return false // the client did not get the record: keep the prose
 	}
 	// Only the latest usage limit is current; older ones are history.
-	s.recover(func(f *activeFailure) bool { return f.kind == kindQuota && f.rec.ID != id })
-	s.mirrorFailures()
+	f.recover(func(a *activeFailure) bool { return a.kind == kindQuota && a.rec.ID != id })
 	return true
 }
 
@@ -83,18 +78,23 @@ func isPromptRecord(r *transcript.Record) bool {
 }
 
 // mirrorFailures copies the replay's revisions and active usage limits to
-// the live session of the same id, when s is a replay's shadow.
-func (s *session) mirrorFailures() {
-	live := s.a.liveSession(s.id)
-	if live == nil || live == s {
+// the live session of the same id.
+func (rp *replayer) mirrorFailures() {
+	if !rp.fail.failuresOn() || rp.fail.revisions == nil {
 		return
 	}
-	revs := make(map[string]int, len(s.fail.revisions))
-	for id, r := range s.fail.revisions {
+	live := rp.a.liveSession(rp.id)
+	if live == nil {
+		return
+	}
+	src := &rp.fail
+
+	revs := make(map[string]int, len(src.revisions))
+	for id, r := range src.revisions {
 		revs[id] = r
 	}
 	active := map[string]activeFailure{}
-	for id, f := range s.fail.active {
+	for id, f := range src.active {
 		active[id] = *f
 	}
 	live.do(func() {
@@ -104,7 +104,7 @@ func (s *session) mirrorFailures() {
 				live.fail.revisions[id] = r
 			}
 		}
-		live.recover(func(f *activeFailure) bool {
+		live.fail.recover(func(f *activeFailure) bool {
 			_, still := active[f.rec.ID]
 			return f.kind == kindQuota && f.turn == "" && !still
 		})

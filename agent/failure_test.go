@@ -60,12 +60,14 @@ func newFailureProbe(t *testing.T, capable bool) *failureProbe {
 	return p
 }
 
-// shadow is a goroutine-less session like the replayer's.
+// shadow is a session without a goroutine or CLI, driven by the test
+// itself.
 func (p *failureProbe) shadow(id string) *session {
 	quit := make(chan struct{})
 	close(quit)
 	s := &session{a: p.a, id: id, log: p.a.log, quit: quit, cancelledIDs: map[string]bool{}}
-	s.out.reset()
+	s.tr = newTranslator(p.a, id, "", p.a.log, now{s})
+	s.fail = newFailureState(p.a, id, p.a.log)
 	return s
 }
 
@@ -286,7 +288,7 @@ func TestFailureClaudeMapping(t *testing.T) {
 	} {
 		k := errorKind(tc.sdk, tc.apiError, tc.apiType, tc.terminal, tc.text)
 		p := newFailureProbe(t, true)
-		rec := p.s.makeRecord("x", k, severityError, "", "")
+		rec := p.s.fail.makeRecord("x", k, severityError, "", "")
 		if rec.Category != tc.category || !reflect.DeepEqual(rec.Actions, tc.actions) {
 			t.Errorf("%+v: kind %s → %s %v", tc, k, rec.Category, rec.Actions)
 		}
@@ -410,7 +412,7 @@ func TestFailureRetryThenError(t *testing.T) {
 	if o := outcomeOf(t, tu2); o.resp == nil || o.resp.StopReason != acp.StopReasonEndTurn || o.resp.Meta != nil {
 		t.Fatalf("a recovered turn ends plainly: %+v", o)
 	}
-	if act := p.s.activeFailures(); len(act) != 0 {
+	if act := p.s.fail.activeFailures(); len(act) != 0 {
 		t.Errorf("still active after success: %v", act)
 	}
 	// Authentication retries are not reported as warnings.
@@ -502,7 +504,7 @@ func TestModelRefusalFallbackHandling(t *testing.T) {
 	// reverse; a real answer does not clear it either.
 	p.frame(`{"type":"result","subtype":"success","is_error":true,"result":"API Error: 500","stop_reason":"stop_sequence"}`)
 	outcomeOf(t, tu)
-	act := p.s.activeFailures()
+	act := p.s.fail.activeFailures()
 	if act[r.ID] != kindAdvisory || act["u1:error"] != kindProvider {
 		t.Fatalf("active %v", act)
 	}
@@ -511,7 +513,7 @@ func TestModelRefusalFallbackHandling(t *testing.T) {
 	p.frame(`{"type":"assistant","message":{"id":"m","model":"b","role":"assistant","content":[{"type":"text","text":"hi"}]},"parent_tool_use_id":null}`)
 	p.frame(`{"type":"result","subtype":"success","is_error":false,"result":"hi","stop_reason":"end_turn"}`)
 	outcomeOf(t, tu2)
-	act = p.s.activeFailures()
+	act = p.s.fail.activeFailures()
 	if act[r.ID] != kindAdvisory {
 		t.Errorf("the advisory was cleared: %v", act)
 	}
@@ -608,29 +610,29 @@ func TestFailureRecoveryState(t *testing.T) {
 	p.frame(strings.Replace(strings.Replace(synthetic, "%s", "Invalid API key · Please run /login", 1), "%s", "authentication_failed", 1))
 	p.frame(result)
 	outcomeOf(t, t2)
-	if got := p.s.activeFailures(); got["q1:error"] != kindQuota || got["a1:error"] != kindAuthRequired {
+	if got := p.s.fail.activeFailures(); got["q1:error"] != kindQuota || got["a1:error"] != kindAuthRequired {
 		t.Fatalf("active %v", got)
 	}
 	t3 := p.startTurn("n1")
 	p.frame(strings.Replace(strings.Replace(synthetic, "%s", "No response requested.", 1), "%s", "", 1))
 	p.frame(ok)
 	outcomeOf(t, t3)
-	if got := p.s.activeFailures(); got["q1:error"] != kindQuota {
+	if got := p.s.fail.activeFailures(); got["q1:error"] != kindQuota {
 		t.Fatalf("a synthetic message recovered the quota: %v", got)
 	}
 	p.frame(`{"type":"auth_status","isAuthenticating":false,"output":[],"error":"still bad"}`)
-	if got := p.s.activeFailures(); got["a1:error"] != kindAuthRequired {
+	if got := p.s.fail.activeFailures(); got["a1:error"] != kindAuthRequired {
 		t.Fatalf("an erroring auth_status recovered the login: %v", got)
 	}
 	p.frame(`{"type":"auth_status","isAuthenticating":false,"output":[]}`)
-	if got := p.s.activeFailures(); got["a1:error"] != "" || got["q1:error"] != kindQuota {
+	if got := p.s.fail.activeFailures(); got["a1:error"] != "" || got["q1:error"] != kindQuota {
 		t.Fatalf("after auth_status: %v", got)
 	}
 	t4 := p.startTurn("r1")
 	p.frame(real)
 	p.frame(ok)
 	outcomeOf(t, t4)
-	if got := p.s.activeFailures(); len(got) != 0 {
+	if got := p.s.fail.activeFailures(); len(got) != 0 {
 		t.Fatalf("a real answer must recover the quota: %v", got)
 	}
 	// Transport loss: until the runtime is replaced, not by a real answer.
@@ -641,11 +643,11 @@ func TestFailureRecoveryState(t *testing.T) {
 		t.Fatalf("transport %+v", r)
 	}
 	p.frame(real)
-	if got := p.s.activeFailures(); got["x1:error"] != kindTransport {
+	if got := p.s.fail.activeFailures(); got["x1:error"] != kindTransport {
 		t.Fatalf("a real answer recovered a lost transport: %v", got)
 	}
-	p.s.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime }) // what failureStarted does
-	if got := p.s.activeFailures(); len(got) != 0 {
+	p.s.fail.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime }) // what failureStarted does
+	if got := p.s.fail.activeFailures(); len(got) != 0 {
 		t.Fatalf("runtime replacement: %v", got)
 	}
 	// No clear records were ever sent: every update is a first revision
@@ -670,7 +672,7 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 	p := newFailureProbe(t, true)
 	var suppressed []int
 	for i, r := range recs[:4] {
-		if p.s.replayFailureRecord(r) {
+		if p.s.fail.replayFailureRecord(r) {
 			suppressed = append(suppressed, i)
 		}
 	}
@@ -685,22 +687,22 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("replayed\n%+v\nwant\n%+v", got, want)
 	}
-	if act := p.s.activeFailures(); !reflect.DeepEqual(act, map[string]failureKind{u2 + ":error": kindQuota}) {
+	if act := p.s.fail.activeFailures(); !reflect.DeepEqual(act, map[string]failureKind{u2 + ":error": kindQuota}) {
 		t.Fatalf("only the latest stays active: %v", act)
 	}
 	for _, r := range recs[4:] {
-		if p.s.replayFailureRecord(r) {
+		if p.s.fail.replayFailureRecord(r) {
 			t.Fatal("a real answer was suppressed")
 		}
 	}
-	if act := p.s.activeFailures(); len(act) != 0 {
+	if act := p.s.fail.activeFailures(); len(act) != 0 {
 		t.Fatalf("a later real answer recovers it: %v", act)
 	}
 
 	// Legacy client: nothing typed, nothing suppressed.
 	lp := newFailureProbe(t, false)
 	for _, r := range recs {
-		if lp.s.replayFailureRecord(r) {
+		if lp.s.fail.replayFailureRecord(r) {
 			t.Fatal("legacy replay suppressed a record")
 		}
 	}
@@ -713,7 +715,7 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 	// model prose with the same words are not limits.
 	hp := newFailureProbe(t, true)
 	limit := *recs[1]
-	if !hp.s.replayFailureRecord(&limit) {
+	if !hp.s.fail.replayFailureRecord(&limit) {
 		t.Fatal("not recognised")
 	}
 	noResp := limit
@@ -723,26 +725,26 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 	prose.Message = &transcript.Message{Role: "assistant", Model: "claude-x", Content: transcript.Content{{Type: "text", Text: "You've hit your stride!"}}}
 	side := limit
 	side.IsSidechain = true
-	if hp.s.replayFailureRecord(&noResp) || hp.s.replayFailureRecord(&side) {
+	if hp.s.fail.replayFailureRecord(&noResp) || hp.s.fail.replayFailureRecord(&side) {
 		t.Fatal("suppressed what is not a limit")
 	}
 	r := hp.records()
 	if len(r) != 1 || r[0].ID != "s1:history-error:"+limit.UUID {
 		t.Fatalf("history id %+v", r)
 	}
-	if act := hp.s.activeFailures(); act[r[0].ID] != kindQuota {
+	if act := hp.s.fail.activeFailures(); act[r[0].ID] != kindQuota {
 		t.Fatalf("active %v", act)
 	}
-	if hp.s.replayFailureRecord(&prose) {
+	if hp.s.fail.replayFailureRecord(&prose) {
 		t.Fatal("model prose suppressed")
 	}
-	if act := hp.s.activeFailures(); len(act) != 0 {
+	if act := hp.s.fail.activeFailures(); len(act) != 0 {
 		t.Fatalf("a real answer recovers: %v", act)
 	}
 }
 
-// TestUsageLimitReplayReachesLiveSession: the replay's shadow hands its
-// active limit to the live session, whose next real answer recovers it.
+// TestUsageLimitReplayReachesLiveSession: the replay hands its active
+// limit to the live session, whose next real answer recovers it.
 func TestUsageLimitReplayReachesLiveSession(t *testing.T) {
 	recs := readFixture(t, "testdata/failure/usage-limit.jsonl")
 	p := newFailureProbe(t, true)
@@ -751,17 +753,19 @@ func TestUsageLimitReplayReachesLiveSession(t *testing.T) {
 	p.a.sessions["s1"] = live
 	p.a.mu.Unlock()
 	defer live.close()
+	rp := newReplayer(p.a, "s1", &sessionSetup{})
 	for _, r := range recs[:4] {
-		p.s.replayFailureRecord(r)
+		rp.fail.replayFailureRecord(r)
 	}
+	rp.mirrorFailures()
 	var act map[string]failureKind
-	live.do(func() { act = live.activeFailures() })
+	live.do(func() { act = live.fail.activeFailures() })
 	if len(act) != 1 || act["22222222-2222-4222-8222-222222222222:error"] != kindQuota {
 		t.Fatalf("live active %v", act)
 	}
 	live.do(func() {
 		live.failureSawAssistant(&claude.AssistantMessage{Message: claude.APIMessage{Model: "claude-x"}})
-		act = live.activeFailures()
+		act = live.fail.activeFailures()
 	})
 	if len(act) != 0 {
 		t.Fatalf("live still active %v", act)
@@ -786,10 +790,10 @@ func readFixture(t *testing.T, path string) []*transcript.Record {
 // a per-session epoch; identical text never reuses one across occurrences.
 func TestFailureIdentityAndRevisions(t *testing.T) {
 	p := newFailureProbe(t, true)
-	a, b := p.s.sessionIncidentID(), p.s.sessionIncidentID()
-	n := p.s.noticeID()
+	a, b := p.s.fail.sessionIncidentID(), p.s.fail.sessionIncidentID()
+	n := p.s.fail.noticeID()
 	other := p.shadow("s1")
-	c := other.sessionIncidentID()
+	c := other.fail.sessionIncidentID()
 	ids := []string{a, b, n, c}
 	sort.Strings(ids)
 	for i := 1; i < len(ids); i++ {

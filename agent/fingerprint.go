@@ -78,17 +78,17 @@ func (s *session) restart(setup *sessionSetup) bool {
 	p := s.proc
 	if p != nil {
 		s.proc, s.msgs = nil, nil
-		s.stopBackground() // terminal.go: its background commands end with it
-		s.subagentsLost()  // subagent_sessions.go: and its subagents
-		s.current = nil
-		s.out.reset()
+		s.stopBackground()   // terminal.go: its background commands end with it
+		s.tr.subagentsLost() // subagent_sessions.go: and its subagents
+		s.tr.current = nil
+		s.tr.out.reset()
 	}
 	// Without a CLI attached, cancelTurns answers and withdraws but sends
 	// the dying CLI nothing.
 	s.cancelTurns(slices.Clone(s.turns))
 	clear(s.cancelledIDs) // the next CLI never saw them
 	s.opts.Dir, s.opts.AddDirs, s.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
-	s.cwd = setup.cwd
+	s.setCwd(setup.cwd)
 	if p == nil {
 		return false
 	}

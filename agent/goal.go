@@ -159,11 +159,11 @@ func (s *session) goalFeedback(u *claude.UserFrame) {
 // if the command failed or never ran, the previous snapshot comes back.
 func (s *session) goalResult(r *claude.ResultMessage) {
 	p := s.goal.pending
-	if p == nil || p.turn != s.current && !p.turn.settled {
+	if p == nil || p.turn != s.tr.current && !p.turn.settled {
 		return
 	}
 	s.goal.pending = nil
-	if p.turn == s.current && r.IsError || p.turn != s.current && !p.turn.started {
+	if p.turn == s.tr.current && r.IsError || p.turn != s.tr.current && !p.turn.started {
 		s.publishGoal(p.prev)
 	}
 }
@@ -240,7 +240,7 @@ func (a *Agent) goalControl(ctx context.Context, p *goalRequest) (struct{}, erro
 	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
 	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock("/goal clear")}, UUID: t.uuid}
 	if !s.do(func() {
-		if s.current != nil && !s.current.settled {
+		if s.tr.current != nil && !s.tr.current.settled {
 			t.msg.Priority = claude.PriorityNow // not behind the Stop-hook loop
 		}
 		s.goalPrompt(t)

@@ -40,33 +40,37 @@ func (s *session) handle(m claude.Message) {
 			return
 		}
 	}
-	if s.current != nil && s.current.cancelled {
+	if s.tr.current != nil && s.tr.current.cancelled {
 		switch m.Body.(type) {
 		case *claude.TaskEvent, *claude.ActiveGoal:
 			s.onOther(m) // background work and the session's goal outlive the cancelled turn
 			return
 		}
-		if s.backgroundSubagentFrame(m) {
-			s.handleSubagentFrame(m) // subagent.go: not part of the cancelled turn
+		if s.tr.backgroundSubagentFrame(m) {
+			s.tr.handleSubagentFrame(m) // subagent.go: not part of the cancelled turn
 			return
 		}
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
-			s.current = nil
-			s.out.reset()
+			s.tr.current = nil
+			s.tr.out.reset()
 			s.flushHeld() // the cancelled turn is over: prompts held back go now
 		}
 		return
 	}
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
-		s.onStreamEvent(b)
+		s.tr.translate(m)
 	case *claude.AssistantMessage:
-		s.onAssistant(b)
+		s.failureSawAssistant(b) // failure_live.go: a real answer ends some failures
+		s.tr.translate(m)
 	case *claude.UserFrame:
-		s.onUserFrame(b)
+		s.tr.translate(m)
+		if b.ParentToolUseID == "" {
+			s.goalFeedback(b) // goal.go: the /goal Stop hook kept the turn going
+		}
 	case *claude.ModelRefusalNoFallback:
-		if s.current != nil {
-			s.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
+		if s.tr.current != nil {
+			s.tr.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
 		}
 	case *claude.ResultMessage:
 		s.observeFastMode(b.FastModeState, m.Raw)
@@ -91,26 +95,26 @@ func (s *session) onLifecycle(b *claude.CommandLifecycle) {
 	}
 }
 
-func (s *session) onStreamEvent(e *claude.StreamEvent) {
+func (tr *translator) onStreamEvent(e *claude.StreamEvent) {
 	if e.ParentToolUseID != "" {
-		s.onSubagentStream(e) // subagent.go
+		tr.onSubagentStream(e) // subagent.go
 		return
 	}
 	ev := e.Event
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
-			s.out.messageID = firstNonEmpty(ev.Message.ID, e.APIMessageID)
-			s.out.model = ev.Message.Model
+			tr.out.messageID = firstNonEmpty(ev.Message.ID, e.APIMessageID)
+			tr.out.model = ev.Message.Model
 			if ev.Message.Usage != nil {
-				s.out.usage = *ev.Message.Usage
-				s.sendUsage(nil)
+				tr.out.usage = *ev.Message.Usage
+				tr.sendUsage(nil)
 			}
 		}
 	case "content_block_start":
 		if cb := ev.ContentBlock; cb != nil && isToolUse(cb.Type) {
-			s.out.toolIndex[ev.Index] = cb.ID
-			s.toolStarted(cb)
+			tr.out.toolIndex[ev.Index] = cb.ID
+			tr.toolStarted(cb)
 		}
 	case "content_block_delta":
 		if ev.Delta == nil {
@@ -118,52 +122,51 @@ func (s *session) onStreamEvent(e *claude.StreamEvent) {
 		}
 		switch ev.Delta.Type {
 		case "text_delta":
-			s.chunk(false, ev.Delta.Text, firstNonEmpty(e.APIMessageID, s.out.messageID))
+			tr.chunk(false, ev.Delta.Text, firstNonEmpty(e.APIMessageID, tr.out.messageID))
 		case "thinking_delta":
-			s.chunk(true, ev.Delta.Thinking, firstNonEmpty(e.APIMessageID, s.out.messageID))
+			tr.chunk(true, ev.Delta.Thinking, firstNonEmpty(e.APIMessageID, tr.out.messageID))
 		case "input_json_delta":
-			if id, ok := s.out.toolIndex[ev.Index]; ok {
-				s.toolInputDelta(id, ev.Delta.PartialJSON)
+			if id, ok := tr.out.toolIndex[ev.Index]; ok {
+				tr.toolInputDelta(id, ev.Delta.PartialJSON)
 			}
 		}
 	case "message_delta":
 		if ev.Usage != nil {
-			s.out.usage.OutputTokens = ev.Usage.OutputTokens
-			s.sendUsage(nil)
+			tr.out.usage.OutputTokens = ev.Usage.OutputTokens
+			tr.sendUsage(nil)
 		}
 	}
 }
 
 // chunk sends agent text or thought, grouped by the API message id.
-func (s *session) chunk(thought bool, text, messageID string) {
+func (tr *translator) chunk(thought bool, text, messageID string) {
 	if text == "" {
 		return
 	}
-	if s.current != nil {
-		s.current.streamed = true
+	if tr.current != nil {
+		tr.current.streamed = true
 	}
-	s.out.streamed[messageID] = true
+	tr.out.streamed[messageID] = true
 	c := &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
 	if messageID != "" {
 		c.MessageID = acp.Some(acp.MessageID(messageID))
 	}
 	if thought {
-		s.a.notify(s.id, acp.SessionUpdate{AgentThoughtChunk: c})
+		tr.notify(tr.id, acp.SessionUpdate{AgentThoughtChunk: c})
 	} else {
-		s.a.notify(s.id, acp.SessionUpdate{AgentMessageChunk: c})
+		tr.notify(tr.id, acp.SessionUpdate{AgentMessageChunk: c})
 	}
 }
 
-func (s *session) onAssistant(m *claude.AssistantMessage) {
+func (tr *translator) onAssistant(m *claude.AssistantMessage) {
 	if m.ParentToolUseID != "" {
-		s.onSubagentAssistant(m) // subagent.go
+		tr.onSubagentAssistant(m) // subagent.go
 		return
 	}
-	s.failureSawAssistant(m)
 	if m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel {
 		// Claude's own error text: it becomes the turn's error (or its
 		// refusal explanation), not assistant prose.
-		if t := s.current; t != nil {
+		if t := tr.current; t != nil {
 			t.apiError = m.Error
 			t.apiErrorText = textOf(m.Message.Content)
 			if m.Message.StopReason == "refusal" {
@@ -172,33 +175,32 @@ func (s *session) onAssistant(m *claude.AssistantMessage) {
 		}
 		return
 	}
-	if m.Message.StopReason == "refusal" && s.current != nil {
-		s.current.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), s.current.refusalExplain)
+	if m.Message.StopReason == "refusal" && tr.current != nil {
+		tr.current.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), tr.current.refusalExplain)
 	}
-	streamed := s.out.streamed[m.Message.ID]
+	streamed := tr.out.streamed[m.Message.ID]
 	for _, b := range m.Message.Content {
 		switch {
 		case b.Type == "text" && !streamed:
-			s.chunk(false, b.Text, m.Message.ID)
+			tr.chunk(false, b.Text, m.Message.ID)
 		case b.Type == "thinking" && !streamed:
-			s.chunk(true, b.Thinking, m.Message.ID)
+			tr.chunk(true, b.Thinking, m.Message.ID)
 		case isToolUse(b.Type):
-			s.toolInputComplete(b)
+			tr.toolInputComplete(b)
 		}
 	}
 }
 
-func (s *session) onUserFrame(u *claude.UserFrame) {
+func (tr *translator) onUserFrame(u *claude.UserFrame) {
 	if u.ParentToolUseID != "" {
-		s.onSubagentUser(u) // subagent.go: its results and its prompt
+		tr.onSubagentUser(u) // subagent.go: its results and its prompt
 		return
 	}
-	s.toolResults(u)  // tools.go
-	s.goalFeedback(u) // goal.go: the /goal Stop hook kept the turn going
+	tr.toolResults(u) // tools.go
 	for _, b := range u.Message.Content {
 		if b.Type == "text" {
 			if out, ok := localCommandOutput(b.Text); ok {
-				s.chunk(false, out, u.UUID)
+				tr.chunk(false, out, u.UUID)
 			}
 		}
 	}
@@ -217,11 +219,11 @@ func localCommandOutput(text string) (string, bool) {
 
 // onResult ends the current turn (and any the CLI folded into it).
 func (s *session) onResult(r *claude.ResultMessage) {
-	s.learnContextWindow(r)
-	s.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
-	t := s.current
-	s.current = nil
-	defer s.out.reset()
+	s.tr.learnContextWindow(r)
+	s.tr.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
+	t := s.tr.current
+	s.tr.current = nil
+	defer s.tr.out.reset()
 	s.failureBoundary(t, r)
 	if t == nil {
 		return // background work: reported, nothing to settle
@@ -248,7 +250,7 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 	switch {
 	case r.StopReason == "refusal":
 		if t.refusalExplain != "" {
-			s.chunk(false, t.refusalExplain, "")
+			s.tr.chunk(false, t.refusalExplain, "")
 		}
 		return &acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
 	case r.Subtype == "error_max_turns" || r.Subtype == "error_max_budget_usd":
@@ -273,32 +275,32 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 	}
 	if !t.streamed && r.Result != "" {
 		// Nothing streamed (a cached or local-only turn): show the result.
-		s.chunk(false, r.Result, "")
+		s.tr.chunk(false, r.Result, "")
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
 // sendUsage reports context use (and cost at the end of a turn) when it
 // changed.
-func (s *session) sendUsage(cost *acp.Cost) {
-	u := s.out.usage
+func (tr *translator) sendUsage(cost *acp.Cost) {
+	u := tr.out.usage
 	used := uint64(u.InputTokens + u.OutputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens)
-	if cost == nil && used == s.out.lastUsed {
+	if cost == nil && used == tr.out.lastUsed {
 		return
 	}
-	s.out.lastUsed = used
-	size := s.out.size
+	tr.out.lastUsed = used
+	size := tr.out.size
 	if size == 0 {
-		size = contextWindowFor(s.out.model)
+		size = contextWindowFor(tr.out.model)
 	}
 	uu := &acp.UsageUpdate{Used: used, Size: size, Cost: cost}
-	s.a.notify(s.id, acp.SessionUpdate{UsageUpdate: uu})
+	tr.notify(tr.id, acp.SessionUpdate{UsageUpdate: uu})
 }
 
-func (s *session) learnContextWindow(r *claude.ResultMessage) {
+func (tr *translator) learnContextWindow(r *claude.ResultMessage) {
 	for model, mu := range r.ModelUsage {
-		if mu.ContextWindow > 0 && (s.out.model == "" || strings.HasPrefix(s.out.model, model) || strings.HasPrefix(model, s.out.model)) {
-			s.out.size = uint64(mu.ContextWindow)
+		if mu.ContextWindow > 0 && (tr.out.model == "" || strings.HasPrefix(tr.out.model, model) || strings.HasPrefix(model, tr.out.model)) {
+			tr.out.size = uint64(mu.ContextWindow)
 		}
 	}
 }
@@ -334,8 +336,7 @@ func (s *session) onOther(m claude.Message) {
 	case *claude.Informational:
 		s.onInformational(b) // notices.go
 	case *claude.TaskEvent:
-		s.onSubagentTask(b) // subagent.go: a subagent's progress
-		s.onTaskEvent(b)    // terminal.go: a background command's
+		s.tr.translate(m)
 	default:
 		s.failureFrame(m) // failure_live.go: worker shutdown, auth status
 	}

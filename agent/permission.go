@@ -57,15 +57,15 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	var stopped bool
 	var ts *toolState
 	ok := s.do(func() {
-		ts = s.subagentRequestTool(req) // subagent.go: a subagent asks
+		ts = s.tr.subagentRequestTool(req) // subagent.go: a subagent asks
 		if ts == nil {
-			ts = s.tool(req.ToolUseID)
+			ts = s.tr.tool(req.ToolUseID)
 		}
 		if ts != nil {
 			t = ts.turn
 		}
 		if t == nil && (ts == nil || ts.parent == "") {
-			t = s.current // (a background subagent's request belongs to no prompt)
+			t = s.tr.current // (a background subagent's request belongs to no prompt)
 		}
 		if t != nil && t.cancelled {
 			// The user pressed Stop before Claude asked: nothing of that
@@ -73,11 +73,11 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 			stopped = true
 			return
 		}
-		ts = s.permissionTool(req)
+		ts = s.tr.permissionTool(req)
 		open = s.trackRequest(t, cancel)
 		choices = s.permissionChoices(req)
-		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.toolSession(ts)), ToolCall: s.fullToolCall(ts)}
-		s.subagentAsking(ts, +1) // subagent_sessions.go: the child requires action
+		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.tr.toolSession(ts)), ToolCall: s.tr.fullToolCall(ts)}
+		s.tr.subagentAsking(ts, +1) // subagent_sessions.go: the child requires action
 		for _, c := range choices {
 			params.Options = append(params.Options, c.opt)
 		}
@@ -88,7 +88,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	if stopped {
 		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled this turn.", Interrupt: true}, nil
 	}
-	defer s.post(func() { s.untrackRequest(t, open); s.subagentAsking(ts, -1) })
+	defer s.post(func() { s.untrackRequest(t, open); s.tr.subagentAsking(ts, -1) })
 	var resp acp.RequestPermissionResponse
 	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
 		return s.permissionFailed(ctx, req, err), nil
@@ -126,29 +126,29 @@ func (s *session) permissionFailed(ctx context.Context, req claude.CanUseToolReq
 // permissionTool makes sure the client has seen the call the request is
 // about, with its whole input and a preview computed from the disk as it
 // is now (the call is about to run).
-func (s *session) permissionTool(req claude.CanUseToolRequest) *toolState {
-	ts := s.tool(req.ToolUseID)
+func (tr *translator) permissionTool(req claude.CanUseToolRequest) *toolState {
+	ts := tr.tool(req.ToolUseID)
 	if ts == nil {
-		ts = s.newTool(req.ToolUseID, req.ToolName)
+		ts = tr.newTool(req.ToolUseID, req.ToolName)
 	}
 	if !ts.complete {
 		ts.setInput(req.Input)
 	}
-	s.updateTool(ts, toolPatch{})
+	tr.updateTool(ts, toolPatch{})
 	return ts
 }
 
 // fullToolCall is the call as the permission request shows it: every
 // field, so a client can render the request on its own.
-func (s *session) fullToolCall(ts *toolState) acp.ToolCallUpdate {
-	v := s.view(ts)
+func (tr *translator) fullToolCall(ts *toolState) acp.ToolCallUpdate {
+	v := tr.view(ts)
 	u := acp.ToolCallUpdate{
 		ToolCallID: acp.ToolCallID(ts.id),
 		Title:      acp.Some(v.Title),
 		Kind:       acp.Some(v.Kind),
 		Status:     acp.Some(acp.ToolCallStatusPending),
 		RawInput:   ts.raw,
-		Meta:       s.toolMeta(ts, nil),
+		Meta:       tr.toolMeta(ts, nil),
 	}
 	if v.Content != nil {
 		u.Content = acp.Some(v.Content)

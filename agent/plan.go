@@ -25,7 +25,7 @@ type planTask struct {
 }
 
 // planFromInput publishes a TodoWrite list as soon as its input is whole.
-func (s *session) planFromInput(ts *toolState) {
+func (tr *translator) planFromInput(ts *toolState) {
 	if ts.name != "TodoWrite" {
 		return
 	}
@@ -43,16 +43,16 @@ func (s *session) planFromInput(ts *toolState) {
 	for _, t := range in.Todos {
 		entries = append(entries, planEntry(t.Content, t.ActiveForm, t.Status))
 	}
-	s.sendPlan(entries)
+	tr.sendPlan(entries)
 }
 
 // planResult applies a Task* call once Claude Code has run it, using the
 // structured result (task ids are assigned by Claude Code).
-func (s *session) planResult(ts *toolState, isError bool, structured json.RawMessage) {
+func (tr *translator) planResult(ts *toolState, isError bool, structured json.RawMessage) {
 	if isError || ts.name == "TodoWrite" {
 		return
 	}
-	p := &s.plan
+	p := &tr.plan
 	switch ts.name {
 	case "TaskCreate":
 		var r struct {
@@ -130,7 +130,7 @@ func (s *session) planResult(ts *toolState, isError bool, structured json.RawMes
 	for _, t := range p.tasks {
 		entries = append(entries, planEntry(t.subject, t.activeForm, t.status))
 	}
-	s.sendPlan(entries)
+	tr.sendPlan(entries)
 }
 
 func planEntry(content, activeForm, status string) acp.PlanEntry {
@@ -146,11 +146,11 @@ func planEntry(content, activeForm, status string) acp.PlanEntry {
 }
 
 // sendPlan publishes the full list unless it is what the client has.
-func (s *session) sendPlan(entries []acp.PlanEntry) {
+func (tr *translator) sendPlan(entries []acp.PlanEntry) {
 	j := string(mustJSON(entries))
-	if j == s.plan.sent {
+	if j == tr.plan.sent {
 		return
 	}
-	s.plan.sent = j
-	s.a.notify(s.id, acp.SessionUpdate{Plan: &acp.Plan{Entries: entries}})
+	tr.plan.sent = j
+	tr.notify(tr.id, acp.SessionUpdate{Plan: &acp.Plan{Entries: entries}})
 }

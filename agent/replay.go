@@ -15,19 +15,21 @@ import (
 // A replayer turns a stored conversation back into the session/update
 // notifications the editor saw live. It does not translate records itself:
 // each transcript record is what the CLI printed when it happened, so the
-// replayer hands it, as that CLI frame, to the live translation code
-// (session.handle: output.go, tools.go and what they call) running on a
-// private shadow session. Replay and live therefore cannot drift apart:
-// tool titles, kinds, diffs, terminal output and plans come out the same.
-// The one thing live never sends is the user's own prompt; the replayer
-// rebuilds it from the stored Claude message (promptFromClaude).
+// replayer hands it, as that CLI frame, to a translator of its own
+// (translate.go) that looks at the past instead of the present. Replay and
+// live therefore cannot drift apart: tool titles, kinds, diffs, terminal
+// output and plans come out the same. The one thing live never sends is
+// the user's own prompt; the replayer rebuilds it from the stored Claude
+// message (promptconv.FromClaude).
 //
-// The shadow session has the real session's id, directory and options but
-// its own state, and no goroutine: only the replaying goroutine touches it.
-// The live session (whose CLI starts meanwhile) is not disturbed.
+// A replayer is used by one goroutine, the one handling session/load or
+// resume; the live session (whose CLI starts meanwhile) is not disturbed.
 type replayer struct {
-	s    *session
-	mode string // permission mode of the last prompt
+	a    *Agent
+	id   string
+	tr   *translator
+	fail failureState // typed failures found in history (failure_replay.go)
+	mode string       // permission mode of the last prompt
 	// subagents are the session's subagent transcripts by launching
 	// tool_use id (subagent_replay.go).
 	subagents map[string]transcript.Subagent
@@ -35,23 +37,13 @@ type replayer struct {
 }
 
 func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
-	quit := make(chan struct{})
-	close(quit) // do/post on the shadow return at once instead of blocking
-	sh := &session{
-		a: a, id: id, log: a.log.With("session", id, "replay", true),
-		opts: setup.opts, cwd: setup.cwd, modeID: claude.PermissionDefault,
-		quit: quit, cancelledIDs: map[string]bool{},
+	log := a.log.With("session", id, "replay", true)
+	return &replayer{
+		a: a, id: id,
+		tr:   newTranslator(a, id, setup.cwd, log, past{}),
+		fail: newFailureState(a, id, log),
 	}
-	sh.out.reset()
-	return &replayer{s: sh}
 }
-
-// replaying reports whether s is a replayer's shadow session rather than a
-// live one (only live sessions have an inbox). Translation code that would
-// look at the world as it is now (a file on disk for an edit preview, the
-// CLI) must not on a shadow: history is about how things were, and the
-// stored records already say it.
-func (s *session) replaying() bool { return s.inbox == nil }
 
 // replay sends the active branch of the transcript at path as
 // session/update notifications for s, while s's CLI starts. It returns the
@@ -99,6 +91,7 @@ func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup
 	if title := r.Title(); title != "" {
 		a.notify(id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: acp.Some(title)}})
 	}
+	rp.mirrorFailures()
 	a.restoreGoal(id, rp.goal.snap)
 	return rp.mode, nil
 }
@@ -106,7 +99,7 @@ func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup
 // record replays one record of the active branch.
 func (rp *replayer) record(rec *transcript.Record) {
 	rp.goal.record(rec)
-	if rp.s.replayFailureRecord(rec) {
+	if rp.fail.replayFailureRecord(rec) {
 		return // a typed failure record replaces the prose (failure_replay.go)
 	}
 	if rec.IsSidechain || rec.Message == nil {
@@ -128,14 +121,14 @@ func (rp *replayer) assistant(rec *transcript.Record) {
 		// error; history shows it as agent text so the user sees why that
 		// turn ended. Login prompts are stale by now and are left out.
 		if text := blocksText(m.Content); text != "" && !loginHint.MatchString(text) {
-			rp.s.chunk(false, text, firstNonEmpty(m.ID, rec.UUID))
+			rp.tr.chunk(false, text, firstNonEmpty(m.ID, rec.UUID))
 		}
 		return
 	}
 	// Live, text that streamed is not repeated from the consolidated
 	// frame; nothing streams in a replay, and each record is one block.
-	clear(rp.s.out.streamed)
-	rp.s.handle(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
+	clear(rp.tr.out.streamed)
+	rp.tr.translate(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
 		Base: claude.Base{Type: "assistant", UUID: rec.UUID, SessionID: rec.SessionID},
 		Message: claude.APIMessage{
 			ID: m.ID, Type: "message", Role: "assistant", Model: m.Model,
@@ -154,12 +147,12 @@ func (rp *replayer) user(rec *transcript.Record) {
 		rp.mode = rec.PermissionMode
 	}
 	for _, b := range promptconv.FromClaude(rec.Message.Content) {
-		rp.s.a.notify(rp.s.id, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{
+		rp.tr.notify(rp.id, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{
 			Content: b, MessageID: acp.Some(acp.MessageID(rec.UUID)),
 		}})
 	}
 	// Tool results and local command output, as live.
-	rp.s.handle(claude.Message{Type: "user", Body: &claude.UserFrame{
+	rp.tr.translate(claude.Message{Type: "user", Body: &claude.UserFrame{
 		Base:          claude.Base{Type: "user", UUID: rec.UUID, SessionID: rec.SessionID},
 		Message:       claude.UserMessageBody{Role: "user", Content: claudeContent(rec.Message.Content)},
 		ToolUseResult: rec.ToolUseResult,

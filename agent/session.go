@@ -40,14 +40,12 @@ type session struct {
 	started bool // a CLI was started at least once for this id
 	closed  bool
 	turns   []*turn // unsettled turns, oldest first
-	current *turn   // the turn the CLI is working on (seen started)
 	// interrupting counts interrupts not yet answered by the CLI.
 	interrupting int
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
 	// starts one anyway its output is dropped.
 	cancelledIDs map[string]bool
-	out          outputState
-	tools        map[string]*toolState // tool calls reported and not finished
+	tr           *translator // the CLI's output as updates (translate.go)
 	// openRequests are client requests (permission prompts) per turn.
 	openRequests map[*turn][]*openRequest
 	modeID       string
@@ -55,15 +53,12 @@ type session struct {
 	cwd          string
 	// Tools, plans, terminals, config and commands (tools.go, plan.go,
 	// terminal.go, config.go, commands.go).
-	plan        planState
-	bgTasks     map[string]*bgTask // background commands by task id
-	effort      string             // "" until known
+	effort      string // "" until known
 	thinkingOff bool
 	configSent  string // JSON of the config options the client last got
 	cmds        commandState
-	fail        failureState  // the session failure extension (failure.go)
-	sub         subagentState // subagent runs (subagent.go)
-	goal        goalState     // the session's /goal (goal.go)
+	fail        failureState // the session failure extension (failure.go)
+	goal        goalState    // the session's /goal (goal.go)
 	// startWaiters are told how the next CLI start ends (session/load,
 	// resume and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
@@ -79,9 +74,17 @@ func newSession(a *Agent, id string, opts claude.Options, modeID string) *sessio
 		cancelledIDs: map[string]bool{},
 		quit:         make(chan struct{}),
 	}
-	s.out.reset()
+	s.tr = newTranslator(a, id, "", s.log, now{s})
+	s.fail = newFailureState(a, id, s.log)
 	go s.run()
 	return s
+}
+
+// setCwd sets the session's working directory, which tool titles and
+// paths are relative to.
+func (s *session) setCwd(cwd string) {
+	s.cwd = cwd
+	s.tr.cwd = cwd
 }
 
 // do runs fn on the session goroutine and waits for it. It reports false
@@ -214,10 +217,10 @@ func (s *session) onStarted(p *claude.Process, err error) {
 func (s *session) onExit() {
 	err := s.proc.Err()
 	s.proc, s.msgs = nil, nil
-	s.stopBackground() // terminal.go: its background commands died with it
-	s.subagentsLost()  // subagent_sessions.go: and its subagents
-	s.current = nil
-	s.out.reset()
+	s.stopBackground()   // terminal.go: its background commands died with it
+	s.tr.subagentsLost() // subagent_sessions.go: and its subagents
+	s.tr.current = nil
+	s.tr.out.reset()
 	if len(s.turns) > 0 {
 		s.log.Warn("Claude Code exited during a turn", "error", err)
 	}

@@ -85,7 +85,7 @@ func (a *Agent) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServ
 // addSession registers a session and starts its goroutine.
 func (a *Agent) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
-	s.cwd = setup.cwd
+	s.setCwd(setup.cwd)
 	s.opts.CanUseTool = s.canUseTool
 	a.subagentOptions(&s.opts) // subagent.go: what the client can show of subagents
 	a.mu.Lock()

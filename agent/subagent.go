@@ -111,8 +111,8 @@ type subagentState struct {
 
 // subagent finds the run launched by the call, creating it on first sight,
 // and learns its agent id when a frame names it.
-func (s *session) subagent(launch, agentID string) *subagent {
-	st := &s.sub
+func (tr *translator) subagent(launch, agentID string) *subagent {
+	st := &tr.sub
 	if st.byLaunch == nil {
 		st.byLaunch, st.byAgent = map[string]*subagent{}, map[string]*subagent{}
 	}
@@ -121,9 +121,9 @@ func (s *session) subagent(launch, agentID string) *subagent {
 		c = st.byAgent[agentID]
 	}
 	if c == nil {
-		c = &subagent{launch: launch, owner: s.id, turn: s.current, streamed: map[string]bool{}}
-		if ts := s.tool(launch); ts != nil {
-			c.owner, c.turn = s.toolSession(ts), ts.turn
+		c = &subagent{launch: launch, owner: tr.id, turn: tr.current, streamed: map[string]bool{}}
+		if ts := tr.tool(launch); ts != nil {
+			c.owner, c.turn = tr.toolSession(ts), ts.turn
 			c.title, c.kind = str(ts.in, "description"), str(ts.in, "subagent_type")
 			c.background = ts.in["run_in_background"] == true
 		} else {
@@ -142,37 +142,37 @@ func (s *session) subagent(launch, agentID string) *subagent {
 }
 
 // toolSession is the session a call is reported on.
-func (s *session) toolSession(ts *toolState) string {
+func (tr *translator) toolSession(ts *toolState) string {
 	if ts.sid != "" {
 		return ts.sid
 	}
-	return s.id
+	return tr.id
 }
 
 // subagentSession is where a subagent's own traffic goes: its child
 // session for a sessions client (once its id is known), else the parent.
-func (s *session) subagentSession(c *subagent) string {
-	if c.agentID != "" && s.a.subagentMode() == subagentsSessions {
+func (tr *translator) subagentSession(c *subagent) string {
+	if c.agentID != "" && tr.subagents == subagentsSessions {
 		return c.agentID
 	}
-	return s.id
+	return tr.id
 }
 
 // handleSubagentFrame routes a frame that carries parent_tool_use_id.
-func (s *session) handleSubagentFrame(m claude.Message) {
+func (tr *translator) handleSubagentFrame(m claude.Message) {
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
-		s.onSubagentStream(b)
+		tr.onSubagentStream(b)
 	case *claude.AssistantMessage:
-		s.onSubagentAssistant(b)
+		tr.onSubagentAssistant(b)
 	case *claude.UserFrame:
-		s.onSubagentUser(b)
+		tr.onSubagentUser(b)
 	}
 }
 
 // backgroundSubagentFrame reports a frame of a background subagent: it is
 // not part of the prompt that happens to be running.
-func (s *session) backgroundSubagentFrame(m claude.Message) bool {
+func (tr *translator) backgroundSubagentFrame(m claude.Message) bool {
 	var launch string
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
@@ -182,56 +182,56 @@ func (s *session) backgroundSubagentFrame(m claude.Message) bool {
 	case *claude.UserFrame:
 		launch = b.ParentToolUseID
 	}
-	c := s.sub.byLaunch[launch]
+	c := tr.sub.byLaunch[launch]
 	return launch != "" && c != nil && c.background
 }
 
 // onSubagentStream forwards streamed subagent text (CLI 2.1.332 sends only
 // consolidated frames for subagents; later versions may stream).
-func (s *session) onSubagentStream(e *claude.StreamEvent) {
-	c := s.subagent(e.ParentToolUseID, "")
+func (tr *translator) onSubagentStream(e *claude.StreamEvent) {
+	c := tr.subagent(e.ParentToolUseID, "")
 	if c.done || e.Event.Type != "content_block_delta" || e.Event.Delta == nil {
 		return
 	}
 	switch d := e.Event.Delta; d.Type {
 	case "text_delta":
-		s.subagentChunk(c, false, d.Text, e.APIMessageID)
+		tr.subagentChunk(c, false, d.Text, e.APIMessageID)
 	case "thinking_delta":
-		s.subagentChunk(c, true, d.Thinking, e.APIMessageID)
+		tr.subagentChunk(c, true, d.Thinking, e.APIMessageID)
 	}
 }
 
-func (s *session) onSubagentAssistant(m *claude.AssistantMessage) {
-	c := s.subagent(m.ParentToolUseID, m.AgentID)
+func (tr *translator) onSubagentAssistant(m *claude.AssistantMessage) {
+	c := tr.subagent(m.ParentToolUseID, m.AgentID)
 	if c.done || m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel {
 		return // the subagent's own API errors end up in its report
 	}
-	s.announceSubagent(c)
+	tr.announceSubagent(c)
 	streamed := c.streamed[m.Message.ID]
 	for _, b := range m.Message.Content {
 		switch {
 		case b.Type == "text" && !streamed:
-			s.subagentChunk(c, false, b.Text, m.Message.ID)
+			tr.subagentChunk(c, false, b.Text, m.Message.ID)
 		case b.Type == "thinking" && !streamed:
-			s.subagentChunk(c, true, b.Thinking, m.Message.ID)
+			tr.subagentChunk(c, true, b.Thinking, m.Message.ID)
 		case isToolUse(b.Type):
-			if s.tool(b.ID) == nil {
-				s.adoptTool(s.newTool(b.ID, b.Name), c)
+			if tr.tool(b.ID) == nil {
+				tr.adoptTool(tr.newTool(b.ID, b.Name), c)
 			}
-			s.toolInputComplete(b)
+			tr.toolInputComplete(b)
 		}
 	}
 }
 
 // onSubagentUser finishes the subagent's tool calls and shows its launch
 // prompt (the first text it is given) to a sessions client.
-func (s *session) onSubagentUser(u *claude.UserFrame) {
-	c := s.subagent(u.ParentToolUseID, u.AgentID)
+func (tr *translator) onSubagentUser(u *claude.UserFrame) {
+	c := tr.subagent(u.ParentToolUseID, u.AgentID)
 	if c.done {
 		return
 	}
-	s.announceSubagent(c)
-	s.toolResults(u)
+	tr.announceSubagent(c)
+	tr.toolResults(u)
 	if c.prompted {
 		return
 	}
@@ -246,16 +246,16 @@ func (s *session) onSubagentUser(u *claude.UserFrame) {
 	}
 	if text != "" {
 		c.prompted = true
-		s.subagentPrompt(c, text) // subagent_sessions.go
+		tr.subagentPrompt(c, text) // subagent_sessions.go
 	}
 }
 
 // adoptTool makes a call the subagent's: related to its launch, reported
 // where the subagent's traffic goes, and owned by its prompt (none for a
 // background subagent).
-func (s *session) adoptTool(ts *toolState, c *subagent) {
+func (tr *translator) adoptTool(ts *toolState, c *subagent) {
 	ts.parent, ts.turn = c.launch, c.turn
-	if sid := s.subagentSession(c); sid != s.id {
+	if sid := tr.subagentSession(c); sid != tr.id {
 		ts.sid = sid
 	}
 }
@@ -263,8 +263,8 @@ func (s *session) adoptTool(ts *toolState, c *subagent) {
 // subagentChunk sends subagent text or thought: to a transcript client on
 // the parent with the launching call as parentToolUseId, to a sessions
 // client on the child. Flat clients do not get it.
-func (s *session) subagentChunk(c *subagent, thought bool, text, messageID string) {
-	mode := s.a.subagentMode()
+func (tr *translator) subagentChunk(c *subagent, thought bool, text, messageID string) {
+	mode := tr.subagents
 	if text == "" || mode == subagentsFlat {
 		return
 	}
@@ -275,45 +275,45 @@ func (s *session) subagentChunk(c *subagent, thought bool, text, messageID strin
 	if messageID != "" {
 		ch.MessageID = acp.Some(acp.MessageID(messageID))
 	}
-	sid := s.subagentSession(c)
-	if sid == s.id {
+	sid := tr.subagentSession(c)
+	if sid == tr.id {
 		ch.Meta = map[string]json.RawMessage{"claudeCode": mustJSON(map[string]string{"parentToolUseId": c.launch})}
 	}
 	if thought {
-		s.a.notify(sid, acp.SessionUpdate{AgentThoughtChunk: ch})
+		tr.notify(sid, acp.SessionUpdate{AgentThoughtChunk: ch})
 	} else {
-		s.a.notify(sid, acp.SessionUpdate{AgentMessageChunk: ch})
+		tr.notify(sid, acp.SessionUpdate{AgentMessageChunk: ch})
 	}
 }
 
 // subagentRequestTool is the call a subagent's permission request is
 // about, adopted by that subagent if the client has not seen it yet; nil
 // for requests of the main loop.
-func (s *session) subagentRequestTool(req claude.CanUseToolRequest) *toolState {
+func (tr *translator) subagentRequestTool(req claude.CanUseToolRequest) *toolState {
 	if req.AgentID == "" {
 		return nil
 	}
-	c := s.sub.byAgent[req.AgentID]
+	c := tr.sub.byAgent[req.AgentID]
 	if c == nil {
 		return nil
 	}
-	ts := s.tool(req.ToolUseID)
+	ts := tr.tool(req.ToolUseID)
 	if ts == nil {
-		ts = s.newTool(req.ToolUseID, req.ToolName)
-		s.adoptTool(ts, c)
+		ts = tr.newTool(req.ToolUseID, req.ToolName)
+		tr.adoptTool(ts, c)
 	}
 	return ts
 }
 
 // onSubagentTask follows local_agent tasks: task_started names the run
 // (id, title, background or not), task_notification ends it.
-func (s *session) onSubagentTask(ev *claude.TaskEvent) {
+func (tr *translator) onSubagentTask(ev *claude.TaskEvent) {
 	switch ev.Subtype {
 	case "task_started":
 		if ev.TaskType != "local_agent" || ev.ToolUseID == "" {
 			return
 		}
-		c := s.subagent(ev.ToolUseID, ev.TaskID)
+		c := tr.subagent(ev.ToolUseID, ev.TaskID)
 		c.title = firstNonEmpty(ev.Description, c.title)
 		c.kind = firstNonEmpty(ev.SubagentType, c.kind)
 		c.background = ev.IsBackgrounded
@@ -321,16 +321,16 @@ func (s *session) onSubagentTask(ev *claude.TaskEvent) {
 		case c.background:
 			c.turn = nil
 		case c.turn == nil:
-			c.turn = s.current // the prompt waits for it
+			c.turn = tr.current // the prompt waits for it
 		}
-		s.announceSubagent(c)
+		tr.announceSubagent(c)
 	case "task_notification":
-		c := s.sub.byAgent[ev.TaskID]
+		c := tr.sub.byAgent[ev.TaskID]
 		if c == nil {
-			c = s.sub.byLaunch[ev.ToolUseID]
+			c = tr.sub.byLaunch[ev.ToolUseID]
 		}
 		if c != nil && !c.done {
-			s.finishSubagent(c, ev.Status, ev.Summary)
+			tr.finishSubagent(c, ev.Status, ev.Summary)
 		}
 	}
 }

@@ -47,12 +47,12 @@ type workState struct {
 
 // announceSubagent sends the child's first subagent_update, once its id is
 // known, on the session its launching call was reported on.
-func (s *session) announceSubagent(c *subagent) {
-	if c.announced || c.agentID == "" || s.a.subagentMode() != subagentsSessions {
+func (tr *translator) announceSubagent(c *subagent) {
+	if c.announced || c.agentID == "" || tr.subagents != subagentsSessions {
 		return
 	}
 	c.announced, c.state = true, "running/"
-	s.a.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(subagentUpdate{
+	tr.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(subagentUpdate{
 		SessionUpdate: "subagent_update",
 		SessionID:     c.agentID,
 		Title:         c.title,
@@ -64,8 +64,8 @@ func (s *session) announceSubagent(c *subagent) {
 }
 
 // setSubagentState reports a change of the child's work state.
-func (s *session) setSubagentState(c *subagent, w workState) {
-	if !c.announced || s.a.subagentMode() != subagentsSessions {
+func (tr *translator) setSubagentState(c *subagent, w workState) {
+	if !c.announced || tr.subagents != subagentsSessions {
 		return
 	}
 	key := w.State + "/" + w.StopReason
@@ -73,19 +73,19 @@ func (s *session) setSubagentState(c *subagent, w workState) {
 		return
 	}
 	c.state = key
-	s.a.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(subagentUpdate{
+	tr.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(subagentUpdate{
 		SessionUpdate: "subagent_update", SessionID: c.agentID, State: mustJSON(w),
 	})})
 }
 
 // subagentPrompt shows the task the parent gave the child as a message
 // from the parent session, in the child's transcript.
-func (s *session) subagentPrompt(c *subagent, text string) {
-	s.announceSubagent(c)
+func (tr *translator) subagentPrompt(c *subagent, text string) {
+	tr.announceSubagent(c)
 	if !c.announced {
 		return
 	}
-	s.a.notify(c.agentID, acp.SessionUpdate{Unknown: mustJSON(map[string]any{
+	tr.notify(c.agentID, acp.SessionUpdate{Unknown: mustJSON(map[string]any{
 		"sessionUpdate":      "session_message",
 		"messageId":          c.launch,
 		"senderSessionId":    c.owner,
@@ -96,30 +96,30 @@ func (s *session) subagentPrompt(c *subagent, text string) {
 
 // subagentAsking counts a child's open permission requests: while one is
 // open the child requires action.
-func (s *session) subagentAsking(ts *toolState, delta int) {
+func (tr *translator) subagentAsking(ts *toolState, delta int) {
 	if ts == nil || ts.parent == "" {
 		return
 	}
-	c := s.sub.byLaunch[ts.parent]
+	c := tr.sub.byLaunch[ts.parent]
 	if c == nil || c.done {
 		return
 	}
 	c.asking = max(c.asking+delta, 0)
 	if c.asking > 0 {
-		s.setSubagentState(c, workState{State: "requires_action"})
+		tr.setSubagentState(c, workState{State: "requires_action"})
 	} else {
-		s.setSubagentState(c, workState{State: "running"})
+		tr.setSubagentState(c, workState{State: "running"})
 	}
 }
 
 // finishSubagent ends a run with the CLI's task status. Calls it left open
 // (stopped mid-tool) end as failed, so no call stays pending forever.
-func (s *session) finishSubagent(c *subagent, status, summary string) {
+func (tr *translator) finishSubagent(c *subagent, status, summary string) {
 	c.done = true
-	for id, ts := range s.tools {
-		if ts.parent == c.launch && ts.reported && status != "completed" && s.bgTaskOf(ts) == "" {
-			s.sendToolUpdate(ts, s.view(ts), toolPatch{status: acp.ToolCallStatusFailed})
-			delete(s.tools, id)
+	for id, ts := range tr.tools {
+		if ts.parent == c.launch && ts.reported && status != "completed" && tr.bgTaskOf(ts) == "" {
+			tr.sendToolUpdate(ts, tr.view(ts), toolPatch{status: acp.ToolCallStatusFailed})
+			delete(tr.tools, id)
 		}
 	}
 	w := workState{State: "idle"}
@@ -132,12 +132,12 @@ func (s *session) finishSubagent(c *subagent, status, summary string) {
 		w.StopReason = "error"
 		w.Error = acp.NewInternalError(firstNonEmpty(summary, "The subagent failed."))
 	}
-	s.setSubagentState(c, w)
+	tr.setSubagentState(c, w)
 }
 
 // bgTaskOf is the background command task of a call, if it is one.
-func (s *session) bgTaskOf(ts *toolState) string {
-	for id, bg := range s.bgTasks {
+func (tr *translator) bgTaskOf(ts *toolState) string {
+	for id, bg := range tr.bgTasks {
 		if bg.ts == ts {
 			return id
 		}
@@ -147,11 +147,11 @@ func (s *session) bgTaskOf(ts *toolState) string {
 
 // subagentsLost marks every running child unknown: the CLI that ran them
 // has exited.
-func (s *session) subagentsLost() {
-	for _, c := range s.sub.byLaunch {
+func (tr *translator) subagentsLost() {
+	for _, c := range tr.sub.byLaunch {
 		if !c.done {
 			c.done = true
-			s.setSubagentState(c, workState{State: "unknown"})
+			tr.setSubagentState(c, workState{State: "unknown"})
 		}
 	}
 }
@@ -173,7 +173,7 @@ func (a *Agent) cancelSubagent(id acp.SessionID) {
 		var p *claude.Process
 		found := false
 		s.do(func() {
-			if c := s.sub.byAgent[string(id)]; c != nil && !c.done {
+			if c := s.tr.sub.byAgent[string(id)]; c != nil && !c.done {
 				found, p = true, s.proc
 			}
 		})

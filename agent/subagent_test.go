@@ -46,7 +46,8 @@ func newSubProbe(t *testing.T, caps acp.ClientCapabilities) *subProbe {
 	quit := make(chan struct{})
 	close(quit)
 	p.s = &session{a: a, id: "root", log: a.log, quit: quit, cancelledIDs: map[string]bool{}}
-	p.s.out.reset()
+	p.s.tr = newTranslator(a, "root", "", a.log, now{p.s})
+	p.s.fail = newFailureState(a, "root", a.log)
 	t.Cleanup(func() {
 		_ = a.conn.Close()
 		_ = client.Close()
@@ -206,7 +207,7 @@ func TestSubagentSessionEndings(t *testing.T) {
 		if tc.status != "" {
 			p.frame(fmt.Sprintf(subDone, tc.status, "boom"))
 		} else {
-			p.s.subagentsLost()
+			p.s.tr.subagentsLost()
 		}
 		got := p.flush()
 		if last := got[len(got)-1]; last != "root subagent_update ag1 "+tc.want {
@@ -215,7 +216,7 @@ func TestSubagentSessionEndings(t *testing.T) {
 		if tc.status != "" && !strings.Contains(strings.Join(got, "\n"), "ag1 tool_update toolu_S failed") {
 			t.Errorf("%s: the open call did not end: %s", tc.status, strings.Join(got, "\n"))
 		}
-		if c := p.s.sub.byAgent["ag1"]; c == nil || !c.background || c.turn != nil {
+		if c := p.s.tr.sub.byAgent["ag1"]; c == nil || !c.background || c.turn != nil {
 			t.Errorf("background run %+v", c)
 		}
 	}
@@ -244,13 +245,13 @@ func TestSubagentPermissionOwner(t *testing.T) {
 		p.s.turns = append(p.s.turns, prompt)
 		p.frame(`{"type":"command_lifecycle","command_uuid":"u1","state":"started"}`)
 		p.frame(fmt.Sprintf(subStarted, bg))
-		ts := p.s.subagentRequestTool(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_B", AgentID: "ag1"})
+		ts := p.s.tr.subagentRequestTool(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_B", AgentID: "ag1"})
 		if ts == nil || ts.parent != "toolu_L" || (ts.turn == prompt) == bg {
 			t.Errorf("background %v: call %+v", bg, ts)
 		}
 	}
 	p := newSubProbe(t, acp.ClientCapabilities{})
-	if p.s.subagentRequestTool(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_M"}) != nil {
+	if p.s.tr.subagentRequestTool(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_M"}) != nil {
 		t.Error("a main-loop request was taken for a subagent's")
 	}
 }
@@ -258,10 +259,10 @@ func TestSubagentPermissionOwner(t *testing.T) {
 // Agent and Task (its older name, still accepted by CLI 2.1.332) launch
 // subagents; their calls say so.
 func TestLaunchCallsAreMarked(t *testing.T) {
-	s := &session{}
+	tr := &translator{}
 	for name, want := range map[string]bool{"Agent": true, "Task": true, "Bash": false, "TaskCreate": false} {
 		var cc map[string]any
-		_ = json.Unmarshal(s.toolMeta(&toolState{name: name}, nil)["claudeCode"], &cc)
+		_ = json.Unmarshal(tr.toolMeta(&toolState{name: name}, nil)["claudeCode"], &cc)
 		if (cc["subagent"] == true) != want {
 			t.Errorf("%s: %v", name, cc)
 		}

@@ -63,24 +63,24 @@ var outputFileRE = regexp.MustCompile(`Output is being written to: (\S+?)\.?(?:\
 
 // bashResult reports a finished Bash call, or starts following it when it
 // went to the background (then it reports true: the call stays open).
-func (s *session) bashResult(ts *toolState, text string, isError bool, structured json.RawMessage) (running bool) {
+func (tr *translator) bashResult(ts *toolState, text string, isError bool, structured json.RawMessage) (running bool) {
 	var r struct {
 		BackgroundTaskID string `json:"backgroundTaskId"`
 	}
 	_ = json.Unmarshal(structured, &r)
-	live := s.foregroundOf(ts)
+	live := tr.foregroundOf(ts)
 	if live != nil && r.BackgroundTaskID == live.taskID && !isError {
 		// Moved to the background while followed: keep following.
 		live.foreground = false
-		s.sendToolUpdate(ts, s.view(ts), toolPatch{status: acp.ToolCallStatusInProgress})
+		tr.sendToolUpdate(ts, tr.view(ts), toolPatch{status: acp.ToolCallStatusInProgress})
 		return true
 	}
-	if r.BackgroundTaskID != "" && !isError && !s.replaying() {
+	if r.BackgroundTaskID != "" && !isError && tr.world.commandsRun() {
 		file := ""
 		if m := outputFileRE.FindStringSubmatch(text); m != nil {
 			file = m[1]
 		}
-		s.startBackground(ts, r.BackgroundTaskID, file)
+		tr.startBackground(ts, r.BackgroundTaskID, file)
 		return true
 	}
 	status := acp.ToolCallStatusCompleted
@@ -92,53 +92,53 @@ func (s *session) bashResult(ts *toolState, text string, isError bool, structure
 		out, exit = text, nil // a replayed background command: its notice
 	}
 	if live != nil {
-		out = s.endForeground(live, out)
+		out = tr.endForeground(live, out)
 		if ts.terminal && out == "" {
-			s.finishCommand(ts, status, "", exit, mustJSON(text))
+			tr.finishCommand(ts, status, "", exit, mustJSON(text))
 			return false
 		}
 	}
-	s.finishCommand(ts, status, out, exit, mustJSON(text))
+	tr.finishCommand(ts, status, out, exit, mustJSON(text))
 	return false
 }
 
 // finishCommand sends the end of a command: its output and exit.
-func (s *session) finishCommand(ts *toolState, status acp.ToolCallStatus, out string, exit *int, rawOutput json.RawMessage) {
+func (tr *translator) finishCommand(ts *toolState, status acp.ToolCallStatus, out string, exit *int, rawOutput json.RawMessage) {
 	if ts.terminal {
 		if out != "" {
-			s.terminalOutput(ts, out)
+			tr.terminalOutput(ts, out)
 		}
-		s.sendToolUpdate(ts, s.view(ts), toolPatch{status: status, metaOnly: true, meta: map[string]json.RawMessage{
+		tr.sendToolUpdate(ts, tr.view(ts), toolPatch{status: status, metaOnly: true, meta: map[string]json.RawMessage{
 			"terminal_exit": mustJSON(map[string]any{"terminal_id": ts.id, "exit_code": exit, "signal": nil}),
 		}})
 		return
 	}
-	v := s.view(ts)
+	v := tr.view(ts)
 	v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("console", firstNonEmpty(out, "(no output)")))}
-	s.sendToolUpdate(ts, v, toolPatch{status: status, rawOutput: rawOutput})
+	tr.sendToolUpdate(ts, v, toolPatch{status: status, rawOutput: rawOutput})
 }
 
-func (s *session) terminalOutput(ts *toolState, data string) {
-	s.sendToolUpdate(ts, s.view(ts), toolPatch{metaOnly: true, meta: map[string]json.RawMessage{
+func (tr *translator) terminalOutput(ts *toolState, data string) {
+	tr.sendToolUpdate(ts, tr.view(ts), toolPatch{metaOnly: true, meta: map[string]json.RawMessage{
 		"terminal_output": mustJSON(map[string]string{"terminal_id": ts.id, "data": data}),
 	}})
 }
 
-func (s *session) startBackground(ts *toolState, taskID, file string) {
+func (tr *translator) startBackground(ts *toolState, taskID, file string) {
 	bg := &bgTask{taskID: taskID, ts: ts, file: file, stop: make(chan struct{})}
-	if s.bgTasks == nil {
-		s.bgTasks = map[string]*bgTask{}
+	if tr.bgTasks == nil {
+		tr.bgTasks = map[string]*bgTask{}
 	}
-	s.bgTasks[taskID] = bg
-	v := s.view(ts)
+	tr.bgTasks[taskID] = bg
+	v := tr.view(ts)
 	if !ts.terminal {
 		v.Content = []acp.ToolCallContent{toolview.TextContent("Running in the background…")}
 	}
-	s.sendToolUpdate(ts, v, toolPatch{status: acp.ToolCallStatusInProgress})
+	tr.sendToolUpdate(ts, v, toolPatch{status: acp.ToolCallStatusInProgress})
 	if file == "" {
 		return
 	}
-	go s.pollEvery(bg, s.pollBackground)
+	tr.world.poll(bg, tr.pollBackground)
 }
 
 // pollEvery runs poll on the session goroutine every bgPollInterval until
@@ -159,7 +159,7 @@ func (s *session) pollEvery(bg *bgTask, poll func(*bgTask)) {
 }
 
 // pollBackground forwards what the command wrote since the last poll.
-func (s *session) pollBackground(bg *bgTask) {
+func (tr *translator) pollBackground(bg *bgTask) {
 	f := bg.f
 	if f == nil {
 		if bg.file == "" {
@@ -192,28 +192,28 @@ func (s *session) pollBackground(bg *bgTask) {
 			bg.shown = append(bg.shown, data...)
 			bg.shownOver = len(bg.shown) > shownMax
 		}
-		s.terminalOutput(bg.ts, string(data))
+		tr.terminalOutput(bg.ts, string(data))
 		return
 	}
 	bg.tail = append(bg.tail, data...)
 	if len(bg.tail) > bgTailKeep {
 		bg.tail = bg.tail[len(bg.tail)-bgTailKeep:]
 	}
-	v := s.view(bg.ts)
+	v := tr.view(bg.ts)
 	v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("console", string(bg.tail)))}
-	s.sendToolUpdate(bg.ts, v, toolPatch{})
+	tr.sendToolUpdate(bg.ts, v, toolPatch{})
 }
 
 var exitSummaryRE = regexp.MustCompile(`\(exit code (\d+)\)`)
 
 // onTaskEvent finishes a background command when Claude Code reports its
 // task done.
-func (s *session) onTaskEvent(ev *claude.TaskEvent) {
+func (tr *translator) onTaskEvent(ev *claude.TaskEvent) {
 	if ev.Subtype == "task_started" {
-		s.followForeground(ev)
+		tr.followForeground(ev)
 		return
 	}
-	bg := s.bgTasks[ev.TaskID]
+	bg := tr.bgTasks[ev.TaskID]
 	if bg == nil || bg.foreground {
 		return // a foreground command ends with its tool result
 	}
@@ -235,37 +235,37 @@ func (s *session) onTaskEvent(ev *claude.TaskEvent) {
 		n, _ := strconv.Atoi(m[1])
 		exit = &n
 	}
-	s.finishBackground(bg, status, exit)
+	tr.finishBackground(bg, status, exit)
 }
 
-func (s *session) finishBackground(bg *bgTask, status string, exit *int) {
-	s.pollBackground(bg)
-	s.dropTask(bg)
-	delete(s.tools, bg.ts.id)
+func (tr *translator) finishBackground(bg *bgTask, status string, exit *int) {
+	tr.pollBackground(bg)
+	tr.dropTask(bg)
+	delete(tr.tools, bg.ts.id)
 	st := acp.ToolCallStatusCompleted
 	if status != "completed" || exit != nil && *exit != 0 {
 		st = acp.ToolCallStatusFailed
 	}
 	if bg.ts.terminal {
-		s.finishCommand(bg.ts, st, "", exit, nil)
+		tr.finishCommand(bg.ts, st, "", exit, nil)
 		return
 	}
 	out := string(bg.tail)
 	if status == "killed" || status == "stopped" {
 		out = strings.TrimSuffix(out, "\n") + "\n[stopped]"
 	}
-	s.finishCommand(bg.ts, st, out, exit, nil)
+	tr.finishCommand(bg.ts, st, out, exit, nil)
 }
 
 // stopBackground ends the following of every background command (the CLI
 // is gone, and its commands with it).
 func (s *session) stopBackground() {
-	for _, bg := range s.bgTasks {
+	for _, bg := range s.tr.bgTasks {
 		if bg.foreground {
-			s.dropTask(bg) // its call ends with the turn
+			s.tr.dropTask(bg) // its call ends with the turn
 			continue
 		}
-		s.finishBackground(bg, "stopped", nil)
+		s.tr.finishBackground(bg, "stopped", nil)
 	}
 }
 
@@ -298,7 +298,7 @@ func (a *Agent) cancelTerminal(ctx context.Context, p *cancelTerminalRequest) (s
 	var proc *claude.Process
 	var taskID string
 	s.do(func() {
-		for _, bg := range s.bgTasks {
+		for _, bg := range s.tr.bgTasks {
 			if !bg.foreground && bg.ts.id == string(p.TerminalID) {
 				proc, taskID = s.proc, bg.taskID
 			}

@@ -31,38 +31,38 @@ var taskIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // followForeground starts streaming a foreground command's output when
 // Claude Code announces its task.
-func (s *session) followForeground(ev *claude.TaskEvent) {
-	if ev.TaskType != "local_bash" || ev.IsBackgrounded || ev.ToolUseID == "" || s.replaying() {
+func (tr *translator) followForeground(ev *claude.TaskEvent) {
+	if ev.TaskType != "local_bash" || ev.IsBackgrounded || ev.ToolUseID == "" {
 		return
 	}
-	ts := s.tools[ev.ToolUseID]
-	if ts == nil || s.bgTasks[ev.TaskID] != nil || !taskIDRE.MatchString(ev.TaskID) || !taskIDRE.MatchString(ev.SessionID) {
+	ts := tr.tools[ev.ToolUseID]
+	if ts == nil || tr.bgTasks[ev.TaskID] != nil || !taskIDRE.MatchString(ev.TaskID) || !taskIDRE.MatchString(ev.SessionID) {
 		return
 	}
-	f := s.openTaskOutput(ev.SessionID, ev.TaskID)
+	f := tr.world.taskOutput(ev.SessionID, ev.TaskID)
 	if f == nil {
 		return // no live output; the result shows it all
 	}
 	bg := &bgTask{taskID: ev.TaskID, ts: ts, foreground: true, f: f, stop: make(chan struct{})}
-	if s.bgTasks == nil {
-		s.bgTasks = map[string]*bgTask{}
+	if tr.bgTasks == nil {
+		tr.bgTasks = map[string]*bgTask{}
 	}
-	s.bgTasks[ev.TaskID] = bg
-	s.pollBackground(bg) // what the first seconds printed
-	go s.pollEvery(bg, s.pollForeground)
+	tr.bgTasks[ev.TaskID] = bg
+	tr.pollBackground(bg) // what the first seconds printed
+	tr.world.poll(bg, tr.pollForeground)
 }
 
 // pollForeground forwards new output, unless the call's turn was already
 // answered (a cancelled turn reports nothing more).
-func (s *session) pollForeground(bg *bgTask) {
-	if s.bgTasks[bg.taskID] != bg {
+func (tr *translator) pollForeground(bg *bgTask) {
+	if tr.bgTasks[bg.taskID] != bg {
 		return
 	}
 	if t := bg.ts.turn; bg.foreground && t != nil && (t.cancelled || t.settled) {
-		s.dropTask(bg)
+		tr.dropTask(bg)
 		return
 	}
-	s.pollBackground(bg)
+	tr.pollBackground(bg)
 }
 
 // openTaskOutput opens a task's output file where Claude Code writes it:
@@ -108,8 +108,8 @@ func lookupEnv(env []string, name string) string {
 }
 
 // foregroundOf is the live follower of a call, if any.
-func (s *session) foregroundOf(ts *toolState) *bgTask {
-	for _, bg := range s.bgTasks {
+func (tr *translator) foregroundOf(ts *toolState) *bgTask {
+	for _, bg := range tr.bgTasks {
 		if bg.foreground && bg.ts == ts {
 			return bg
 		}
@@ -124,9 +124,9 @@ func (s *session) foregroundOf(ts *toolState) *bgTask {
 // the command printed (truncated or reformatted), the terminal keeps the
 // command's own output. Other clients get out in full, replacing the live
 // block.
-func (s *session) endForeground(bg *bgTask, out string) string {
-	s.drain(bg)
-	s.dropTask(bg)
+func (tr *translator) endForeground(bg *bgTask, out string) string {
+	tr.drain(bg)
+	tr.dropTask(bg)
 	if !bg.ts.terminal || bg.off == 0 {
 		return out
 	}
@@ -142,10 +142,10 @@ func (s *session) endForeground(bg *bgTask, out string) string {
 }
 
 // drain forwards everything left in the output file.
-func (s *session) drain(bg *bgTask) {
+func (tr *translator) drain(bg *bgTask) {
 	for i := 0; i < 64; i++ { // at most 16 MiB more
 		off := bg.off
-		s.pollBackground(bg)
+		tr.pollBackground(bg)
 		if bg.off == off {
 			return
 		}
@@ -153,7 +153,7 @@ func (s *session) drain(bg *bgTask) {
 }
 
 // dropTask stops following a task without reporting anything.
-func (s *session) dropTask(bg *bgTask) {
+func (tr *translator) dropTask(bg *bgTask) {
 	select {
 	case <-bg.stop:
 	default:
@@ -163,5 +163,5 @@ func (s *session) dropTask(bg *bgTask) {
 		bg.f.Close()
 		bg.f = nil
 	}
-	delete(s.bgTasks, bg.taskID)
+	delete(tr.bgTasks, bg.taskID)
 }

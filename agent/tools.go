@@ -57,38 +57,38 @@ type toolPatch struct {
 	metaOnly bool
 }
 
-func (s *session) tool(id string) *toolState {
-	if s.tools == nil {
-		s.tools = map[string]*toolState{}
+func (tr *translator) tool(id string) *toolState {
+	if tr.tools == nil {
+		tr.tools = map[string]*toolState{}
 	}
-	return s.tools[id]
+	return tr.tools[id]
 }
 
 // newTool registers a call the session has not seen before.
-func (s *session) newTool(id, name string) *toolState {
-	ts := &toolState{id: id, name: name, turn: s.current, in: map[string]any{}}
-	ts.terminal = (name == "Bash" || name == "PowerShell") && s.a.terminalClient()
-	s.tool(id)
-	s.tools[id] = ts
+func (tr *translator) newTool(id, name string) *toolState {
+	ts := &toolState{id: id, name: name, turn: tr.current, in: map[string]any{}}
+	ts.terminal = (name == "Bash" || name == "PowerShell") && tr.terminals
+	tr.tool(id)
+	tr.tools[id] = ts
 	return ts
 }
 
 // toolStarted reports a tool call as soon as the model starts it.
-func (s *session) toolStarted(cb *claude.ContentBlock) {
-	if s.tool(cb.ID) != nil {
+func (tr *translator) toolStarted(cb *claude.ContentBlock) {
+	if tr.tool(cb.ID) != nil {
 		return
 	}
-	ts := s.newTool(cb.ID, cb.Name)
+	ts := tr.newTool(cb.ID, cb.Name)
 	if !toolview.IsPlanTool(cb.Name) {
-		s.reportTool(ts)
+		tr.reportTool(ts)
 	}
 }
 
 // toolInputDelta follows the streamed input; each time a top-level field
 // completes, the title and locations are refined (never the content,
 // which waits for the whole input).
-func (s *session) toolInputDelta(id, partial string) {
-	ts := s.tool(id)
+func (tr *translator) toolInputDelta(id, partial string) {
+	ts := tr.tool(id)
 	if ts == nil || ts.complete {
 		return
 	}
@@ -99,30 +99,30 @@ func (s *session) toolInputDelta(id, partial string) {
 	}
 	ts.in = toolview.DecodeInput(json.RawMessage(buf[:ts.scan.lastComma] + "}"))
 	if ts.reported {
-		s.updateTool(ts, toolPatch{})
+		tr.updateTool(ts, toolPatch{})
 	}
 }
 
 // toolInputComplete refines the call once its input is whole: rawInput,
 // and content such as the diff of an edit.
-func (s *session) toolInputComplete(b claude.ContentBlock) {
-	ts := s.tool(b.ID)
+func (tr *translator) toolInputComplete(b claude.ContentBlock) {
+	ts := tr.tool(b.ID)
 	if ts == nil {
-		ts = s.newTool(b.ID, b.Name)
+		ts = tr.newTool(b.ID, b.Name)
 	}
 	ts.setInput(b.Input)
 	ts.input.Reset()
 	if toolview.IsPlanTool(ts.name) && ts.parent == "" { // a subagent's list is not the session's plan
-		s.planFromInput(ts)
+		tr.planFromInput(ts)
 		if !ts.reported {
 			return
 		}
 	}
 	if !ts.reported {
-		s.reportTool(ts)
+		tr.reportTool(ts)
 		return
 	}
-	s.updateTool(ts, toolPatch{})
+	tr.updateTool(ts, toolPatch{})
 }
 
 func (ts *toolState) setInput(raw json.RawMessage) {
@@ -133,19 +133,12 @@ func (ts *toolState) setInput(raw json.RawMessage) {
 }
 
 // view is the call's presentation now.
-func (s *session) view(ts *toolState) toolview.View {
-	v := toolview.Describe(ts.name, ts.in, s.cwd)
+func (tr *translator) view(ts *toolState) toolview.View {
+	v := toolview.Describe(ts.name, ts.in, tr.cwd)
 	if ts.complete {
 		var content []acp.ToolCallContent
 		var locs []acp.ToolCallLocation
-		if s.replaying() && (ts.name == "Edit" || ts.name == "MultiEdit" || ts.name == "Write") {
-			// History: today's file is not the one the edit saw, so no
-			// preview from disk; the stored result's patch follows.
-			p, _ := ts.in["file_path"].(string)
-			content = toolview.InputDiff(ts.name, toolview.AbsPath(p, s.cwd), ts.in)
-		} else {
-			content, locs = toolview.PreContent(ts.name, ts.in, s.cwd)
-		}
+		content, locs = tr.world.preview(ts.name, ts.in, tr.cwd)
 		v.Content = content
 		if len(locs) > 0 {
 			v.Locations = locs
@@ -158,15 +151,15 @@ func (s *session) view(ts *toolState) toolview.View {
 }
 
 // reportTool sends the first report of a call.
-func (s *session) reportTool(ts *toolState) {
-	v := s.view(ts)
+func (tr *translator) reportTool(ts *toolState) {
+	v := tr.view(ts)
 	raw := ts.raw
 	if raw == nil {
 		raw = json.RawMessage(`{}`)
 	}
-	meta := s.toolMeta(ts, nil)
+	meta := tr.toolMeta(ts, nil)
 	if ts.terminal {
-		meta["terminal_info"] = mustJSON(map[string]string{"terminal_id": ts.id, "cwd": s.cwd})
+		meta["terminal_info"] = mustJSON(map[string]string{"terminal_id": ts.id, "cwd": tr.cwd})
 	}
 	tc := &acp.ToolCall{
 		ToolCallID: acp.ToolCallID(ts.id),
@@ -185,18 +178,18 @@ func (s *session) reportTool(ts *toolState) {
 		content: string(mustJSON(v.Content)), locations: string(mustJSON(v.Locations)),
 		rawInput: ts.complete,
 	}
-	s.a.notify(s.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
+	tr.notify(tr.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
 }
 
 // updateTool sends what changed in the call's view since the last report,
 // plus the patch. Nothing is sent when nothing changed.
-func (s *session) updateTool(ts *toolState, p toolPatch) {
-	s.sendToolUpdate(ts, s.view(ts), p)
+func (tr *translator) updateTool(ts *toolState, p toolPatch) {
+	tr.sendToolUpdate(ts, tr.view(ts), p)
 }
 
-func (s *session) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch) {
+func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch) {
 	if !ts.reported {
-		s.reportTool(ts)
+		tr.reportTool(ts)
 	}
 	u := &acp.ToolCallUpdate{ToolCallID: acp.ToolCallID(ts.id)}
 	changed := false
@@ -224,14 +217,14 @@ func (s *session) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch) {
 	if !changed && !p.metaOnly {
 		return
 	}
-	u.Meta = s.toolMeta(ts, p.meta)
-	s.a.notify(s.toolSession(ts), acp.SessionUpdate{ToolCallUpdate: u})
+	u.Meta = tr.toolMeta(ts, p.meta)
+	tr.notify(tr.toolSession(ts), acp.SessionUpdate{ToolCallUpdate: u})
 }
 
 // toolMeta is the _meta of every report: the Claude tool name (and the
 // subagent call it belongs to, or that it launches subagents), plus extra
 // keys.
-func (s *session) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
+func (tr *translator) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
 	cc := map[string]any{"toolName": ts.name}
 	if ts.parent != "" {
 		cc["parentToolUseId"] = ts.parent
@@ -247,19 +240,19 @@ func (s *session) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[
 }
 
 // toolResult finishes a call with its result.
-func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock, structured json.RawMessage) {
-	ts := s.tool(b.ToolUseID)
+func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, structured json.RawMessage) {
+	ts := tr.tool(b.ToolUseID)
 	if ts == nil {
 		if u.ParentToolUseID != "" {
 			return // a subagent's call the client never saw
 		}
-		ts = s.newTool(b.ToolUseID, "")
+		ts = tr.newTool(b.ToolUseID, "")
 	}
 	text := toolResultText(b.Content)
 	if toolview.IsPlanTool(ts.name) && ts.parent == "" {
-		s.planResult(ts, b.IsError, structured)
+		tr.planResult(ts, b.IsError, structured)
 		if !ts.reported {
-			delete(s.tools, ts.id)
+			delete(tr.tools, ts.id)
 			return
 		}
 	}
@@ -268,19 +261,19 @@ func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock, structu
 		status = acp.ToolCallStatusFailed
 	}
 	if ts.name == "Bash" || ts.name == "PowerShell" {
-		if s.bashResult(ts, text, b.IsError, structured) {
+		if tr.bashResult(ts, text, b.IsError, structured) {
 			return // still running in the background; terminal.go finishes it
 		}
-		delete(s.tools, ts.id)
+		delete(tr.tools, ts.id)
 		return
 	}
-	v := s.view(ts)
+	v := tr.view(ts)
 	p := toolPatch{status: status, rawOutput: mustJSON(text)}
 	switch {
 	case b.IsError:
 		v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("", text))}
 	case toolview.IsEditTool(ts.name):
-		if c, locs := editResult(ts, structured, s.cwd); len(c) > 0 {
+		if c, locs := editResult(ts, structured, tr.cwd); len(c) > 0 {
 			v.Content, v.Locations = c, locs
 		}
 	case ts.name == "Read":
@@ -294,8 +287,8 @@ func (s *session) toolResult(u *claude.UserFrame, b claude.ContentBlock, structu
 			v.Content = c
 		}
 	}
-	s.sendToolUpdate(ts, v, p)
-	delete(s.tools, ts.id)
+	tr.sendToolUpdate(ts, v, p)
+	delete(tr.tools, ts.id)
 }
 
 // editResult is the final per-hunk diff of an edit, from the CLI's
@@ -439,7 +432,7 @@ func (sc *inputScanner) scan(buf string) bool {
 // structured tool_use_result belongs to the frame's single result. A
 // subagent's frame only finishes calls the client has seen (those it was
 // asked to permit).
-func (s *session) toolResults(u *claude.UserFrame) {
+func (tr *translator) toolResults(u *claude.UserFrame) {
 	n := 0
 	for _, b := range u.Message.Content {
 		if b.Type == "tool_result" {
@@ -451,9 +444,9 @@ func (s *session) toolResults(u *claude.UserFrame) {
 		structured = u.ToolUseResult
 	}
 	for _, b := range u.Message.Content {
-		if b.Type != "tool_result" || u.ParentToolUseID != "" && s.tool(b.ToolUseID) == nil {
+		if b.Type != "tool_result" || u.ParentToolUseID != "" && tr.tool(b.ToolUseID) == nil {
 			continue
 		}
-		s.toolResult(u, b, structured)
+		tr.toolResult(u, b, structured)
 	}
 }

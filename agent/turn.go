@@ -112,7 +112,7 @@ func (s *session) enqueue(t *turn) {
 // we cancelled. An interrupt stops whatever turn runs when it arrives, so a
 // message sent now could be the one it stops.
 func (s *session) holdSends() bool {
-	return s.interrupting > 0 || s.current != nil && s.current.cancelled || len(s.cancelledIDs) > 0
+	return s.interrupting > 0 || s.tr.current != nil && s.tr.current.cancelled || len(s.cancelledIDs) > 0
 }
 
 // flushHeld sends the turns holdSends held back, once nothing cancelled is
@@ -283,8 +283,8 @@ func (s *session) activate(id string) {
 		return
 	}
 	t.started = true
-	s.current = t
-	s.out.reset()
+	s.tr.current = t
+	s.tr.out.reset()
 	if t.cancelled {
 		// The CLI began a turn we already answered: stop it.
 		s.interrupt()
@@ -297,8 +297,8 @@ func (s *session) turnByUUID(id string) *turn {
 			return t
 		}
 	}
-	if s.current != nil && s.current.uuid == id {
-		return s.current
+	if s.tr.current != nil && s.tr.current.uuid == id {
+		return s.tr.current
 	}
 	return nil
 }

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+)
+
+// A translator turns the CLI's output frames (streamed text and thinking,
+// assistant messages, tool calls and their results, plans, subagent work,
+// command output) into session/update notifications, and remembers what
+// that takes: the message being streamed, the tool calls in flight, the
+// plan, the subagent runs, the commands being followed. It settles no
+// turn and talks to no CLI: the session decides what a frame means for
+// its turns (session.handle) and hands the rest here.
+//
+// A live session owns one translator; session/load's replay owns another
+// (replay.go) and feeds it the stored conversation as the frames the CLI
+// once printed, so history looks exactly as the live session did. What
+// differs between the two is only the world they look at (world below):
+// now, or the past.
+type translator struct {
+	id  string // the session the updates are about
+	cwd string
+	log *slog.Logger
+	// sink receives every update, with the session it is for (a subagent
+	// shown as a child session has its own id).
+	sink func(sessionID string, u acp.SessionUpdate)
+	// world is what translating needs beyond the frames.
+	world world
+	// What the client renders, fixed at initialize: display terminals,
+	// and how subagents are shown.
+	terminals bool
+	subagents subagentMode
+
+	// current is the prompt the CLI is working on, which the output
+	// belongs to (nil: work of no prompt, or history). The session's turn
+	// bookkeeping (turn.go) sets it; translation only reads it.
+	current *turn
+
+	out     outputState
+	tools   map[string]*toolState // tool calls reported and not finished
+	plan    planState
+	sub     subagentState      // subagent runs (subagent.go)
+	bgTasks map[string]*bgTask // commands followed, by task id (terminal.go)
+}
+
+// A world is what translation sees beyond the frames: the present for a
+// live session, the past for a replay.
+type world interface {
+	// preview is the content of a call whose input is whole, before its
+	// result: live, an edit's diff against the file as it is on disk.
+	preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation)
+	// commandsRun reports whether a command that outlived its tool result
+	// (moved to the background) is still running and can be followed.
+	commandsRun() bool
+	// poll calls fn with bg on the owner's goroutine every bgPollInterval
+	// until bg stops.
+	poll(bg *bgTask, fn func(*bgTask))
+	// taskOutput opens the file a running task of the CLI writes its
+	// output to (nil: none).
+	taskOutput(cliSessionID, taskID string) *os.File
+}
+
+// now is the live session's world: the disk as it is, commands that run.
+type now struct{ s *session }
+
+func (now) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	return toolview.PreContent(name, in, cwd)
+}
+
+func (now) commandsRun() bool { return true }
+
+func (w now) poll(bg *bgTask, fn func(*bgTask)) { go w.s.pollEvery(bg, fn) }
+
+func (w now) taskOutput(cliSessionID, taskID string) *os.File {
+	return w.s.openTaskOutput(cliSessionID, taskID)
+}
+
+// past is a replay's world: today's file is not the one an edit saw, so
+// edits show their input (the stored result's patch follows), and the
+// commands of history are over.
+type past struct{}
+
+func (past) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	if toolview.IsEditTool(name) {
+		p, _ := in["file_path"].(string)
+		return toolview.InputDiff(name, toolview.AbsPath(p, cwd), in), nil
+	}
+	return toolview.PreContent(name, in, cwd)
+}
+
+func (past) commandsRun() bool                  { return false }
+func (past) poll(*bgTask, func(*bgTask))        {}
+func (past) taskOutput(string, string) *os.File { return nil }
+
+func newTranslator(a *Agent, id, cwd string, log *slog.Logger, w world) *translator {
+	tr := &translator{
+		id: id, cwd: cwd, log: log, world: w,
+		sink:      a.notify,
+		terminals: a.terminalClient(),
+		subagents: a.subagentMode(),
+	}
+	tr.out.reset()
+	return tr
+}
+
+func (tr *translator) notify(sessionID string, u acp.SessionUpdate) { tr.sink(sessionID, u) }
+
+// translate handles one output frame of the CLI for tr.current.
+func (tr *translator) translate(m claude.Message) {
+	switch b := m.Body.(type) {
+	case *claude.StreamEvent:
+		tr.onStreamEvent(b)
+	case *claude.AssistantMessage:
+		tr.onAssistant(b)
+	case *claude.UserFrame:
+		tr.onUserFrame(b)
+	case *claude.TaskEvent:
+		tr.onSubagentTask(b) // subagent.go: a subagent's progress
+		tr.onTaskEvent(b)    // terminal.go: a command's
+	}
+}
