@@ -36,7 +36,9 @@ func TestBrokenResponseFailsCallAtOnce(t *testing.T) {
 				result = tc.result()
 			}
 			done := make(chan error, 1)
-			go func() { done <- p.conn.Call(context.Background(), "session/request_permission", map[string]string{}, result) }()
+			go func() {
+				done <- p.conn.Call(context.Background(), "session/request_permission", map[string]string{}, result)
+			}()
 			var req struct {
 				ID json.RawMessage `json:"id"`
 			}
@@ -80,7 +82,9 @@ func TestNullResultAcceptedWhereAllowed(t *testing.T) {
 			t.Parallel()
 			p := newTestPeer(t, Options{})
 			done := make(chan error, 1)
-			go func() { done <- p.conn.Call(context.Background(), "fs/write_text_file", map[string]string{}, tc.result) }()
+			go func() {
+				done <- p.conn.Call(context.Background(), "fs/write_text_file", map[string]string{}, tc.result)
+			}()
 			var req struct {
 				ID json.RawMessage `json:"id"`
 			}
