@@ -73,6 +73,11 @@ type Options struct {
 	// this method has succeeded, other requests get -32600 and
 	// notifications are dropped; a second successful one gets -32600.
 	InitializeMethod string
+	// FreeMemoryAfter is the inbound frame size (default
+	// DefaultFreeMemoryAfter, 8 MiB) from which the connection returns
+	// freed memory to the operating system soon after reading the frame
+	// and after answering it (see memory.go); negative disables it.
+	FreeMemoryAfter int
 }
 
 // Conn is one JSON-RPC 2.0 connection over newline-delimited JSON. The same
@@ -311,6 +316,9 @@ func (c *Conn) drain() {
 }
 
 func (c *Conn) accept(in inbound) {
+	if c.bigFrame(int64(in.size)) {
+		freeMemorySoon() // the line and its garbage; the handler's copy after its reply
+	}
 	switch in.kind {
 	case kindInvalid:
 		if in.orResponse && c.failPending(in.id, invalidResponse("it has neither result nor error")) {
@@ -649,7 +657,11 @@ func (c *Conn) reply(f *inflight, result any, rerr *Error) bool {
 	if rerr != nil {
 		encodeError(buf, f.req.ID, rerr)
 	}
-	return c.write(buf.Bytes()) == nil
+	ok := c.write(buf.Bytes()) == nil
+	if c.bigFrame(int64(f.size)) {
+		freeMemorySoon()
+	}
+	return ok
 }
 
 // cancelInbound applies $/cancel_request: the handler's context is
@@ -696,6 +708,9 @@ func (c *Conn) frameTooLarge() {
 	id := s.topID()
 	size := c.lr.total
 	c.log.Warn("acp: inbound frame over the size limit", "bytes", size, "limit", c.opts.maxFrame())
+	if c.bigFrame(size) {
+		freeMemorySoon() // the frame's first MaxFrameSize bytes were buffered
+	}
 	data := map[string]any{"reason": "frame too large", "limit": c.opts.maxFrame(), "size": size}
 	e := NewInvalidRequest("frame too large").WithData(data)
 	callErr := invalidResponse("over the frame size limit").WithData(data)

@@ -86,7 +86,9 @@ func classify(line []byte) inbound {
 	}
 	hasMethod := env.Method != nil
 	if !hasMethod && (env.Result != nil || env.Error != nil) {
-		return classifyResponse(env)
+		in := classifyResponse(env)
+		in.size = len(line)
+		return in
 	}
 	// From here on the message is call-shaped: an error goes to its id
 	// when the id can be read.
