@@ -279,6 +279,9 @@ func (c *Conn) readLoop() {
 			return
 		default:
 		}
+		if c.bigFrame(int64(len(line))) {
+			freeMemorySoon() // the line and its garbage; the handler's copy after its reply
+		}
 		c.accept(classify(line))
 	}
 }
@@ -316,9 +319,6 @@ func (c *Conn) drain() {
 }
 
 func (c *Conn) accept(in inbound) {
-	if c.bigFrame(int64(in.size)) {
-		freeMemorySoon() // the line and its garbage; the handler's copy after its reply
-	}
 	switch in.kind {
 	case kindInvalid:
 		if in.orResponse && c.failPending(in.id, invalidResponse("it has neither result nor error")) {

@@ -86,9 +86,7 @@ func classify(line []byte) inbound {
 	}
 	hasMethod := env.Method != nil
 	if !hasMethod && (env.Result != nil || env.Error != nil) {
-		in := classifyResponse(env)
-		in.size = len(line)
-		return in
+		return classifyResponse(env)
 	}
 	// From here on the message is call-shaped: an error goes to its id
 	// when the id can be read.
