@@ -789,7 +789,10 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 }
 
 // Call sends a request and waits for its response, decoding the result
-// into result (which may be nil). An error response is returned as *Error.
+// into result (which may be nil). An error response is returned as *Error,
+// and so is a response that cannot be used (-32603 "peer sent an invalid
+// response: …", see classifyResponse and decodeResult): the call ends at
+// once rather than waiting for an answer that will not come.
 // If ctx ends first, the peer is sent $/cancel_request and Call returns the
 // context's cause at once; a late response is quietly absorbed.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
