@@ -25,7 +25,10 @@ var update = flag.Bool("update", false, "rewrite the expected output of conforma
 //	ordered: true     output order matters (otherwise compared as a set)
 //
 // Sections: "in" holds the lines the peer writes; "out" the lines the
-// connection must write, exactly, and nothing more.
+// connection must write, exactly, and nothing more. In "in", a line
+// "@await N" waits until the connection has written N lines in all before
+// the next line is sent (to answer a call the connection made), and see
+// expandLine for compact forms of unusual lines.
 func TestConformance(t *testing.T) {
 	files, _ := filepath.Glob("testdata/conformance/*.txtar")
 	if len(files) == 0 {
@@ -78,10 +81,17 @@ func runConformance(t *testing.T, file string) {
 	opts.Handler = testHandler(func() *Conn { return conn })
 	peer := newTestPeer(t, opts)
 	conn = peer.conn
+	var got []string
 	for _, l := range in {
+		if n, ok := strings.CutPrefix(l, "@await "); ok {
+			count, _ := strconv.Atoi(n)
+			for len(got) < count {
+				got = append(got, normalize(t, peer.recv(5*time.Second)))
+			}
+			continue
+		}
 		peer.send(expandLine(l))
 	}
-	var got []string
 	if *update {
 		for {
 			select {
@@ -93,7 +103,7 @@ func runConformance(t *testing.T, file string) {
 			break
 		}
 	} else {
-		for range want {
+		for len(got) < len(want) {
 			got = append(got, normalize(t, peer.recv(5*time.Second)))
 		}
 	}
@@ -119,9 +129,13 @@ func runConformance(t *testing.T, file string) {
 	}
 }
 
-// expandLine lets a file write a huge line compactly: "@big N LINE" is LINE
-// with its word BIG replaced by N bytes of "x".
+// expandLine lets a file write unusual lines plainly: "@big N LINE" is
+// LINE with its word BIG replaced by N bytes of "x"; "@bom LINE" is LINE
+// after a UTF-8 byte-order mark.
 func expandLine(l string) string {
+	if rest, ok := strings.CutPrefix(l, "@bom "); ok {
+		return "\uFEFF" + expandLine(rest)
+	}
 	if rest, ok := strings.CutPrefix(l, "@big "); ok {
 		n, body, _ := strings.Cut(rest, " ")
 		size, _ := strconv.Atoi(n)

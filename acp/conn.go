@@ -88,6 +88,11 @@ type Options struct {
 	// this method has succeeded, other requests get -32600 and
 	// notifications are dropped; a second successful one gets -32600.
 	InitializeMethod string
+	// FreeMemoryAfter is the inbound frame size (default
+	// DefaultFreeMemoryAfter, 8 MiB) from which the connection returns
+	// freed memory to the operating system soon after reading the frame
+	// and after answering it (see memory.go); negative disables it.
+	FreeMemoryAfter int
 }
 
 // Conn is one JSON-RPC 2.0 connection over newline-delimited JSON. The same
@@ -295,6 +300,9 @@ func (c *Conn) readLoop() {
 			return
 		default:
 		}
+		if c.bigFrame(int64(len(line))) {
+			freeMemorySoon() // the line and its garbage; the handler's copy after its reply
+		}
 		c.accept(classify(line))
 	}
 }
@@ -334,10 +342,14 @@ func (c *Conn) drain() {
 func (c *Conn) accept(in inbound) {
 	switch in.kind {
 	case kindInvalid:
+		if in.orResponse && c.failPending(in.id, invalidResponse("it has neither result nor error")) {
+			c.log.Debug("acp: invalid response to a call")
+			return
+		}
 		c.log.Debug("acp: invalid inbound message", "code", in.err.Code)
 		c.writeError(in.id, in.err)
 	case kindIgnore:
-		c.log.Debug("acp: ignoring malformed response")
+		c.log.Debug("acp: ignoring a response without a usable id")
 	case kindResponse:
 		in.seq = c.readSeq
 		c.deliver(in)
@@ -707,7 +719,11 @@ func (c *Conn) reply(f *inflight, result any, rerr *Error) bool {
 	if rerr != nil {
 		encodeError(buf, f.req.ID, rerr)
 	}
-	return c.write(buf.Bytes()) == nil
+	ok := c.write(buf.Bytes()) == nil
+	if c.bigFrame(int64(f.size)) {
+		freeMemorySoon()
+	}
+	return ok
 }
 
 // cancelInbound applies $/cancel_request: the handler's context is
@@ -738,28 +754,59 @@ func (c *Conn) cancelInbound(params json.RawMessage) {
 	f.cancel(ErrCancelledByPeer)
 }
 
-// frameTooLarge answers an over-limit frame: a request gets -32600 naming
-// the limit; an over-limit response fails the call waiting for it.
+// frameTooLarge handles an over-limit frame by what its top level holds,
+// wherever in the frame its keys are (ids are per direction, so only a
+// response can name one of our calls):
+//   - a "method" and an id: -32600 naming the limit, on that id (null if
+//     the id cannot be read); a "method" and no id: a notification, nothing;
+//   - no "method" but a "result" or an "error": a response; it fails the
+//     call waiting on its id, if any (-32603 "peer sent an invalid
+//     response: over the frame size limit"), and is never answered;
+//   - neither: if it has no "params" and its id names a call of ours, that
+//     call fails (as with a small frame, see inbound.orResponse);
+//     otherwise it is answered -32600 on its id, or null.
 func (c *Conn) frameTooLarge() {
-	id, hasMethod := scanHead(c.lr.head)
+	s := &c.lr.scan
+	id := s.topID()
 	size := c.lr.total
 	c.log.Warn("acp: inbound frame over the size limit", "bytes", size, "limit", c.opts.maxFrame())
-	e := NewInvalidRequest("frame too large").WithData(map[string]any{
-		"reason": "frame too large", "limit": c.opts.maxFrame(), "size": size})
-	if !hasMethod && !id.IsZero() {
-		c.mu.Lock()
-		p := c.pending[id.key()]
-		delete(c.pending, id.key())
-		c.mu.Unlock()
-		if p != nil {
-			p.ch <- inbound{err: e}
+	if c.bigFrame(size) {
+		freeMemorySoon() // the frame's first MaxFrameSize bytes were buffered
+	}
+	data := map[string]any{"reason": "frame too large", "limit": c.opts.maxFrame(), "size": size}
+	e := NewInvalidRequest("frame too large").WithData(data)
+	callErr := invalidResponse("over the frame size limit").WithData(data)
+	switch {
+	case s.hasMethod:
+		if !id.IsZero() {
+			c.writeError(id, e)
+		}
+	case s.hasResult || s.hasError:
+		c.failPending(id, callErr)
+	default:
+		if !s.hasParams && c.failPending(id, callErr) {
 			return
 		}
+		c.writeError(orNull(id), e)
 	}
-	if hasMethod && id.IsZero() {
-		return // a notification: nothing to answer
+}
+
+// failPending fails the outbound call waiting on id with e, reporting
+// whether there was one.
+func (c *Conn) failPending(id ID, e *Error) bool {
+	if id.IsZero() || id == nullID {
+		return false
 	}
-	c.writeError(orNull(id), e)
+	key := id.key()
+	c.mu.Lock()
+	p := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	p.ch <- inbound{err: e, seq: c.readSeq}
+	return true
 }
 
 func (o *Options) maxFrame() int {
@@ -804,7 +851,10 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 }
 
 // Call sends a request and waits for its response, decoding the result
-// into result (which may be nil). An error response is returned as *Error.
+// into result (which may be nil). An error response is returned as *Error,
+// and so is a response that cannot be used (-32603 "peer sent an invalid
+// response: …", see classifyResponse and decodeResult): the call ends at
+// once rather than waiting for an answer that will not come.
 // If ctx ends first, the peer is sent $/cancel_request and Call returns the
 // context's cause at once; a late response is quietly absorbed.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
@@ -845,17 +895,33 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		if in.err != nil {
 			return in.err
 		}
-		if result == nil {
-			return nil
-		}
-		if err := json.Unmarshal(in.result, result); err != nil {
-			return fmt.Errorf("acp: decoding %s result: %w", method, err)
-		}
-		return nil
+		return decodeResult(method, in.result, result)
 	case <-ctx.Done():
 		go c.sendCancel(id)
 		return context.Cause(ctx)
 	}
+}
+
+// decodeResult decodes a call's result into result (which may be nil). A
+// result that does not decode into it fails the call with -32603 "peer sent
+// an invalid response", as does a null result unless result's type decodes
+// null itself (json.Unmarshaler): the generated ACP types accept null for
+// a result with no required members, as some clients send for
+// fs/write_text_file, and reject it otherwise; a plain struct or map would
+// silently stay zero, so null is refused for it.
+func decodeResult(method string, raw json.RawMessage, result any) error {
+	if result == nil {
+		return nil
+	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		if _, ok := result.(json.Unmarshaler); !ok {
+			return invalidResponse("null result").WithData(map[string]string{"method": method})
+		}
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return invalidResponse("the result does not decode").WithData(map[string]string{"method": method, "error": err.Error()})
+	}
+	return nil
 }
 
 // sendCancel tells the peer we no longer wait for id. It runs off the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzDecode feeds arbitrary lines to the inbound decoder. It must never
@@ -22,6 +23,11 @@ func FuzzDecode(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		// The streaming scan used for over-limit frames sees the same top
+		// level as the decoder, however the bytes are split.
+		if utf8.Valid(line) {
+			checkScan(t, bytes.TrimPrefix(line, utf8BOM), 1, 5, len(line)+1)
+		}
 		in := classify(line)
 		var buf bytes.Buffer
 		switch in.kind {
@@ -59,7 +65,7 @@ func FuzzFraming(f *testing.F) {
 		for i := 0; i < len(data)+2; i++ {
 			line, err := lr.next()
 			if errors.Is(err, errFrameTooLarge) {
-				_, _ = scanHead(lr.head)
+				_ = lr.scan.topID()
 				continue
 			}
 			if err == io.EOF {

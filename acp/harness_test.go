@@ -163,6 +163,33 @@ func testHandler(conn func() *Conn) Handler {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
+	// ask calls the peer's "question" and returns what it answered, or the
+	// error the call ended with; "into" picks the result type.
+	On(m, "ask", func(ctx context.Context, p *struct {
+		Into string `json:"into"`
+	}) (any, error) {
+		Async(ctx)
+		var err error
+		var got any
+		switch p.Into {
+		case "write":
+			var r WriteTextFileResponse
+			err, got = conn().Call(ctx, "question", p, &r), &r
+		case "permission":
+			var r RequestPermissionResponse
+			err, got = conn().Call(ctx, "question", p, &r), &r
+		case "raw":
+			var r json.RawMessage
+			err, got = conn().Call(ctx, "question", p, &r), &r
+		default:
+			var r map[string]any
+			err, got = conn().Call(ctx, "question", p, &r), &r
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"got": got}, nil
+	})
 	OnNotification(m, "notify_panic", func(ctx context.Context, p *struct{}) error { panic("notification boom") })
 	OnNotification(m, "notify_error", func(ctx context.Context, p *struct{}) error { return errors.New("nope") })
 	return m

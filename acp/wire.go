@@ -21,11 +21,11 @@ type envelope struct {
 type msgKind int
 
 const (
-	kindInvalid      msgKind = iota // answer with the error, id null or the message's id
-	kindIgnore                      // response-shaped garbage: never answer a response
+	kindInvalid      msgKind = iota // answer err on id (null when no id could be read)
+	kindIgnore                      // response-shaped but unmatchable: never answer a response
 	kindRequest                     // has method and id
 	kindNotification                // has method, no id
-	kindResponse                    // has id and result or error
+	kindResponse                    // has no method, an id, and result or error; err is set for an answer that is an error or unusable
 )
 
 // inbound is a classified message.
@@ -38,10 +38,34 @@ type inbound struct {
 	err    *Error
 	size   int
 	seq    uint64 // for responses: the last message read before it
+	// orResponse marks a kindInvalid frame that may instead be a broken
+	// response: it has a readable, non-null id and nothing but "jsonrpc"
+	// and "id" that JSON-RPC defines (no method, params, result or error).
+	// If one of our calls waits on that id, the call fails and nothing is
+	// answered; otherwise it is answered as an invalid request.
+	orResponse bool
 }
+
+// utf8BOM is a byte-order mark some peers (Windows tools, PowerShell
+// pipes) put at the start of a line; it is not part of the message.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // classify validates one line strictly, as JSON-RPC 2.0 requires, and says
 // how to treat it. It never echoes the line into errors.
+//
+// The rules, in order:
+//   - not UTF-8 or not JSON: -32700, id null (no id can be trusted);
+//   - a batch or a non-object: -32600, id null;
+//   - no "method" but a "result" or an "error": a response (see
+//     classifyResponse); it is never answered;
+//   - anything else that is invalid (a missing or non-string "method", a
+//     "jsonrpc" other than "2.0", "params" neither object nor array):
+//     -32600 on the message's id when it can be read, so the peer's pending
+//     call ends, and on id null only when it cannot (absent, or not a
+//     string, integer or null);
+//   - a frame with no "method", "params", "result" or "error" but a
+//     readable id is ambiguous (a request without its method, or a
+//     response without its result): see inbound.orResponse.
 func classify(line []byte) inbound {
 	if !utf8.Valid(line) {
 		return inbound{kind: kindInvalid, id: nullID, err: ErrParse.WithData(map[string]string{"reason": "invalid UTF-8"})}
@@ -64,16 +88,8 @@ func classify(line []byte) inbound {
 	if !hasMethod && (env.Result != nil || env.Error != nil) {
 		return classifyResponse(env)
 	}
-	if string(env.JSONRPC) != `"2.0"` {
-		return inbound{kind: kindInvalid, id: nullID, err: NewInvalidRequest(`"jsonrpc" must be "2.0"`)}
-	}
-	if !hasMethod {
-		return inbound{kind: kindInvalid, id: nullID, err: NewInvalidRequest(`missing "method"`)}
-	}
-	var method string
-	if json.Unmarshal(env.Method, &method) != nil {
-		return inbound{kind: kindInvalid, id: nullID, err: NewInvalidRequest(`"method" must be a string`)}
-	}
+	// From here on the message is call-shaped: an error goes to its id
+	// when the id can be read.
 	var id ID
 	if env.ID != nil {
 		var ok bool
@@ -81,8 +97,22 @@ func classify(line []byte) inbound {
 			return inbound{kind: kindInvalid, id: nullID, err: NewInvalidRequest(`"id" must be a string, an integer or null`)}
 		}
 	}
+	invalid := func(reason string) inbound {
+		return inbound{kind: kindInvalid, id: orNull(id), err: NewInvalidRequest(reason),
+			orResponse: !hasMethod && env.Params == nil && !id.IsZero() && id != nullID}
+	}
+	if string(env.JSONRPC) != `"2.0"` {
+		return invalid(`"jsonrpc" must be "2.0"`)
+	}
+	if !hasMethod {
+		return invalid(`missing "method"`)
+	}
+	var method string
+	if m := bytes.TrimSpace(env.Method); len(m) == 0 || m[0] != '"' || json.Unmarshal(m, &method) != nil {
+		return invalid(`"method" must be a string`)
+	}
 	if p := bytes.TrimSpace(env.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' && string(p) != "null" {
-		return inbound{kind: kindInvalid, id: orNull(id), err: NewInvalidRequest(`"params" must be an object or an array`)}
+		return invalid(`"params" must be an object or an array`)
 	}
 	if string(env.Params) == "null" {
 		env.Params = nil
@@ -93,23 +123,55 @@ func classify(line []byte) inbound {
 	return inbound{kind: kindRequest, id: id, method: method, params: env.Params, size: len(line)}
 }
 
+// classifyResponse reads a message with no "method" and a "result" or an
+// "error". A response is never answered, whatever is wrong with it: if its
+// id cannot be read (absent, null, or not a string or integer) it matches
+// nothing and is dropped; otherwise it goes to the call waiting on that id
+// (if any), which fails at once when the response is unusable:
+//   - both a "result" and an "error" (a null one of the two is taken as
+//     absent, since some JSON-RPC libraries write the unused member as
+//     null): -32603 "peer sent an invalid response: it has both result and
+//     error";
+//   - an "error" that is not a JSON-RPC error object: -32603 "peer sent an
+//     invalid response: malformed error object".
+//
+// A result of the wrong shape for the call is detected by Call when it
+// decodes it.
 func classifyResponse(env envelope) inbound {
-	if env.Result != nil && env.Error != nil {
-		return inbound{kind: kindIgnore}
-	}
 	id, ok := parseID(env.ID)
-	if env.ID == nil || !ok {
+	if env.ID == nil || !ok || id == nullID {
 		return inbound{kind: kindIgnore}
 	}
-	in := inbound{kind: kindResponse, id: id, result: env.Result}
-	if env.Error != nil {
-		var e Error
-		if json.Unmarshal(env.Error, &e) != nil || string(env.Error) == "null" {
-			e = Error{Code: CodeInternalError, Message: "peer sent a malformed error object"}
+	hasResult, hasError := env.Result != nil, env.Error != nil
+	if hasResult && hasError {
+		switch {
+		case string(env.Error) == "null":
+			hasError = false
+		case string(env.Result) == "null":
+			hasResult = false
 		}
-		in.err = &e
+	}
+	in := inbound{kind: kindResponse, id: id}
+	switch {
+	case hasResult && hasError:
+		in.err = invalidResponse("it has both result and error")
+	case hasResult:
+		in.result = env.Result
+	default:
+		var e Error
+		if string(env.Error) == "null" || json.Unmarshal(env.Error, &e) != nil {
+			in.err = invalidResponse("malformed error object")
+		} else {
+			in.err = &e
+		}
 	}
 	return in
+}
+
+// invalidResponse is the error a call gets when the peer's answer to it
+// cannot be used.
+func invalidResponse(reason string) *Error {
+	return &Error{Code: CodeInternalError, Message: "peer sent an invalid response: " + reason}
 }
 
 func orNull(id ID) ID {

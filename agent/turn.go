@@ -260,11 +260,12 @@ func (s *session) settle(t *turn, resp *acp.PromptResponse, err error) {
 		return
 	}
 	t.settled = true
-	for i, x := range s.turns {
-		if x == t {
-			s.turns = append(s.turns[:i], s.turns[i+1:]...)
-			break
-		}
+	// A settled turn is never sent again: drop its prompt, and clear its
+	// slot in s.turns (slices.Delete zeroes it), so that a huge prompt is
+	// not kept alive by the turn or by the slice's spare capacity.
+	t.msg.Content = nil
+	if i := slices.Index(s.turns, t); i >= 0 {
+		s.turns = slices.Delete(s.turns, i, i+1)
 	}
 	t.done <- turnOutcome{resp: resp, err: err}
 }

@@ -9,7 +9,7 @@ import (
 
 var (
 	// ErrNotFound means no Claude Code CLI executable was found.
-	ErrNotFound = errors.New("claude: Claude Code CLI not found; set CLAUDE_CODE_EXECUTABLE, put `claude` on PATH, or install the test dependencies with `make deps`")
+	ErrNotFound = errors.New("claude: Claude Code CLI not found; install it (npm install -g @anthropic-ai/claude-code) so that `claude` is on PATH, or set CLAUDE_CODE_EXECUTABLE to its absolute path")
 
 	// ErrClosed is returned by calls on a process that Close or Kill has
 	// stopped, and by Err when the process ended because of them.

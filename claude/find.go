@@ -17,62 +17,113 @@ import (
 // the repository root (or to $CLAUDE_AGENT_ACP_DEPS without the ".deps").
 var depsCLI = filepath.Join(".deps", "node_modules", ".bin", "claude")
 
+// agentModule is the module path of the agent's own source tree; a
+// checkout's go.mod names it.
+const agentModule = "github.com/claude-agent-acp/claude-agent-acp"
+
 // FindExecutable locates the Claude Code CLI. In order it tries
 //
-//  1. $CLAUDE_CODE_EXECUTABLE (an error if set but not executable: a
-//     misconfiguration should not silently pick another CLI),
-//  2. `claude` on $PATH,
-//  3. $CLAUDE_AGENT_ACP_DEPS/node_modules/.bin/claude,
-//  4. .deps/node_modules/.bin/claude in the working directory or any parent,
-//  5. the same next to the running executable or in any parent of it.
+//  1. $CLAUDE_CODE_EXECUTABLE: an absolute path, or a bare command name
+//     looked up on PATH as in 2 (an error if it is relative, not found or
+//     not executable: a misconfiguration should not silently pick another
+//     CLI),
+//  2. `claude` on $PATH, absolute entries only (a PATH entry such as "."
+//     or "node_modules/.bin" would name a file of whatever directory the
+//     agent was started in),
+//  3. $CLAUDE_AGENT_ACP_DEPS/node_modules/.bin/claude: the project's test
+//     install, found only through this explicit setting (make test sets it),
+//  4. locations tied to the agent's own installation, from its executable
+//     with symlinks resolved: `claude` in the same directory (a package
+//     that ships the CLI beside the agent), and, when the executable is
+//     <checkout>/bin/claude-agent-acp built by `make build` in the agent's
+//     own source checkout (its go.mod names this module),
+//     <checkout>/.deps/node_modules/.bin/claude.
 //
-// The last three find the project's own test install. The error, when
-// nothing is found, wraps [ErrNotFound] and says how to fix it.
+// Nothing is looked up relative to the working directory or its parents:
+// an editor starts the agent inside repositories nobody vetted, and a
+// repository that ships .deps/node_modules/.bin/claude (or any other
+// `claude`) must not get its program run. The error, when nothing is found,
+// wraps [ErrNotFound] and says how to fix it.
 func FindExecutable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = ""
+	}
+	return findExecutable(exe)
+}
+
+// findExecutable is FindExecutable for an agent whose executable is self
+// ("" when unknown).
+func findExecutable(self string) (string, error) {
 	if p := os.Getenv("CLAUDE_CODE_EXECUTABLE"); p != "" {
+		switch {
+		case filepath.IsAbs(p):
+		case !strings.ContainsRune(p, filepath.Separator) && !strings.ContainsRune(p, '/'):
+			// A bare command name: looked up on PATH, never in the
+			// working directory.
+			found, err := exec.LookPath(p)
+			if err != nil || !filepath.IsAbs(found) {
+				return "", fmt.Errorf("claude: CLAUDE_CODE_EXECUTABLE is not usable: %q is not on PATH", p)
+			}
+			p = found
+		default:
+			return "", errors.New("claude: CLAUDE_CODE_EXECUTABLE is not usable: it must be an absolute path (a relative one would name a file of the working directory)")
+		}
 		if err := checkExecutable(p); err != nil {
 			return "", fmt.Errorf("claude: CLAUDE_CODE_EXECUTABLE is not usable: %w", err)
 		}
 		return p, nil
 	}
-	if p, err := exec.LookPath("claude"); err == nil {
+	// exec.LookPath already refuses a result relative to the working
+	// directory (exec.ErrDot) unless GODEBUG=execerrdot=0; the IsAbs check
+	// holds either way.
+	if p, err := exec.LookPath("claude"); err == nil && filepath.IsAbs(p) {
 		return p, nil
 	}
-	if d := os.Getenv("CLAUDE_AGENT_ACP_DEPS"); d != "" {
+	if d := os.Getenv("CLAUDE_AGENT_ACP_DEPS"); d != "" && filepath.IsAbs(d) {
 		p := filepath.Join(d, "node_modules", ".bin", "claude")
 		if checkExecutable(p) == nil {
 			return p, nil
 		}
 	}
-	if wd, err := os.Getwd(); err == nil {
-		if p, ok := findUpward(wd); ok {
-			return p, nil
-		}
-	}
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		if p, ok := findUpward(filepath.Dir(exe)); ok {
+	for _, p := range installedNextTo(self) {
+		if checkExecutable(p) == nil {
 			return p, nil
 		}
 	}
 	return "", ErrNotFound
 }
 
-// findUpward looks for depsCLI in dir and each of its parents.
-func findUpward(dir string) (string, bool) {
-	for {
-		p := filepath.Join(dir, depsCLI)
-		if checkExecutable(p) == nil {
-			return p, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
+// installedNextTo lists the CLI locations tied to the agent executable
+// self, in order (see FindExecutable).
+func installedNextTo(self string) []string {
+	if self == "" || !filepath.IsAbs(self) {
+		return nil
 	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	dir := filepath.Dir(self)
+	paths := []string{filepath.Join(dir, "claude")}
+	if filepath.Base(dir) == "bin" && isAgentCheckout(filepath.Dir(dir)) {
+		paths = append(paths, filepath.Join(filepath.Dir(dir), depsCLI))
+	}
+	return paths
+}
+
+// isAgentCheckout reports whether dir is a source checkout of the agent:
+// its go.mod declares the agent's module.
+func isAgentCheckout(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == agentModule
+		}
+	}
+	return false
 }
 
 // checkExecutable reports whether p is an existing, executable regular file

@@ -34,8 +34,12 @@ func TestFindExecutable(t *testing.T) {
 	os.WriteFile(notExec, nil, 0o644)
 	deps := filepath.Join(dir, "deps")
 	depsCLI := writeScript(t, filepath.Join(deps, "node_modules", ".bin", "claude"), "exit 0")
+	// A repository nobody vetted ships a claude in every place a lookup
+	// relative to the working directory could find.
 	repo := filepath.Join(dir, "repo")
-	repoCLI := writeScript(t, filepath.Join(repo, ".deps", "node_modules", ".bin", "claude"), "exit 0")
+	writeScript(t, filepath.Join(repo, ".deps", "node_modules", ".bin", "claude"), "exit 0")
+	writeScript(t, filepath.Join(repo, "node_modules", ".bin", "claude"), "exit 0")
+	writeScript(t, filepath.Join(repo, "claude"), "exit 0")
 	nested := filepath.Join(repo, "a", "b")
 	os.MkdirAll(nested, 0o755)
 	empty := filepath.Join(dir, "empty")
@@ -48,9 +52,16 @@ func TestFindExecutable(t *testing.T) {
 		{name: "env var", exe: script, path: "", wd: empty, want: script},
 		{name: "env var missing", exe: filepath.Join(dir, "nope"), wd: empty, wantErr: true},
 		{name: "env var not executable", exe: notExec, wd: empty, wantErr: true},
+		{name: "env var command name on PATH", exe: "claude", path: filepath.Dir(script), wd: repo, want: script},
+		{name: "env var command name not on PATH", exe: "claude", wd: repo, wantErr: true},
+		{name: "env var relative path", exe: "./claude", wd: repo, wantErr: true},
+		{name: "env var relative dir", exe: "node_modules/.bin/claude", wd: repo, wantErr: true},
 		{name: "PATH", path: filepath.Dir(script), wd: empty, want: script},
 		{name: "deps env", deps: deps, wd: empty, want: depsCLI},
-		{name: "upward", wd: nested, want: repoCLI},
+		{name: "relative deps env", deps: ".deps", wd: repo, wantErr: true},
+		{name: "not from the working directory", wd: repo, wantErr: true},
+		{name: "not from its parents", wd: nested, wantErr: true},
+		{name: "not from relative PATH entries", path: ".:node_modules/.bin:.deps/node_modules/.bin", wd: repo, wantErr: true},
 		{name: "nothing", wd: empty, wantErr: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +74,7 @@ func TestFindExecutable(t *testing.T) {
 				if err == nil {
 					t.Errorf("found %s", got)
 				}
-				if tt.name == "nothing" && !errors.Is(err, ErrNotFound) {
+				if tt.exe == "" && !errors.Is(err, ErrNotFound) {
 					t.Errorf("err = %v", err)
 				}
 				return
@@ -72,6 +83,56 @@ func TestFindExecutable(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestFindExecutableNextToAgent: the locations tied to the agent's own
+// installation, from its (symlink-resolved) executable.
+func TestFindExecutableNextToAgent(t *testing.T) {
+	t.Setenv("CLAUDE_CODE_EXECUTABLE", "")
+	t.Setenv("PATH", "")
+	t.Setenv("CLAUDE_AGENT_ACP_DEPS", "")
+	dir := t.TempDir()
+
+	// A package that ships the CLI beside the agent; the agent is reached
+	// through a symlink elsewhere.
+	pkg := filepath.Join(dir, "pkg")
+	agent := writeScript(t, filepath.Join(pkg, "claude-agent-acp"), "exit 0")
+	beside := writeScript(t, filepath.Join(pkg, "claude"), "exit 0")
+	link := filepath.Join(dir, "links", "claude-agent-acp")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(agent, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := findExecutable(link); err != nil || got != beside {
+		t.Errorf("beside the agent: %q, %v; want %q", got, err, beside)
+	}
+
+	// The agent's own checkout, built with make build.
+	checkout := filepath.Join(dir, "checkout")
+	os.MkdirAll(checkout, 0o755)
+	os.WriteFile(filepath.Join(checkout, "go.mod"), []byte("module "+agentModule+"\n\ngo 1.26\n"), 0o644)
+	built := writeScript(t, filepath.Join(checkout, "bin", "claude-agent-acp"), "exit 0")
+	pinned := writeScript(t, filepath.Join(checkout, ".deps", "node_modules", ".bin", "claude"), "exit 0")
+	if got, err := findExecutable(built); err != nil || got != pinned {
+		t.Errorf("own checkout: %q, %v; want %q", got, err, pinned)
+	}
+
+	// Another project's bin/ (its go.mod names another module), or a bin/
+	// without go.mod, or the agent deeper inside a checkout: no walking.
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n"), 0o644)
+	writeScript(t, filepath.Join(other, ".deps", "node_modules", ".bin", "claude"), "exit 0")
+	for _, self := range []string{
+		writeScript(t, filepath.Join(other, "bin", "claude-agent-acp"), "exit 0"),
+		writeScript(t, filepath.Join(checkout, "bin", "x", "claude-agent-acp"), "exit 0"),
+		writeScript(t, filepath.Join(checkout, "cmd", "claude-agent-acp", "claude-agent-acp"), "exit 0"),
+		"",
+	} {
+		if got, err := findExecutable(self); !errors.Is(err, ErrNotFound) {
+			t.Errorf("agent at %q: found %q, %v", self, got, err)
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ const DefaultEntrypoint = "sdk-ts"
 const DefaultStartupTimeout = 60 * time.Second
 
 // Options configure one CLI process. The zero value starts the CLI found by
-// [FindExecutable] in the current directory with the CLI's own defaults.
+// [FindExecutable], run in the current directory, with the CLI's own defaults.
 //
 // The fields map to the command line, the environment, and the initialize
 // control request exactly as the TypeScript Agent SDK maps its options; the

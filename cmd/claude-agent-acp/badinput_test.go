@@ -24,9 +24,12 @@ var badLines = []struct {
 	{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, "null", -32700},
 	{"not an object", `42`, "null", -32600},
 	{"empty batch", `[]`, "null", -32600},
-	{"wrong jsonrpc", `{"jsonrpc":"1.0","id":2,"method":"session/new","params":{}}`, "null", -32600},
+	{"wrong jsonrpc", `{"jsonrpc":"1.0","id":2,"method":"session/new","params":{}}`, "2", -32600},
 	{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"session/new","params":{}}`, "null", -32600},
-	{"method not a string", `{"jsonrpc":"2.0","id":3,"method":5}`, "null", -32600},
+	{"method not a string", `{"jsonrpc":"2.0","id":3,"method":5}`, "3", -32600},
+	{"method missing", `{"jsonrpc":"2.0","id":"m","params":{}}`, `"m"`, -32600},
+	{"id only", `{"jsonrpc":"2.0","id":16}`, "16", -32600},
+	{"byte-order mark", "\uFEFF" + `{"jsonrpc":"2.0","id":17,"method":"no/such/method","params":{}}`, "17", -32601},
 	{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"x\xff\"}", "null", -32700},
 	{"unknown method", `{"jsonrpc":"2.0","id":5,"method":"no/such/method","params":{}}`, "5", -32601},
 	{"unknown vendor method", `{"jsonrpc":"2.0","id":"v","method":"_vendor/thing","params":{}}`, `"v"`, -32601},
@@ -43,6 +46,8 @@ var badLines = []struct {
 	{"cancel of an unknown session", `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"no-such-session"}}`, "", 0},
 	{"unknown notification", `{"jsonrpc":"2.0","method":"no/such/notification","params":{}}`, "", 0},
 	{"response nobody asked for", `{"jsonrpc":"2.0","id":99,"result":{}}`, "", 0},
+	{"response with both result and error", `{"jsonrpc":"2.0","id":98,"result":{},"error":{"code":1,"message":"x"}}`, "", 0},
+	{"error response with id null", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`, "", 0},
 	{"cancel_request for nothing", `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":12345}}`, "", 0},
 }
 
