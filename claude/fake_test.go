@@ -26,9 +26,6 @@ func TestMain(m *testing.M) {
 	if sc := os.Getenv("CLAUDE_FAKE_SCENARIO"); sc != "" {
 		os.Exit(runFake(sc))
 	}
-	// Short shutdown timings keep the tests of the escalation fast; the
-	// order of the steps is what the tests check.
-	closeGrace, termGrace = 300*time.Millisecond, 500*time.Millisecond
 	goleak.VerifyTestMain(m)
 }
 

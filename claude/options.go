@@ -162,6 +162,9 @@ type Options struct {
 	// StartupTimeout bounds the initialize handshake in [Start]. Zero means
 	// [DefaultStartupTimeout].
 	StartupTimeout time.Duration
+	// CloseGrace and TermGrace are [Process.Close]'s waits after closing
+	// stdin and after SIGTERM. Zero means the SDK's 2 s and 5 s.
+	CloseGrace, TermGrace time.Duration
 	// Stderr, if set, receives a copy of the CLI's stderr. It is written
 	// from one goroutine; a slow writer slows the CLI down.
 	Stderr io.Writer

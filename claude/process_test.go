@@ -21,6 +21,10 @@ func fakeOptions(scenario string) Options {
 		// GORACE: a race-enabled fake would otherwise sleep 1 s at exit.
 		Env:            append(os.Environ(), "CLAUDE_FAKE_SCENARIO="+scenario, "GORACE=atexit_sleep_ms=0"),
 		StartupTimeout: hangGuard,
+		// Short shutdown timings keep the tests of the escalation fast;
+		// the order of the steps is what the tests check.
+		CloseGrace: 300 * time.Millisecond,
+		TermGrace:  500 * time.Millisecond,
 	}
 }
 

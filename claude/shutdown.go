@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +11,11 @@ import (
 	"time"
 )
 
-// Shutdown timings of [Process.Close], the TypeScript SDK's values. They
-// are variables only so that tests can shorten them.
-var (
-	closeGrace = 2 * time.Second // after closing stdin, before SIGTERM
-	termGrace  = 5 * time.Second // after SIGTERM, before SIGKILL
+// Shutdown timings of [Process.Close], the TypeScript SDK's values;
+// Options.CloseGrace and TermGrace change them.
+const (
+	defaultCloseGrace = 2 * time.Second // after closing stdin, before SIGTERM
+	defaultTermGrace  = 5 * time.Second // after SIGTERM, before SIGKILL
 )
 
 // Close stops the process the way the SDK does: close stdin and wait 2 s for
@@ -28,9 +29,9 @@ func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.beginShutdown()
 		p.closeStdin()
-		if !p.waitExit(closeGrace) {
+		if !p.waitExit(cmp.Or(p.opts.CloseGrace, defaultCloseGrace)) {
 			p.signal(syscall.SIGTERM)
-			if !p.waitExit(termGrace) {
+			if !p.waitExit(cmp.Or(p.opts.TermGrace, defaultTermGrace)) {
 				p.signal(syscall.SIGKILL)
 				p.closeErr = errKilled
 			}
