@@ -83,7 +83,7 @@ func (p *failureProbe) frame(line string) {
 
 // startTurn registers a turn the CLI has started.
 func (p *failureProbe) startTurn(uuid string) *turn {
-	t := &turn{uuid: uuid, done: make(chan turnOutcome, 1), sent: true}
+	t := &turn{uuid: uuid, done: make(chan turnOutcome, 1), phase: turnSent}
 	p.s.turns = append(p.s.turns, t)
 	p.frame(`{"type":"command_lifecycle","command_uuid":"` + uuid + `","state":"started"}`)
 	return t

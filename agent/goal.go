@@ -163,7 +163,7 @@ func (s *session) goalResult(r *claude.ResultMessage) {
 		return
 	}
 	s.goal.pending = nil
-	if p.turn == s.tr.current && r.IsError || p.turn != s.tr.current && !p.turn.started {
+	if p.turn == s.tr.current && r.IsError || p.turn != s.tr.current && p.turn.phase != turnRunning {
 		s.publishGoal(p.prev)
 	}
 }

@@ -87,7 +87,7 @@ func (s *session) onLifecycle(b *claude.CommandLifecycle) {
 	case "started":
 		s.activate(b.CommandUUID)
 	case "cancelled":
-		if t := s.turnByUUID(b.CommandUUID); t != nil && !t.settled && !t.withdrawing {
+		if t := s.turnByUUID(b.CommandUUID); t != nil && !t.settled && t.phase != turnWithdrawing {
 			s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 		}
 		delete(s.cancelledIDs, b.CommandUUID)

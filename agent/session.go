@@ -206,7 +206,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 	s.afterStart(p) // config.go: pending settings, config and command lists
 	// A failed send settles its turn, which edits s.turns.
 	for _, t := range slices.Clone(s.turns) {
-		if !t.sent {
+		if t.phase == turnQueued {
 			s.send(t)
 		}
 	}
@@ -230,7 +230,7 @@ func (s *session) onExit() {
 	clear(s.cancelledIDs) // the next CLI never saw them
 
 	for _, t := range slices.Clone(s.turns) { // settle edits s.turns
-		if t.sent {
+		if t.phase != turnQueued {
 			s.settleLost(t, err)
 		}
 	}

@@ -241,7 +241,7 @@ func TestSubagentPlanToolIsACall(t *testing.T) {
 func TestSubagentPermissionOwner(t *testing.T) {
 	for _, bg := range []bool{true, false} {
 		p := newSubProbe(t, acp.ClientCapabilities{})
-		prompt := &turn{uuid: "u1", done: make(chan turnOutcome, 1), sent: true}
+		prompt := &turn{uuid: "u1", done: make(chan turnOutcome, 1), phase: turnSent}
 		p.s.turns = append(p.s.turns, prompt)
 		p.frame(`{"type":"command_lifecycle","command_uuid":"u1","state":"started"}`)
 		p.frame(fmt.Sprintf(subStarted, bg))

@@ -15,17 +15,21 @@ import (
 
 // A turn is one session/prompt: one Claude user message (with our uuid)
 // from the moment it is accepted until its one answer.
+//
+// Two things about a turn change, each through one method: where its
+// message is on the CLI's side (its phase: queued → sent → running, with
+// sent → withdrawing → queued when an interrupt takes it back out of the
+// CLI's queue to send it again), and whether it has been answered
+// (settle, once; cancelTurns answers "cancelled"). They are independent:
+// a turn answered "cancelled" may still be sent or running in the CLI,
+// whose output for it is then dropped.
 type turn struct {
 	uuid      string
 	msg       claude.UserMessage
 	done      chan turnOutcome // receives exactly one outcome
-	sent      bool             // written to the CLI
-	started   bool             // the CLI began working on it
-	settled   bool
-	cancelled bool
-	// withdrawing: interrupt is taking it out of the CLI's queue, to send
-	// it again; the CLI's "cancelled" for it is not the user's.
-	withdrawing bool
+	phase     turnPhase
+	settled   bool // answered (done has its outcome)
+	cancelled bool // answered "cancelled" by the user's request
 	// withdrawn is done once the client gave up on the request
 	// ($/cancel_request); the connection applies that in wire order.
 	withdrawn <-chan struct{}
@@ -36,6 +40,46 @@ type turn struct {
 	apiErrorText   string // and its text
 	refusalExplain string
 }
+
+// turnPhase is where a turn's message is, as far as the CLI is concerned.
+type turnPhase uint8
+
+const (
+	turnQueued      turnPhase = iota // accepted; not written to the CLI (yet, or again)
+	turnSent                         // written; waiting in the CLI's queue
+	turnWithdrawing                  // an interrupt is taking it back out of the CLI's queue
+	turnRunning                      // the CLI began working on it (for good)
+)
+
+var turnPhaseNames = [...]string{"queued", "sent", "withdrawing", "running"}
+
+func (p turnPhase) String() string { return turnPhaseNames[p] }
+
+// turnMoves are the phase changes that can happen: anything else is a bug
+// in the bookkeeping (moveTo reports it and leaves the phase alone).
+var turnMoves = map[[2]turnPhase]bool{
+	{turnQueued, turnSent}:         true, // written to the CLI
+	{turnSent, turnRunning}:        true, // the CLI started it
+	{turnSent, turnWithdrawing}:    true, // an interrupt takes it back
+	{turnWithdrawing, turnQueued}:  true, // taken back: it will be sent again
+	{turnWithdrawing, turnSent}:    true, // could not be taken back
+	{turnWithdrawing, turnRunning}: true, // it started meanwhile
+	{turnSent, turnQueued}:         true, // the write failed
+}
+
+// moveTo changes the turn's phase, reporting false (and changing nothing)
+// for a move that cannot happen.
+func (t *turn) moveTo(p turnPhase) bool {
+	if t.phase == p || !turnMoves[[2]turnPhase{t.phase, p}] {
+		return t.phase == p
+	}
+	t.phase = p
+	return true
+}
+
+// inCLI reports whether the CLI holds the turn's message without having
+// started it.
+func (t *turn) inCLI() bool { return t.phase == turnSent || t.phase == turnWithdrawing }
 
 type turnOutcome struct {
 	resp *acp.PromptResponse
@@ -122,7 +166,7 @@ func (s *session) flushHeld() {
 		return
 	}
 	for _, t := range slices.Clone(s.turns) { // a failed send edits s.turns
-		if !t.sent && !t.settled {
+		if t.phase == turnQueued && !t.settled {
 			s.send(t)
 		}
 	}
@@ -135,7 +179,7 @@ func (s *session) send(t *turn) {
 		s.settleLost(t, err)
 		return
 	}
-	t.sent = true
+	t.moveTo(turnSent)
 }
 
 // cancel is session/cancel: every turn accepted so far ends as cancelled,
@@ -160,11 +204,11 @@ func (s *session) cancelTurns(ts []*turn) {
 			continue
 		}
 		t.cancelled = true
-		if t.sent && !t.started {
+		if t.inCLI() {
 			s.cancelledIDs[t.uuid] = true
 		}
-		if t.started || !t.sent {
-			interrupt = interrupt || t.started
+		if !t.inCLI() {
+			interrupt = interrupt || t.phase == turnRunning
 		} else if s.proc != nil {
 			// Queued in the CLI but not started: withdraw just that message.
 			p, id := s.proc, t.uuid
@@ -201,8 +245,7 @@ func (s *session) interrupt() {
 	}
 	var qs []queued
 	for _, t := range s.turns {
-		if t.sent && !t.started && !t.settled && !t.withdrawing {
-			t.withdrawing = true
+		if t.phase == turnSent && !t.settled && t.moveTo(turnWithdrawing) {
 			qs = append(qs, queued{t, t.uuid})
 		}
 	}
@@ -226,15 +269,16 @@ func (s *session) interrupt() {
 		}
 		s.post(func() {
 			s.interrupting--
-			for _, q := range qs {
-				q.t.withdrawing = false
-			}
 			for _, q := range back {
 				delete(s.cancelledIDs, q.id) // withdrawn: it will never start
-				if !q.t.settled {
-					q.t.sent = false
+				if !q.t.settled && q.t.moveTo(turnQueued) {
 					q.t.uuid = uuid.NewString()
 					q.t.msg.UUID = q.t.uuid
+				}
+			}
+			for _, q := range qs {
+				if q.t.phase == turnWithdrawing {
+					q.t.moveTo(turnSent) // not taken back: still in the CLI's queue
 				}
 			}
 			s.flushHeld()
@@ -277,13 +321,17 @@ func (s *session) activate(id string) {
 	t := s.turnByUUID(id)
 	if t == nil && s.cancelledIDs[id] {
 		// A turn answered "cancelled" while queued that the CLI ran anyway.
-		t = &turn{uuid: id, settled: true, cancelled: true}
+		t = &turn{uuid: id, phase: turnSent, settled: true, cancelled: true}
 		delete(s.cancelledIDs, id)
 	}
-	if t == nil || t.started {
+	if t == nil || t.phase == turnRunning {
 		return
 	}
-	t.started = true
+	if !t.moveTo(turnRunning) {
+		// The CLI is the authority on what it runs.
+		s.log.Warn("the CLI started a turn the agent had not sent", "phase", t.phase.String())
+		t.phase = turnRunning
+	}
 	s.tr.current = t
 	s.tr.out.reset()
 	if t.cancelled {
