@@ -39,17 +39,16 @@ var headlessUnusable = []string{
 // used until the CLI's first init frame says otherwise.
 var defaultTerminalOnly = []string{"doctor", "color", "focus", "reload-plugins"}
 
-func (s *session) commandsFromStart(cmds []claude.SlashCommand) {
-	s.cmds.known = cmds
-	if s.cmds.terminalOnly == nil {
-		s.cmds.terminalOnly = defaultTerminalOnly
+func (c *commandState) learnFromStart(cmds []claude.SlashCommand) {
+	c.known = cmds
+	if c.terminalOnly == nil {
+		c.terminalOnly = defaultTerminalOnly
 	}
-	s.publishCommands()
 }
 
-// commandsFromInit follows the command list of an init frame (commands
+// learnFromInit follows the command list of an init frame (commands
 // added on disk, terminal-only markers).
-func (s *session) commandsFromInit(raw json.RawMessage) {
+func (c *commandState) learnFromInit(raw json.RawMessage) {
 	var f struct {
 		SlashCommands         []string `json:"slash_commands"`
 		TerminalSlashCommands []string `json:"terminal_slash_commands"`
@@ -58,29 +57,28 @@ func (s *session) commandsFromInit(raw json.RawMessage) {
 		return
 	}
 	if f.SlashCommands != nil {
-		s.cmds.names = f.SlashCommands
+		c.names = f.SlashCommands
 	}
 	if f.TerminalSlashCommands != nil {
-		s.cmds.terminalOnly = f.TerminalSlashCommands
+		c.terminalOnly = f.TerminalSlashCommands
 	}
-	s.publishCommands()
 }
 
-// availableCommands is the list the client may offer.
-func (s *session) availableCommands() []acp.AvailableCommand {
+// available is the list the client may offer.
+func (c *commandState) available() []acp.AvailableCommand {
 	byName := map[string]claude.SlashCommand{}
 	order := []string{}
-	for _, c := range s.cmds.known {
-		if _, dup := byName[c.Name]; !dup {
-			byName[c.Name] = c
-			order = append(order, c.Name)
+	for _, k := range c.known {
+		if _, dup := byName[k.Name]; !dup {
+			byName[k.Name] = k
+			order = append(order, k.Name)
 		}
 	}
-	if s.cmds.names != nil {
+	if c.names != nil {
 		// The init frame's list is current: new names are added, names
 		// it no longer has are dropped.
 		order = order[:0:0]
-		for _, n := range s.cmds.names {
+		for _, n := range c.names {
 			if _, ok := byName[n]; !ok {
 				byName[n] = claude.SlashCommand{Name: n}
 			}
@@ -91,13 +89,13 @@ func (s *session) availableCommands() []acp.AvailableCommand {
 	}
 	out := []acp.AvailableCommand{}
 	for _, n := range order {
-		c := byName[n]
-		if !usableCommand(c, s.cmds.terminalOnly) {
+		k := byName[n]
+		if !usableCommand(k, c.terminalOnly) {
 			continue
 		}
-		ac := acp.AvailableCommand{Name: c.Name, Description: c.Description}
-		if c.ArgumentHint != "" {
-			ac.Input = &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: c.ArgumentHint}}
+		ac := acp.AvailableCommand{Name: k.Name, Description: k.Description}
+		if k.ArgumentHint != "" {
+			ac.Input = &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: k.ArgumentHint}}
 		}
 		out = append(out, ac)
 	}
@@ -118,7 +116,7 @@ func usableCommand(c claude.SlashCommand, terminalOnly []string) bool {
 
 // publishCommands sends the list when it changed.
 func (s *session) publishCommands() {
-	cmds := s.availableCommands()
+	cmds := s.cmds.available()
 	j := string(mustJSON(cmds))
 	if j == s.cmds.sent {
 		return

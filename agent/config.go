@@ -97,8 +97,8 @@ func (a *Agent) setConfigOption(ctx context.Context, p *acp.SetSessionConfigOpti
 	}
 	var opts []acp.SessionConfigOption
 	s.do(func() {
-		opts = s.configOptions()
-		s.configSent = string(mustJSON(opts))
+		opts = s.conf.configOptions(s.a.modelList())
+		s.conf.configSent = string(mustJSON(opts))
 	})
 	return &acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
@@ -114,10 +114,10 @@ func (a *Agent) setConfigOption(ctx context.Context, p *acp.SetSessionConfigOpti
 func (s *session) applyMode(ctx context.Context, id, field string) error {
 	valid := false
 	s.do(func() {
-		if valid = s.hasMode(id); !valid {
+		if valid = s.conf.hasMode(s.a.modelList(), id); !valid {
 			return
 		}
-		prev, proc := s.modeID, s.proc
+		prev, proc := s.conf.modeID, s.cli.proc
 		s.setModeID(id)
 		if proc == nil || prev == id {
 			return
@@ -136,7 +136,7 @@ func (s *session) applyMode(ctx context.Context, id, field string) error {
 			if _, err := call.Wait(ctx); err != nil && !errors.Is(err, claude.ErrClosed) && !errors.Is(err, claude.ErrExited) {
 				s.log.Warn("Claude Code refused the mode", "mode", id, "error", err)
 				s.post(func() {
-					if s.modeID == id && s.proc == proc {
+					if s.conf.modeID == id && s.cli.proc == proc {
 						s.setModeID(prev)
 					}
 				})
@@ -156,12 +156,12 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 	var prev string
 	valid := false
 	s.do(func() {
-		valid = value != "" && value == s.model // also a fallback model's extra row
+		valid = value != "" && value == s.conf.model // also a fallback model's extra row
 		for _, m := range s.a.modelList() {
 			valid = valid || m.Value == value
 		}
 		if valid {
-			prev, proc = s.model, s.proc
+			prev, proc = s.conf.model, s.cli.proc
 			s.setModel(value)
 		}
 	})
@@ -188,23 +188,23 @@ func cliModel(value string) string {
 }
 
 func (s *session) setModel(value string) {
-	s.model = value
-	s.opts.Model = cliModel(value)
+	s.conf.model = value
+	s.conf.opts.Model = cliModel(value)
 }
 
 func (s *session) applyEffort(ctx context.Context, level string) error {
 	var proc *claude.Process
 	valid := false
 	s.do(func() {
-		if info, ok := s.modelInfo(); ok && info.SupportsEffort {
+		if info, ok := s.conf.modelInfo(s.a.modelList()); ok && info.SupportsEffort {
 			for _, l := range info.SupportedEffortLevels {
 				valid = valid || l == level
 			}
 		}
 		if valid {
-			proc = s.proc
-			s.effort = level
-			s.opts.Effort = level
+			proc = s.cli.proc
+			s.conf.effort = level
+			s.conf.opts.Effort = level
 		}
 	})
 	if !valid {
@@ -228,13 +228,13 @@ func (s *session) applyThinking(ctx context.Context, on bool) error {
 	var proc *claude.Process
 	valid := false
 	s.do(func() {
-		info, ok := s.modelInfo()
+		info, ok := s.conf.modelInfo(s.a.modelList())
 		if valid = ok && info.SupportsThinkingOff; valid {
-			proc = s.proc
-			s.thinkingOff = !on
-			s.opts.Thinking = claude.Thinking{}
+			proc = s.cli.proc
+			s.conf.thinkingOff = !on
+			s.conf.opts.Thinking = claude.Thinking{}
 			if !on {
-				s.opts.Thinking.Type = "disabled"
+				s.conf.opts.Thinking.Type = "disabled"
 			}
 		}
 	})
@@ -266,36 +266,35 @@ func (a *Agent) modelList() []claude.ModelInfo {
 // it is described by its id alone. Its effort levels and thinking switch
 // are unknown, so those options are left out; auto mode stays offered,
 // since the CLI itself refuses it for a model that cannot use it.
-func (s *session) modelInfo() (claude.ModelInfo, bool) {
-	models := s.a.modelList()
+func (c *sessionConfig) modelInfo(models []claude.ModelInfo) (claude.ModelInfo, bool) {
 	if len(models) == 0 {
 		return claude.ModelInfo{}, false
 	}
 	for _, m := range models {
-		if m.Value == s.model {
+		if m.Value == c.model {
 			return m, true
 		}
 	}
-	if s.model != "" {
-		return claude.ModelInfo{Value: s.model, ResolvedModel: s.model, DisplayName: s.model, SupportsAutoMode: true}, true
+	if c.model != "" {
+		return claude.ModelInfo{Value: c.model, ResolvedModel: c.model, DisplayName: c.model, SupportsAutoMode: true}, true
 	}
 	return models[0], true
 }
 
 // configOptions is the full list of the session's config options.
-func (s *session) configOptions() []acp.SessionConfigOption {
-	opts := []acp.SessionConfigOption{s.modeOption()}
-	info, known := s.modelInfo()
+func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionConfigOption {
+	opts := []acp.SessionConfigOption{c.modeOption(models)}
+	info, known := c.modelInfo(models)
 	if !known {
 		return opts
 	}
-	opts = append(opts, s.modelOption(info))
+	opts = append(opts, c.modelOption(models, info))
 	if info.SupportsEffort && len(info.SupportedEffortLevels) > 0 {
 		var choices []acp.SessionConfigSelectOption
 		for _, l := range info.SupportedEffortLevels {
 			choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(l), Name: effortName(l)})
 		}
-		current := firstNonEmpty(s.effort, "medium")
+		current := firstNonEmpty(c.effort, "medium")
 		opts = append(opts, acp.SessionConfigOption{
 			ID: configEffort, Name: "Effort", Category: acp.Some(acp.SessionConfigOptionCategory("thought_level")),
 			Description: acp.Some("How much the model thinks and works before it answers"),
@@ -309,7 +308,7 @@ func (s *session) configOptions() []acp.SessionConfigOption {
 		opts = append(opts, acp.SessionConfigOption{
 			ID: configThinking, Name: "Thinking", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
 			Description: acp.Some("Let the model think before it answers"),
-			Boolean:     &acp.SessionConfigBoolean{CurrentValue: !s.thinkingOff},
+			Boolean:     &acp.SessionConfigBoolean{CurrentValue: !c.thinkingOff},
 		})
 	}
 	return opts
@@ -327,16 +326,16 @@ func effortName(level string) string {
 	return string(level[0]-'a'+'A') + level[1:]
 }
 
-func (s *session) modeOption() acp.SessionConfigOption {
+func (c *sessionConfig) modeOption(models []claude.ModelInfo) acp.SessionConfigOption {
 	var choices []acp.SessionConfigSelectOption
-	for _, m := range s.modes() {
+	for _, m := range c.modes(models) {
 		choices = append(choices, acp.SessionConfigSelectOption{
 			Value: acp.SessionConfigValueID(m.id), Name: m.name, Description: acp.Some(m.description)})
 	}
 	return acp.SessionConfigOption{
 		ID: configMode, Name: "Mode", Category: acp.Some(acp.SessionConfigOptionCategory("mode")),
 		Select: &acp.SessionConfigSelect{
-			CurrentValue: acp.SessionConfigValueID(s.modeID),
+			CurrentValue: acp.SessionConfigValueID(c.modeID),
 			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
 		},
 	}
@@ -344,10 +343,10 @@ func (s *session) modeOption() acp.SessionConfigOption {
 
 // modelOption offers the CLI's own model list, plus the current model when
 // the list does not name it.
-func (s *session) modelOption(current claude.ModelInfo) acp.SessionConfigOption {
+func (c *sessionConfig) modelOption(models []claude.ModelInfo, current claude.ModelInfo) acp.SessionConfigOption {
 	var choices []acp.SessionConfigSelectOption
 	listed := false
-	for _, m := range s.a.modelList() {
+	for _, m := range models {
 		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: firstNonEmpty(m.DisplayName, m.Value)}
 		if m.Description != "" {
 			o.Description = acp.Some(m.Description)
@@ -370,22 +369,22 @@ func (s *session) modelOption(current claude.ModelInfo) acp.SessionConfigOption 
 // publishConfig sends config_option_update when the options differ from
 // what the client last got.
 func (s *session) publishConfig() {
-	if s.configSent == "" {
+	if s.conf.configSent == "" {
 		return // the client has no list yet; its setup response will carry one
 	}
-	opts := s.configOptions()
+	opts := s.conf.configOptions(s.a.modelList())
 	j := string(mustJSON(opts))
-	if j == s.configSent {
+	if j == s.conf.configSent {
 		return
 	}
-	s.configSent = j
+	s.conf.configSent = j
 	s.a.notify(s.id, acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
 }
 
 // modelFromCLI follows a model change the CLI made itself (a /model
 // prompt): the resolved model name maps back to a row of the list.
 func (s *session) modelFromCLI(resolved string) {
-	info, known := s.modelInfo()
+	info, known := s.conf.modelInfo(s.a.modelList())
 	if resolved == "" || !known || info.ResolvedModel == resolved || info.Value == resolved {
 		return
 	}
@@ -403,7 +402,7 @@ func (s *session) modelFromCLI(resolved string) {
 // nothing is sent to it; the picker shows it (the row that names it, else
 // an extra row with its id) and the next CLI start keeps it.
 func (s *session) followModelSwap(model string) {
-	if info, known := s.modelInfo(); model == "" || known && (info.ResolvedModel == model || info.Value == model) {
+	if info, known := s.conf.modelInfo(s.a.modelList()); model == "" || known && (info.ResolvedModel == model || info.Value == model) {
 		return
 	}
 	value := model
@@ -424,19 +423,19 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 	var r struct {
 		LocalCommand string `json:"local_command"`
 	}
-	if json.Unmarshal(raw, &r) != nil || (r.LocalCommand != "model" && r.LocalCommand != "effort") || s.proc == nil {
+	if json.Unmarshal(raw, &r) != nil || (r.LocalCommand != "model" && r.LocalCommand != "effort") || s.cli.proc == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	st, err := cliSettings(ctx, s.proc)
+	st, err := cliSettings(ctx, s.cli.proc)
 	if err != nil {
 		return
 	}
 	s.modelFromCLI(st.Applied.Model)
 	if st.Applied.Effort != "" {
-		s.effort = st.Applied.Effort
-		s.opts.Effort = st.Applied.Effort
+		s.conf.effort = st.Applied.Effort
+		s.conf.opts.Effort = st.Applied.Effort
 	}
 	s.publishConfig()
 }
@@ -469,30 +468,31 @@ func (s *session) afterStart(p *claude.Process) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	init := p.InitializeResponse()
-	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.modeID {
-		if err := p.SetPermissionMode(ctx, s.modeID); err != nil {
+	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
+		if err := p.SetPermissionMode(ctx, s.conf.modeID); err != nil {
 			s.log.Debug("mode not applied", "error", err)
 			s.setModeID(init.CurrentPermissionMode)
 		}
 	}
 	if st, err := cliSettings(ctx, p); err == nil {
-		if info, ok := s.modelInfo(); ok && s.model != "" && st.Applied.Model != "" &&
+		if info, ok := s.conf.modelInfo(s.a.modelList()); ok && s.conf.model != "" && st.Applied.Model != "" &&
 			info.ResolvedModel != st.Applied.Model && info.Value != st.Applied.Model {
-			if err := p.SetModel(ctx, cliModel(s.model)); err != nil {
+			if err := p.SetModel(ctx, cliModel(s.conf.model)); err != nil {
 				s.log.Debug("model not applied", "error", err)
 			}
 		}
 		switch {
-		case s.effort == "":
-			s.effort = st.Applied.Effort
-		case st.Applied.Effort != "" && s.effort != st.Applied.Effort:
-			if err := setEffort(ctx, p, s.effort); err != nil {
+		case s.conf.effort == "":
+			s.conf.effort = st.Applied.Effort
+		case st.Applied.Effort != "" && s.conf.effort != st.Applied.Effort:
+			if err := setEffort(ctx, p, s.conf.effort); err != nil {
 				s.log.Debug("effort not applied", "error", err)
 			}
 		}
 	}
 	s.publishConfig()
 	if init != nil {
-		s.commandsFromStart(init.Commands)
+		s.cmds.learnFromStart(init.Commands)
+		s.publishCommands()
 	}
 }

@@ -19,18 +19,18 @@ func optionIDs(opts []acp.SessionConfigOption) string {
 // TestConfigOptions: the options follow what the current model supports.
 func TestConfigOptions(t *testing.T) {
 	a := New(Config{})
-	s := &session{a: a, modeID: claude.PermissionDefault}
-	if got := optionIDs(s.configOptions()); got != "mode" {
+	s := &session{a: a, conf: sessionConfig{modeID: claude.PermissionDefault}}
+	if got := optionIDs(s.conf.configOptions(s.a.modelList())); got != "mode" {
 		t.Errorf("before the model list is known: %s", got)
 	}
-	if got := s.modeState(); len(got.AvailableModes) != 4 { // no bypass without the flag
+	if got := s.conf.modeState(s.a.modelList()); len(got.AvailableModes) != 4 { // no bypass without the flag
 		t.Errorf("modes %+v", got.AvailableModes)
 	}
 	a.models = []claude.ModelInfo{
 		{Value: "default", DisplayName: "Default", SupportsEffort: true, SupportedEffortLevels: []string{"low", "medium", "xhigh"}, SupportsAutoMode: true},
 		{Value: "old", DisplayName: "Old", SupportsThinkingOff: true},
 	}
-	opts := s.configOptions()
+	opts := s.conf.configOptions(s.a.modelList())
 	if got := optionIDs(opts); got != "mode,model,effort" {
 		t.Fatalf("options %s", got)
 	}
@@ -38,15 +38,15 @@ func TestConfigOptions(t *testing.T) {
 	if effort.CurrentValue != "medium" || len(effort.Options.Ungrouped) != 3 || effort.Options.Ungrouped[2].Name != "Extra high" {
 		t.Errorf("effort %+v", effort)
 	}
-	s.model = "old"
-	opts = s.configOptions()
+	s.conf.model = "old"
+	opts = s.conf.configOptions(s.a.modelList())
 	if got := optionIDs(opts); got != "mode,model,thinking" || opts[1].Select.CurrentValue != "old" || !opts[2].Boolean.CurrentValue {
 		t.Errorf("old model options %s %+v", got, opts)
 	}
 	// The old model cannot do auto mode; the current mode is always listed.
-	s.modeID = claude.PermissionDontAsk
+	s.conf.modeID = claude.PermissionDontAsk
 	var ids []string
-	for _, m := range s.modes() {
+	for _, m := range s.conf.modes(s.a.modelList()) {
 		ids = append(ids, m.id)
 	}
 	if strings.Join(ids, ",") != "default,acceptEdits,plan,dontAsk" {

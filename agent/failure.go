@@ -307,17 +307,17 @@ func (f *failureState) publish(rec failureRecord, kind failureKind, turn string)
 
 // failedTurn is a turn's terminal failure for a capable client: the turn
 // ends normally (end_turn) and the record rides on the PromptResponse.
-func (s *session) failedTurn(t *turn, kind failureKind, title, details string) *acp.PromptResponse {
-	rec := s.fail.makeRecord(turnFailureID(t.uuid), kind, severityError, title, details)
-	s.fail.commit(rec, kind, t.uuid)
+func (f *failureState) failedTurn(t *turn, kind failureKind, title, details string) *acp.PromptResponse {
+	rec := f.makeRecord(turnFailureID(t.uuid), kind, severityError, title, details)
+	f.commit(rec, kind, t.uuid)
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Meta: failureMeta(nil, rec)}
 }
 
 // sessionFailure publishes a terminal failure that has no open turn to
 // carry it (background work, an idle CLI dying).
-func (s *session) sessionFailure(kind failureKind, title, details string) {
-	s.log.Warn("session failure outside a turn", "kind", string(kind))
-	s.fail.publish(s.fail.makeRecord(s.fail.sessionIncidentID(), kind, severityError, title, details), kind, "")
+func (f *failureState) sessionFailure(kind failureKind, title, details string) {
+	f.log.Warn("session failure outside a turn", "kind", string(kind))
+	f.publish(f.makeRecord(f.sessionIncidentID(), kind, severityError, title, details), kind, "")
 }
 
 // recover ends the internal activity of every record whose rule matches;

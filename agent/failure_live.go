@@ -50,7 +50,7 @@ func (s *session) typedOutcome(t *turn, r *claude.ResultMessage) (*acp.PromptRes
 		return nil, false
 	}
 	title, details := failureText(text)
-	return s.failedTurn(t, kind, title, details), true
+	return s.fail.failedTurn(t, kind, title, details), true
 }
 
 // failureBoundary runs at every result, before the turn settles: a result
@@ -104,14 +104,14 @@ func (s *session) failureStarted(p *claude.Process) {
 	s.fail.shutdownArmed = false
 	s.fail.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime })
 	if init := p.InitializeResponse(); init != nil {
-		s.observeFastMode(init.FastModeState, init.Raw)
+		s.adv.observeFastMode(s.tr.current, init.FastModeState, init.Raw)
 	}
 }
 
 // settleStartFailure answers a turn whose CLI could not start.
 func (s *session) settleStartFailure(t *turn, err error) {
 	if !s.fail.failuresOn() {
-		s.settle(t, nil, startError(err))
+		s.q.settle(t, nil, startError(err))
 		return
 	}
 	title := ""
@@ -121,21 +121,21 @@ func (s *session) settleStartFailure(t *turn, err error) {
 		title = "Claude Code could not start: " + strings.Join(se.Errors, "; ")
 	}
 	title, details := failureText(title)
-	s.settle(t, s.failedTurn(t, kindStartup, title, details), nil)
+	s.q.settle(t, s.fail.failedTurn(t, kindStartup, title, details), nil)
 }
 
 // settleLost answers a turn whose CLI went away (it exited, or a write to
 // it failed). There is no Claude text: the adapter's title applies.
 func (s *session) settleLost(t *turn, err error) {
 	if !s.fail.failuresOn() {
-		s.settle(t, nil, exitError(err))
+		s.q.settle(t, nil, exitError(err))
 		return
 	}
 	kind := kindTransport
 	if s.fail.shutdownArmed {
 		kind = kindShutdown
 	}
-	s.settle(t, s.failedTurn(t, kind, "", ""), nil)
+	s.q.settle(t, s.fail.failedTurn(t, kind, "", ""), nil)
 }
 
 // failureExitIdle reports a CLI that ended with no turn open: after a
@@ -148,17 +148,17 @@ func (s *session) failureExitIdle(err error) {
 	}
 	switch {
 	case armed:
-		s.sessionFailure(kindShutdown, "", "")
+		s.fail.sessionFailure(kindShutdown, "", "")
 	case err != nil && !errors.Is(err, claude.ErrClosed):
-		s.sessionFailure(kindTransport, "", "")
+		s.fail.sessionFailure(kindTransport, "", "")
 	}
 }
 
 // onAPIRetry turns the CLI's retry progress into a warning on the turn's
 // failure id (or a background incident's), with the progress in the title.
 // The terminal failure, if any, is a higher revision of the same id.
-func (s *session) onAPIRetry(b *claude.APIRetry) {
-	if !s.fail.failuresOn() {
+func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
+	if !v.fail.failuresOn() {
 		return
 	}
 	kind, ok := retryKind(b)
@@ -170,15 +170,15 @@ func (s *session) onAPIRetry(b *claude.APIRetry) {
 		title = fmt.Sprintf("Reconnecting to Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
 	}
 	var id, turnID string
-	if t := s.tr.current; t != nil {
+	if t := current; t != nil {
 		id, turnID = turnFailureID(t.uuid), t.uuid
 	} else {
-		if s.fail.retryID == "" {
-			s.fail.retryID = s.fail.sessionIncidentID()
+		if v.fail.retryID == "" {
+			v.fail.retryID = v.fail.sessionIncidentID()
 		}
-		id = s.fail.retryID
+		id = v.fail.retryID
 	}
-	s.fail.publish(s.fail.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
+	v.fail.publish(v.fail.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
 }
 
 // onRefusalFallback reports that the CLI retried a refused request on
@@ -186,7 +186,7 @@ func (s *session) onAPIRetry(b *claude.APIRetry) {
 // clients that take notices, else the historical transcript line; never
 // two of them. A persistent swap (not a revert, not a one-response local
 // retry) also moves the session's model picker to the fallback model.
-func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
+func (v *advisor) onRefusalFallback(current *turn, b *claude.ModelRefusalFallback) {
 	category := ""
 	if b.APIRefusalCategory != "" {
 		category = " (" + b.APIRefusalCategory + ")"
@@ -199,33 +199,30 @@ func (s *session) onRefusalFallback(b *claude.ModelRefusalFallback) {
 		outcome = "Only that response came from " + b.FallbackModel + "; the session stays on " + b.OriginalModel + "."
 	}
 	summary := b.OriginalModel + " declined this request" + category + "; retried with " + b.FallbackModel + ". " + outcome
-	if b.Direction != "revert" && b.Scope != "local" {
-		defer s.followModelSwap(b.FallbackModel) // after the notice that explains it
-	}
-	if !s.fail.failuresOn() {
-		if s.noticesOn() {
-			s.sendNotice(acp.NoticeSeverityWarning, summary, b.APIRefusalExplanation, "Model fallback")
+	if !v.fail.failuresOn() {
+		if v.notices {
+			v.sendNotice(acp.NoticeSeverityWarning, summary, b.APIRefusalExplanation, "Model fallback")
 			return
 		}
 		text := "**Model fallback:** " + summary
 		if b.APIRefusalExplanation != "" {
 			text += "\n\n" + b.APIRefusalExplanation
 		}
-		s.transcriptLine(text)
+		v.transcriptLine(text)
 		return
 	}
 	title, details := strings.TrimSpace(scrub.Text(summary)), strings.TrimSpace(scrub.Text(b.APIRefusalExplanation))
 	if details != "" && len([]rune(title))+1+len([]rune(details)) <= titleMax {
 		title, details = title+" "+details, ""
 	}
-	s.publishNotice("model_refusal_fallback", title, details)
+	v.publishNotice(current, "model_refusal_fallback", title, details)
 }
 
 // onModelFallback reports --fallback-model taking over (overload, missing
 // model) in Claude's own words, as a typed warning or a notice. Other
 // clients never saw it and still do not.
-func (s *session) onModelFallback(b *claude.ModelFallback) {
-	air, notices := s.fail.failuresOn(), s.noticesOn()
+func (v *advisor) onModelFallback(current *turn, b *claude.ModelFallback) {
+	air, notices := v.fail.failuresOn(), v.notices
 	if !air && !notices {
 		return
 	}
@@ -234,11 +231,11 @@ func (s *session) onModelFallback(b *claude.ModelFallback) {
 		text = fmt.Sprintf("Switched to %s because %s was unavailable.", b.FallbackModel, firstNonEmpty(b.OriginalModel, "the selected model"))
 	}
 	if !air {
-		s.sendNotice(acp.NoticeSeverityWarning, text, "", "Model fallback")
+		v.sendNotice(acp.NoticeSeverityWarning, text, "", "Model fallback")
 		return
 	}
 	title, details := failureText(text)
-	s.publishNotice("model_fallback", title, details)
+	v.publishNotice(current, "model_fallback", title, details)
 }
 
 // fastModeReasons explain why the CLI turned fast mode off. Routine
@@ -256,12 +253,12 @@ var fastModeReasons = map[string]string{
 // observeFastMode follows the CLI's fast_mode_state (in the initialize
 // response, system/init and every result) and says once when fast mode
 // that was on is turned off for a reason the user should know.
-func (s *session) observeFastMode(state string, raw json.RawMessage) {
+func (v *advisor) observeFastMode(current *turn, state string, raw json.RawMessage) {
 	if state == "" {
 		return
 	}
-	prev := s.fail.fastMode
-	s.fail.fastMode = state
+	prev := v.fail.fastMode
+	v.fail.fastMode = state
 	if state != "off" || (prev != "on" && prev != "cooldown") {
 		return
 	}
@@ -274,27 +271,27 @@ func (s *session) observeFastMode(state string, raw json.RawMessage) {
 		return
 	}
 	switch {
-	case s.fail.failuresOn():
-	case s.noticesOn():
-		s.sendNotice(acp.NoticeSeverityWarning, "Fast mode turned off: "+why+".", "", "Fast mode turned off")
+	case v.fail.failuresOn():
+	case v.notices:
+		v.sendNotice(acp.NoticeSeverityWarning, "Fast mode turned off: "+why+".", "", "Fast mode turned off")
 		return
 	default:
-		s.transcriptLine("**Fast mode turned off:** " + why + ".")
+		v.transcriptLine("**Fast mode turned off:** " + why + ".")
 		return
 	}
-	s.publishNotice("fast_mode_off", "Fast mode turned off: "+why+".", "")
+	v.publishNotice(current, "fast_mode_off", "Fast mode turned off: "+why+".", "")
 }
 
 // publishNotice publishes a warning in the :notice: namespace. Consecutive
 // updates of one notice within one turn reuse its id with a higher
 // revision; a later occurrence gets a new id even with the same words.
-func (s *session) publishNotice(key, title, details string) {
-	s.fail.init()
+func (v *advisor) publishNotice(current *turn, key, title, details string) {
+	v.fail.init()
 	turn := ""
-	if s.tr.current != nil {
-		turn = s.tr.current.uuid
+	if current != nil {
+		turn = current.uuid
 	}
-	ln := s.fail.lastNotice
+	ln := v.fail.lastNotice
 	var id string
 	if ln.key == key && ln.turn == turn {
 		if ln.title == title {
@@ -302,16 +299,16 @@ func (s *session) publishNotice(key, title, details string) {
 		}
 		id = ln.id
 	} else {
-		id = s.fail.noticeID()
+		id = v.fail.noticeID()
 	}
-	if s.fail.publish(s.fail.makeRecord(id, kindAdvisory, severityWarning, title, details), kindAdvisory, "") {
-		s.fail.lastNotice.key, s.fail.lastNotice.id, s.fail.lastNotice.title, s.fail.lastNotice.turn = key, id, title, turn
+	if v.fail.publish(v.fail.makeRecord(id, kindAdvisory, severityWarning, title, details), kindAdvisory, "") {
+		v.fail.lastNotice.key, v.fail.lastNotice.id, v.fail.lastNotice.title, v.fail.lastNotice.turn = key, id, title, turn
 	}
 }
 
 // transcriptLine is a legacy client's notice: plain agent text with no
 // message id, exactly as the reference adapter wrote it.
-func (s *session) transcriptLine(text string) {
-	s.a.notify(s.id, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{
+func (v *advisor) transcriptLine(text string) {
+	v.sink(v.sessionID, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{
 		Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}})
 }

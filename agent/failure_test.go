@@ -65,9 +65,10 @@ func newFailureProbe(t *testing.T, capable bool) *failureProbe {
 func (p *failureProbe) shadow(id string) *session {
 	quit := make(chan struct{})
 	close(quit)
-	s := &session{a: p.a, id: id, log: p.a.log, quit: quit, cancelledIDs: map[string]bool{}}
+	s := &session{a: p.a, id: id, log: p.a.log, quit: quit, q: turnQueue{cancelledIDs: map[string]bool{}}}
 	s.tr = newTranslator(p.a, id, "", p.a.log, now{s})
 	s.fail = newFailureState(p.a, id, p.a.log)
+	s.adv = newAdvisor(p.a, id, &s.fail)
 	return s
 }
 
@@ -84,7 +85,7 @@ func (p *failureProbe) frame(line string) {
 // startTurn registers a turn the CLI has started.
 func (p *failureProbe) startTurn(uuid string) *turn {
 	t := &turn{uuid: uuid, done: make(chan turnOutcome, 1), phase: turnSent}
-	p.s.turns = append(p.s.turns, t)
+	p.s.q.turns = append(p.s.q.turns, t)
 	p.frame(`{"type":"command_lifecycle","command_uuid":"` + uuid + `","state":"started"}`)
 	return t
 }

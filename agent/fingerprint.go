@@ -45,10 +45,10 @@ func (s *session) reconfigure(ctx context.Context, setup *sessionSetup) (restart
 		var starting chan error
 		if !s.do(func() {
 			switch {
-			case want != "" && fingerprint(s.opts) == want:
-			case s.starting:
+			case want != "" && fingerprint(s.conf.opts) == want:
+			case s.cli.starting:
 				starting = make(chan error, 1)
-				s.startWaiters = append(s.startWaiters, starting)
+				s.cli.startWaiters = append(s.cli.startWaiters, starting)
 			default:
 				restarted = s.restart(setup)
 			}
@@ -75,27 +75,27 @@ func (s *session) reconfigure(ctx context.Context, setup *sessionSetup) (restart
 // CLI the next start simply uses the new settings.
 func (s *session) restart(setup *sessionSetup) bool {
 	s.log.Info("session settings changed; restarting Claude Code")
-	p := s.proc
+	p := s.cli.proc
 	if p != nil {
-		s.proc, s.msgs = nil, nil
-		s.stopBackground()   // terminal.go: its background commands end with it
-		s.tr.subagentsLost() // subagent_sessions.go: and its subagents
+		s.cli.proc, s.cli.msgs = nil, nil
+		s.tr.stopBackground() // terminal.go: its background commands end with it
+		s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
 		s.tr.current = nil
 		s.tr.out.reset()
 	}
 	// Without a CLI attached, cancelTurns answers and withdraws but sends
 	// the dying CLI nothing.
-	s.cancelTurns(slices.Clone(s.turns))
-	clear(s.cancelledIDs) // the next CLI never saw them
-	s.opts.Dir, s.opts.AddDirs, s.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
+	s.cancelTurns(slices.Clone(s.q.turns))
+	clear(s.q.cancelledIDs) // the next CLI never saw them
+	s.conf.opts.Dir, s.conf.opts.AddDirs, s.conf.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
 	s.setCwd(setup.cwd)
 	if p == nil {
 		return false
 	}
-	s.retired = p
+	s.cli.retired = p
 	s.startCLI()
-	if s.retired != nil { // not taken by a start (cannot happen while live)
-		s.retired = nil
+	if s.cli.retired != nil { // not taken by a start (cannot happen while live)
+		s.cli.retired = nil
 		go p.Close()
 		return false
 	}

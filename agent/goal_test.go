@@ -47,7 +47,7 @@ func goalTurn(p *subProbe, text string) *turn {
 	t := &turn{uuid: "g-" + text, done: make(chan turnOutcome, 1), phase: turnSent}
 	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock(text)}, UUID: t.uuid}
 	p.s.goalPrompt(t)
-	p.s.turns = append(p.s.turns, t)
+	p.s.q.turns = append(p.s.q.turns, t)
 	return t
 }
 

@@ -259,8 +259,8 @@ func startFailure(id string, err error) error {
 // state is the session's modes and config options, read on its goroutine.
 func (s *session) state() (modes *acp.SessionModeState, opts []acp.SessionConfigOption) {
 	s.do(func() {
-		modes, opts = s.modeState(), s.configOptions()
-		s.configSent = string(mustJSON(opts))
+		modes, opts = s.conf.modeState(s.a.modelList()), s.conf.configOptions(s.a.modelList())
+		s.conf.configSent = string(mustJSON(opts))
 	})
 	return modes, opts
 }
@@ -269,8 +269,8 @@ func (s *session) state() (modes *acp.SessionModeState, opts []acp.SessionConfig
 // (open turns end as cancelled; the CLI is stopped).
 func (s *session) shutdown() {
 	s.do(func() {
-		for _, t := range s.turns {
-			s.cancelOpenRequests(t)
+		for _, t := range s.q.turns {
+			s.q.cancelOpenRequests(t)
 		}
 	})
 	s.close()
@@ -294,10 +294,10 @@ func (s *session) waitStart() *startOutcome {
 		switch {
 		case s.closed:
 			o.ch <- errSessionClosed
-		case s.proc != nil:
+		case s.cli.proc != nil:
 			o.ch <- nil
 		default:
-			s.startWaiters = append(s.startWaiters, o.ch)
+			s.cli.startWaiters = append(s.cli.startWaiters, o.ch)
 			s.startCLI()
 		}
 	}) {
@@ -342,10 +342,10 @@ func (s *session) tellStarted(err error) {
 	if err == nil && s.closed {
 		err = errSessionClosed
 	}
-	for _, w := range s.startWaiters {
+	for _, w := range s.cli.startWaiters {
 		w <- err
 	}
-	s.startWaiters = nil
+	s.cli.startWaiters = nil
 }
 
 // restartOptions are the options of a later CLI start of this session:

@@ -41,11 +41,11 @@ func (s *session) restoreMode(ctx context.Context, mode string) {
 	var p *claude.Process
 	ok := false
 	s.do(func() {
-		for _, m := range s.modes() {
+		for _, m := range s.conf.modes(s.a.modelList()) {
 			ok = ok || m.id == mode
 		}
 		if ok {
-			s.modeID, s.opts.PermissionMode, p = mode, mode, s.proc
+			s.conf.modeID, s.conf.opts.PermissionMode, p = mode, mode, s.cli.proc
 		}
 	})
 	if ok && p != nil {

@@ -29,15 +29,15 @@ var allModes = []mode{
 // modes lists the modes this session can use: bypass only where the CLI
 // accepts it (not as root outside a sandbox), auto only with a model that
 // supports it.
-func (s *session) modes() []mode {
+func (c *sessionConfig) modes(models []claude.ModelInfo) []mode {
 	var out []mode
-	info, known := s.modelInfo()
+	info, known := c.modelInfo(models)
 	for _, m := range allModes {
 		switch {
-		case m.id == s.modeID:
+		case m.id == c.modeID:
 		case m.hidden:
 			continue
-		case m.id == claude.PermissionBypass && !s.opts.AllowDangerouslySkipPermissions:
+		case m.id == claude.PermissionBypass && !c.opts.AllowDangerouslySkipPermissions:
 			continue
 		case m.id == claude.PermissionAuto && known && !info.SupportsAutoMode:
 			continue
@@ -47,8 +47,8 @@ func (s *session) modes() []mode {
 	return out
 }
 
-func (s *session) hasMode(id string) bool {
-	for _, m := range s.modes() {
+func (c *sessionConfig) hasMode(models []claude.ModelInfo, id string) bool {
+	for _, m := range c.modes(models) {
 		if m.id == id {
 			return true
 		}
@@ -56,9 +56,9 @@ func (s *session) hasMode(id string) bool {
 	return false
 }
 
-func (s *session) modeState() *acp.SessionModeState {
-	st := &acp.SessionModeState{CurrentModeID: acp.SessionModeID(s.modeID)}
-	for _, m := range s.modes() {
+func (c *sessionConfig) modeState(models []claude.ModelInfo) *acp.SessionModeState {
+	st := &acp.SessionModeState{CurrentModeID: acp.SessionModeID(c.modeID)}
+	for _, m := range c.modes(models) {
 		st.AvailableModes = append(st.AvailableModes, acp.SessionMode{
 			ID: acp.SessionModeID(m.id), Name: m.name, Description: acp.Some(m.description)})
 	}
@@ -68,11 +68,11 @@ func (s *session) modeState() *acp.SessionModeState {
 // setModeID records the session's mode (also for the next CLI start) and
 // tells the client when it changed.
 func (s *session) setModeID(id string) {
-	if id == "" || id == s.modeID {
+	if id == "" || id == s.conf.modeID {
 		return
 	}
-	s.modeID = id
-	s.opts.PermissionMode = id
+	s.conf.modeID = id
+	s.conf.opts.PermissionMode = id
 	s.a.notify(s.id, acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeID(id)}})
 	s.publishConfig()
 }

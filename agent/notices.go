@@ -24,17 +24,26 @@ import (
 // line a client can show on its own.
 const noticeTitleMax = 256
 
-// noticesOn reports whether the client declared session.notices.
-func (s *session) noticesOn() bool {
-	s.a.mu.Lock()
-	defer s.a.mu.Unlock()
-	c := s.a.client.raw.Session
-	return c != nil && c.Notices != nil
+// An advisor tells the user about what is not Claude's answer, in the form
+// the client negotiated: a typed session-failure warning (AIR), an ACP
+// notice, or a line of agent text. It is owned by the session goroutine.
+type advisor struct {
+	sessionID string
+	notices   bool          // the client declared session.notices
+	fail      *failureState // the session's typed failures, for AIR clients
+	sink      func(sessionID string, u acp.SessionUpdate)
+}
+
+func newAdvisor(a *Agent, id string, fail *failureState) advisor {
+	a.mu.Lock()
+	c := a.client.raw.Session
+	a.mu.Unlock()
+	return advisor{sessionID: id, notices: c != nil && c.Notices != nil, fail: fail, sink: a.notify}
 }
 
 // sendNotice sends a notice; a title too long to stand alone moves, with
 // the description after it, into the description under generic.
-func (s *session) sendNotice(sev acp.NoticeSeverity, title, description, generic string) {
+func (v *advisor) sendNotice(sev acp.NoticeSeverity, title, description, generic string) {
 	title, description = strings.TrimSpace(title), strings.TrimSpace(description)
 	if title == "" || utf8.RuneCountInString(title) > noticeTitleMax {
 		description = strings.TrimSpace(title + "\n\n" + description)
@@ -44,7 +53,7 @@ func (s *session) sendNotice(sev acp.NoticeSeverity, title, description, generic
 	if description != "" {
 		n.Description = acp.Some(description)
 	}
-	s.a.notify(s.id, acp.SessionUpdate{Notice: n})
+	v.sink(v.sessionID, acp.SessionUpdate{Notice: n})
 }
 
 // onInformational shows one of Claude Code's notices. With notices, level
@@ -52,7 +61,7 @@ func (s *session) sendNotice(sev acp.NoticeSeverity, title, description, generic
 // them every level is agent text, bold-labelled unless it is "info", and
 // marked _meta.claudeCode.kind "informational" so that a client can tell
 // it from Claude's answer.
-func (s *session) onInformational(b *claude.Informational) {
+func (v *advisor) onInformational(b *claude.Informational) {
 	text := strings.TrimSpace(b.Content)
 	if text == "" {
 		return
@@ -60,7 +69,7 @@ func (s *session) onInformational(b *claude.Informational) {
 	level := strings.ToLower(firstNonEmpty(b.Level, "info"))
 	r, n := utf8.DecodeRuneInString(level)
 	label := string(unicode.ToUpper(r)) + level[n:]
-	if s.noticesOn() {
+	if v.notices {
 		sev := acp.NoticeSeverityInfo
 		switch level {
 		case "info":
@@ -70,14 +79,14 @@ func (s *session) onInformational(b *claude.Informational) {
 		case "error":
 			sev = acp.NoticeSeverityError
 		}
-		s.sendNotice(sev, text, "", label)
+		v.sendNotice(sev, text, "", label)
 		return
 	}
 	if level != "info" {
 		text = "**" + label + ":** " + text
 	}
 	meta := mustJSON(map[string]any{"kind": "informational", "level": level})
-	s.a.notify(s.id, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{
+	v.sink(v.sessionID, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{
 		Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}},
 		Meta:    map[string]json.RawMessage{"claudeCode": meta},
 	}})

@@ -35,7 +35,7 @@ func (s *session) handle(m claude.Message) {
 		s.onLifecycle(b)
 		return
 	case *claude.UserFrame:
-		if b.IsReplay && s.turnByUUID(b.UUID) != nil || s.cancelledIDs[b.UUID] {
+		if b.IsReplay && s.q.byUUID(b.UUID, s.tr.current) != nil || s.q.cancelledIDs[b.UUID] {
 			s.activate(b.UUID)
 			return
 		}
@@ -73,7 +73,7 @@ func (s *session) handle(m claude.Message) {
 			s.tr.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
 		}
 	case *claude.ResultMessage:
-		s.observeFastMode(b.FastModeState, m.Raw)
+		s.adv.observeFastMode(s.tr.current, b.FastModeState, m.Raw)
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
 		s.goalResult(b)            // goal.go: a failed /goal restores the snapshot
 		s.onResult(b)
@@ -87,10 +87,10 @@ func (s *session) onLifecycle(b *claude.CommandLifecycle) {
 	case "started":
 		s.activate(b.CommandUUID)
 	case "cancelled":
-		if t := s.turnByUUID(b.CommandUUID); t != nil && !t.settled && t.phase != turnWithdrawing {
-			s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
+		if t := s.q.byUUID(b.CommandUUID, s.tr.current); t != nil && !t.settled && t.phase != turnWithdrawing {
+			s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 		}
-		delete(s.cancelledIDs, b.CommandUUID)
+		delete(s.q.cancelledIDs, b.CommandUUID)
 		s.flushHeld()
 	}
 }
@@ -230,12 +230,12 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	}
 	resp, err := s.outcome(t, r)
 	for _, id := range r.UserMessageUUIDs {
-		if other := s.turnByUUID(id); other != nil && other != t {
-			s.settle(other, resp, err)
+		if other := s.q.byUUID(id, s.tr.current); other != nil && other != t {
+			s.q.settle(other, resp, err)
 		}
-		delete(s.cancelledIDs, id) // a cancelled message the CLI folded into this turn
+		delete(s.q.cancelledIDs, id) // a cancelled message the CLI folded into this turn
 	}
-	s.settle(t, resp, err)
+	s.q.settle(t, resp, err)
 	s.flushHeld()
 }
 
@@ -323,18 +323,22 @@ func (s *session) onOther(m claude.Message) {
 	case *claude.SystemInit:
 		s.setModeID(b.PermissionMode) // config.go: the CLI's view wins
 		s.modelFromCLI(b.Model)
-		s.commandsFromInit(m.Raw)                 // commands.go
-		s.observeFastMode(b.FastModeState, m.Raw) // failure_live.go
+		s.cmds.learnFromInit(m.Raw) // commands.go
+		s.publishCommands()
+		s.adv.observeFastMode(s.tr.current, b.FastModeState, m.Raw) // failure_live.go
 	case *claude.APIRetry:
-		s.onAPIRetry(b) // failure_live.go
+		s.adv.onAPIRetry(s.tr.current, b) // failure_live.go
 	case *claude.ModelRefusalFallback:
-		s.onRefusalFallback(b) // failure_live.go
+		s.adv.onRefusalFallback(s.tr.current, b) // failure_live.go
+		if b.Direction != "revert" && b.Scope != "local" {
+			s.followModelSwap(b.FallbackModel) // config.go: after the notice that explains it
+		}
 	case *claude.ModelFallback:
-		s.onModelFallback(b) // failure_live.go
+		s.adv.onModelFallback(s.tr.current, b) // failure_live.go
 	case *claude.ActiveGoal:
 		s.onActiveGoal(b) // goal.go
 	case *claude.Informational:
-		s.onInformational(b) // notices.go
+		s.adv.onInformational(b) // notices.go
 	case *claude.TaskEvent:
 		s.tr.translate(m)
 	default:

@@ -74,7 +74,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 			return
 		}
 		ts = s.tr.permissionTool(req)
-		open = s.trackRequest(t, cancel)
+		open = s.q.trackRequest(t, cancel)
 		choices = s.permissionChoices(req)
 		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.tr.toolSession(ts)), ToolCall: s.tr.fullToolCall(ts)}
 		s.tr.subagentAsking(ts, +1) // subagent_sessions.go: the child requires action
@@ -88,7 +88,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	if stopped {
 		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled this turn.", Interrupt: true}, nil
 	}
-	defer s.post(func() { s.untrackRequest(t, open); s.tr.subagentAsking(ts, -1) })
+	defer s.post(func() { s.q.untrackRequest(t, open); s.tr.subagentAsking(ts, -1) })
 	var resp acp.RequestPermissionResponse
 	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
 		return s.permissionFailed(ctx, req, err), nil
@@ -168,7 +168,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req, s.cwd); ok {
+	if ups, name, ok := alwaysAllow(req, s.conf.cwd); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
@@ -337,7 +337,7 @@ func (s *session) planExitChoices() []permChoice {
 		opt:    acp.PermissionOption{OptionID: "plan-acceptEdits", Name: "Yes, and auto-accept edits", Kind: acp.PermissionOptionKindAllowAlways},
 		answer: setMode(claude.PermissionAcceptEdits),
 	}}
-	for _, m := range s.modes() {
+	for _, m := range s.conf.modes(s.a.modelList()) {
 		switch m.id {
 		case claude.PermissionAuto:
 			out = append(out, permChoice{
@@ -363,32 +363,32 @@ type openRequest struct{ cancel context.CancelFunc }
 
 // trackRequest remembers an open client request of a turn so cancelling
 // the turn withdraws it.
-func (s *session) trackRequest(t *turn, cancel context.CancelFunc) *openRequest {
-	if s.openRequests == nil {
-		s.openRequests = map[*turn][]*openRequest{}
+func (q *turnQueue) trackRequest(t *turn, cancel context.CancelFunc) *openRequest {
+	if q.openRequests == nil {
+		q.openRequests = map[*turn][]*openRequest{}
 	}
 	r := &openRequest{cancel: cancel}
-	s.openRequests[t] = append(s.openRequests[t], r)
+	q.openRequests[t] = append(q.openRequests[t], r)
 	return r
 }
 
-func (s *session) untrackRequest(t *turn, r *openRequest) {
-	rs := s.openRequests[t]
+func (q *turnQueue) untrackRequest(t *turn, r *openRequest) {
+	rs := q.openRequests[t]
 	for i := range rs {
 		if rs[i] == r {
-			s.openRequests[t] = append(rs[:i], rs[i+1:]...)
+			q.openRequests[t] = append(rs[:i], rs[i+1:]...)
 			break
 		}
 	}
-	if len(s.openRequests[t]) == 0 {
-		delete(s.openRequests, t)
+	if len(q.openRequests[t]) == 0 {
+		delete(q.openRequests, t)
 	}
 }
 
 // cancelOpenRequests withdraws the client requests a turn has open.
-func (s *session) cancelOpenRequests(t *turn) {
-	for _, r := range s.openRequests[t] {
+func (q *turnQueue) cancelOpenRequests(t *turn) {
+	for _, r := range q.openRequests[t] {
 		r.cancel()
 	}
-	delete(s.openRequests, t)
+	delete(q.openRequests, t)
 }

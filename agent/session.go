@@ -17,10 +17,9 @@ import (
 // below the line are owned by the run goroutine; everyone else talks to it
 // through do.
 type session struct {
-	a    *Agent
-	id   string
-	log  *slog.Logger
-	opts claude.Options // how to (re)start the CLI; Resume/SessionID set per start
+	a   *Agent
+	id  string
+	log *slog.Logger
 
 	inbox chan func()
 	quit  chan struct{} // closed when run ends
@@ -29,6 +28,19 @@ type session struct {
 	starts sync.WaitGroup
 
 	// owned by run:
+	closed bool
+	cli    cliState      // the CLI process behind the session
+	q      turnQueue     // the prompts (turn.go)
+	conf   sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
+	tr     *translator   // the CLI's output as updates (translate.go)
+	cmds   commandState  // slash commands (commands.go)
+	fail   failureState  // the session failure extension (failure.go)
+	adv    advisor       // what the user is told besides Claude\'s answer (notices.go)
+	goal   goalState     // the session's /goal (goal.go)
+}
+
+// cliState is the CLI process behind a session, owned by its goroutine.
+type cliState struct {
 	proc     *claude.Process
 	msgs     <-chan claude.Message
 	starting bool
@@ -38,44 +50,49 @@ type session struct {
 	// next start stops it before it starts its successor.
 	retired *claude.Process
 	started bool // a CLI was started at least once for this id
-	closed  bool
-	turns   []*turn // unsettled turns, oldest first
+	// startWaiters are told how the next CLI start ends (session/load,
+	// resume and fork answer only once the CLI is up; see lifecycle.go).
+	startWaiters []chan error
+}
+
+// turnQueue is a session's prompts, owned by its goroutine (turn.go).
+type turnQueue struct {
+	turns []*turn // unsettled turns, oldest first
 	// interrupting counts interrupts not yet answered by the CLI.
 	interrupting int
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
 	// starts one anyway its output is dropped.
 	cancelledIDs map[string]bool
-	tr           *translator // the CLI's output as updates (translate.go)
 	// openRequests are client requests (permission prompts) per turn.
 	openRequests map[*turn][]*openRequest
-	modeID       string
-	model        string // the model picked in this session ("" = the CLI's default)
-	cwd          string
-	// Tools, plans, terminals, config and commands (tools.go, plan.go,
-	// terminal.go, config.go, commands.go).
+}
+
+// sessionConfig is what the session's CLI runs with, owned by the
+// session goroutine (config.go, modes.go).
+type sessionConfig struct {
+	opts        claude.Options // how to (re)start the CLI; Resume/SessionID set per start
+	modeID      string
+	model       string // the model picked in this session ("" = the CLI's default)
+	cwd         string
 	effort      string // "" until known
 	thinkingOff bool
 	configSent  string // JSON of the config options the client last got
-	cmds        commandState
-	fail        failureState // the session failure extension (failure.go)
-	goal        goalState    // the session's /goal (goal.go)
-	// startWaiters are told how the next CLI start ends (session/load,
-	// resume and fork answer only once the CLI is up; see lifecycle.go).
-	startWaiters []chan error
 }
 
 // newSession starts the session goroutine; the CLI itself starts in the
 // background (startCLI), so session/new answers without waiting for it.
 func newSession(a *Agent, id string, opts claude.Options, modeID string) *session {
 	s := &session{
-		a: a, id: id, opts: opts, modeID: modeID,
-		log:          a.log.With("session", id),
-		inbox:        make(chan func()),
-		cancelledIDs: map[string]bool{},
-		quit:         make(chan struct{}),
+		a: a, id: id,
+		conf:  sessionConfig{opts: opts, modeID: modeID},
+		q:     turnQueue{cancelledIDs: map[string]bool{}},
+		log:   a.log.With("session", id),
+		inbox: make(chan func()),
+		quit:  make(chan struct{}),
 	}
 	s.tr = newTranslator(a, id, "", s.log, now{s})
 	s.fail = newFailureState(a, id, s.log)
+	s.adv = newAdvisor(a, id, &s.fail)
 	go s.run()
 	return s
 }
@@ -83,7 +100,7 @@ func newSession(a *Agent, id string, opts claude.Options, modeID string) *sessio
 // setCwd sets the session's working directory, which tool titles and
 // paths are relative to.
 func (s *session) setCwd(cwd string) {
-	s.cwd = cwd
+	s.conf.cwd = cwd
 	s.tr.cwd = cwd
 }
 
@@ -116,7 +133,7 @@ func (s *session) run() {
 		select {
 		case fn := <-s.inbox:
 			fn()
-		case m, ok := <-s.msgs:
+		case m, ok := <-s.cli.msgs:
 			if !ok {
 				s.onExit()
 				continue
@@ -128,24 +145,24 @@ func (s *session) run() {
 
 // startCLI starts the CLI in the background unless it runs or is starting.
 func (s *session) startCLI() {
-	if s.proc != nil || s.starting || s.closed {
+	if s.cli.proc != nil || s.cli.starting || s.closed {
 		return
 	}
-	s.starting = true
-	opts := s.opts
-	restart := s.started
+	s.cli.starting = true
+	opts := s.conf.opts
+	restart := s.cli.started
 	if restart {
 		// A CLI for this id ran before: continue its transcript.
 		opts = s.restartOptions(opts)
 	}
-	s.started = true
-	old := s.retired
-	s.retired = nil
+	s.cli.started = true
+	old := s.cli.retired
+	s.cli.retired = nil
 	// The startup timeout is the claude package's, so a hang is reported as
 	// such; the context only lets close abandon a start in progress.
 	opts.StartupTimeout = s.a.startupTimeout()
 	ctx, cancel := context.WithCancel(context.Background())
-	s.stopStart = cancel
+	s.cli.stopStart = cancel
 	s.starts.Add(1)
 	go func() {
 		defer s.starts.Done()
@@ -183,7 +200,7 @@ func (s *session) startCLI() {
 }
 
 func (s *session) onStarted(p *claude.Process, err error) {
-	s.starting = false
+	s.cli.starting = false
 	s.tellStarted(err)
 	if s.closed {
 		if p != nil {
@@ -195,17 +212,17 @@ func (s *session) onStarted(p *claude.Process, err error) {
 		s.log.Warn("Claude Code did not start", "error", err)
 		// Every prompt waiting for this CLI fails with the reason; the next
 		// prompt tries again.
-		for _, t := range slices.Clone(s.turns) { // settle edits s.turns
+		for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns
 			s.settleStartFailure(t, err)
 		}
 		return
 	}
-	s.proc, s.msgs = p, p.Messages()
+	s.cli.proc, s.cli.msgs = p, p.Messages()
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p) // config.go: pending settings, config and command lists
-	// A failed send settles its turn, which edits s.turns.
-	for _, t := range slices.Clone(s.turns) {
+	// A failed send settles its turn, which edits s.q.turns.
+	for _, t := range slices.Clone(s.q.turns) {
 		if t.phase == turnQueued {
 			s.send(t)
 		}
@@ -215,26 +232,26 @@ func (s *session) onStarted(p *claude.Process, err error) {
 // onExit handles the CLI ending on its own: open turns fail with the
 // reason, and the next prompt starts a new CLI that resumes the session.
 func (s *session) onExit() {
-	err := s.proc.Err()
-	s.proc, s.msgs = nil, nil
-	s.stopBackground()   // terminal.go: its background commands died with it
-	s.tr.subagentsLost() // subagent_sessions.go: and its subagents
+	err := s.cli.proc.Err()
+	s.cli.proc, s.cli.msgs = nil, nil
+	s.tr.stopBackground() // terminal.go: its background commands died with it
+	s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
 	s.tr.current = nil
 	s.tr.out.reset()
-	if len(s.turns) > 0 {
+	if len(s.q.turns) > 0 {
 		s.log.Warn("Claude Code exited during a turn", "error", err)
 	}
-	if len(s.turns) == 0 {
+	if len(s.q.turns) == 0 {
 		s.failureExitIdle(err)
 	}
-	clear(s.cancelledIDs) // the next CLI never saw them
+	clear(s.q.cancelledIDs) // the next CLI never saw them
 
-	for _, t := range slices.Clone(s.turns) { // settle edits s.turns
+	for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns
 		if t.phase != turnQueued {
 			s.settleLost(t, err)
 		}
 	}
-	if len(s.turns) > 0 {
+	if len(s.q.turns) > 0 {
 		s.startCLI() // prompts held back (holdSends) go to a new CLI
 	}
 	s.fail.shutdownArmed = false
@@ -252,14 +269,14 @@ func (s *session) stop(stopCLI func(*claude.Process) error) {
 	s.once.Do(func() {
 		var p *claude.Process
 		s.do(func() {
-			for _, t := range slices.Clone(s.turns) { // settle edits s.turns
-				s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
+			for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns
+				s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 			}
-			p = s.proc
-			s.proc, s.msgs = nil, nil
+			p = s.cli.proc
+			s.cli.proc, s.cli.msgs = nil, nil
 			s.closed = true
-			if s.stopStart != nil {
-				s.stopStart()
+			if s.cli.stopStart != nil {
+				s.cli.stopStart()
 			}
 		})
 		if p != nil {

@@ -27,8 +27,8 @@ func (a *Agent) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 	var modes *acp.SessionModeState
 	var opts []acp.SessionConfigOption
 	s.do(func() {
-		modes, opts = s.modeState(), s.configOptions()
-		s.configSent = string(mustJSON(opts))
+		modes, opts = s.conf.modeState(s.a.modelList()), s.conf.configOptions(s.a.modelList())
+		s.conf.configSent = string(mustJSON(opts))
 		s.startCLI()
 	})
 	return &acp.NewSessionResponse{
@@ -86,8 +86,8 @@ func (a *Agent) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServ
 func (a *Agent) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
 	s.setCwd(setup.cwd)
-	s.opts.CanUseTool = s.canUseTool
-	a.subagentOptions(&s.opts) // subagent.go: what the client can show of subagents
+	s.conf.opts.CanUseTool = s.canUseTool
+	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
 	a.mu.Lock()
 	a.sessions[id] = s
 	a.mu.Unlock()

@@ -174,7 +174,7 @@ func (a *Agent) cancelSubagent(id acp.SessionID) {
 		found := false
 		s.do(func() {
 			if c := s.tr.sub.byAgent[string(id)]; c != nil && !c.done {
-				found, p = true, s.proc
+				found, p = true, s.cli.proc
 			}
 		})
 		if !found {

@@ -45,9 +45,10 @@ func newSubProbe(t *testing.T, caps acp.ClientCapabilities) *subProbe {
 	client := acp.NewConn(clientIn, clientOut, acp.Options{Handler: m})
 	quit := make(chan struct{})
 	close(quit)
-	p.s = &session{a: a, id: "root", log: a.log, quit: quit, cancelledIDs: map[string]bool{}}
+	p.s = &session{a: a, id: "root", log: a.log, quit: quit, q: turnQueue{cancelledIDs: map[string]bool{}}}
 	p.s.tr = newTranslator(a, "root", "", a.log, now{p.s})
 	p.s.fail = newFailureState(a, "root", a.log)
+	p.s.adv = newAdvisor(a, "root", &p.s.fail)
 	t.Cleanup(func() {
 		_ = a.conn.Close()
 		_ = client.Close()
@@ -242,7 +243,7 @@ func TestSubagentPermissionOwner(t *testing.T) {
 	for _, bg := range []bool{true, false} {
 		p := newSubProbe(t, acp.ClientCapabilities{})
 		prompt := &turn{uuid: "u1", done: make(chan turnOutcome, 1), phase: turnSent}
-		p.s.turns = append(p.s.turns, prompt)
+		p.s.q.turns = append(p.s.q.turns, prompt)
 		p.frame(`{"type":"command_lifecycle","command_uuid":"u1","state":"started"}`)
 		p.frame(fmt.Sprintf(subStarted, bg))
 		ts := p.s.tr.subagentRequestTool(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_B", AgentID: "ag1"})

@@ -259,13 +259,13 @@ func (tr *translator) finishBackground(bg *bgTask, status string, exit *int) {
 
 // stopBackground ends the following of every background command (the CLI
 // is gone, and its commands with it).
-func (s *session) stopBackground() {
-	for _, bg := range s.tr.bgTasks {
+func (tr *translator) stopBackground() {
+	for _, bg := range tr.bgTasks {
 		if bg.foreground {
-			s.tr.dropTask(bg) // its call ends with the turn
+			tr.dropTask(bg) // its call ends with the turn
 			continue
 		}
-		s.tr.finishBackground(bg, "stopped", nil)
+		tr.finishBackground(bg, "stopped", nil)
 	}
 }
 
@@ -300,7 +300,7 @@ func (a *Agent) cancelTerminal(ctx context.Context, p *cancelTerminalRequest) (s
 	s.do(func() {
 		for _, bg := range s.tr.bgTasks {
 			if !bg.foreground && bg.ts.id == string(p.TerminalID) {
-				proc, taskID = s.proc, bg.taskID
+				proc, taskID = s.cli.proc, bg.taskID
 			}
 		}
 	})

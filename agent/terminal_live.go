@@ -70,7 +70,7 @@ func (tr *translator) pollForeground(bg *bgTask) {
 // (Node's os.tmpdir), in claude-<uid>, the munged working directory (as
 // given and with symlinks resolved) and the CLI session id.
 func (s *session) openTaskOutput(sessionID, taskID string) *os.File {
-	env := s.opts.Env
+	env := s.conf.opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
@@ -81,7 +81,7 @@ func (s *session) openTaskOutput(sessionID, taskID string) *os.File {
 			base = strings.TrimRight(base, "/")
 		}
 	}
-	dirs := []string{firstNonEmpty(s.opts.Dir, s.cwd)}
+	dirs := []string{firstNonEmpty(s.conf.opts.Dir, s.conf.cwd)}
 	if real, err := filepath.EvalSymlinks(dirs[0]); err == nil && real != dirs[0] {
 		dirs = append(dirs, real)
 	}

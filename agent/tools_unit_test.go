@@ -84,17 +84,17 @@ func TestAvailableCommands(t *testing.T) {
 		{Name: "compact", Description: "duplicate"},
 	}
 	s.cmds.terminalOnly = defaultTerminalOnly
-	got := s.availableCommands()
+	got := s.cmds.available()
 	if len(got) != 1 || got[0].Name != "compact" || got[0].Input.Unstructured.Hint != "<instructions>" {
 		t.Fatalf("commands %+v", got)
 	}
 	// The init frame's list is current: new commands appear.
 	s.cmds.names = []string{"review", "compact"}
-	if got := s.availableCommands(); len(got) != 2 || got[0].Name != "review" || got[1].Description != "Compact" {
+	if got := s.cmds.available(); len(got) != 2 || got[0].Name != "review" || got[1].Description != "Compact" {
 		t.Fatalf("after init %+v", got)
 	}
 	s.cmds.terminalOnly = []string{"review"}
-	if got := s.availableCommands(); len(got) != 1 || got[0].Name != "compact" {
+	if got := s.cmds.available(); len(got) != 1 || got[0].Name != "compact" {
 		t.Fatalf("after init %+v", got)
 	}
 }

@@ -124,13 +124,13 @@ func (a *Agent) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptRe
 // once it has started. Prompts sent while a turn runs queue in the CLI.
 func (s *session) enqueue(t *turn) {
 	if s.closed {
-		s.settle(t, nil, acp.NewSessionNotFound(s.id))
+		s.q.settle(t, nil, acp.NewSessionNotFound(s.id))
 		return
 	}
 	// A prompt the client withdrew just before this one is cancelled
 	// first, so that its interrupt cannot stop this one instead.
 	var withdrawn []*turn
-	for _, o := range s.turns {
+	for _, o := range s.q.turns {
 		select {
 		case <-o.withdrawn:
 			withdrawn = append(withdrawn, o)
@@ -140,12 +140,12 @@ func (s *session) enqueue(t *turn) {
 	if len(withdrawn) > 0 {
 		s.cancelTurns(withdrawn)
 	}
-	s.turns = append(s.turns, t)
-	if s.proc == nil {
+	s.q.turns = append(s.q.turns, t)
+	if s.cli.proc == nil {
 		s.startCLI()
 		return
 	}
-	if s.holdSends() {
+	if s.q.holdSends(s.tr.current) {
 		return // flushHeld sends it once the cancelled work is over
 	}
 	s.send(t)
@@ -155,17 +155,17 @@ func (s *session) enqueue(t *turn) {
 // CLI: an interrupt is on its way, or the CLI may still start or run a turn
 // we cancelled. An interrupt stops whatever turn runs when it arrives, so a
 // message sent now could be the one it stops.
-func (s *session) holdSends() bool {
-	return s.interrupting > 0 || s.tr.current != nil && s.tr.current.cancelled || len(s.cancelledIDs) > 0
+func (q *turnQueue) holdSends(current *turn) bool {
+	return q.interrupting > 0 || current != nil && current.cancelled || len(q.cancelledIDs) > 0
 }
 
 // flushHeld sends the turns holdSends held back, once nothing cancelled is
 // left in the CLI.
 func (s *session) flushHeld() {
-	if s.proc == nil || s.holdSends() {
+	if s.cli.proc == nil || s.q.holdSends(s.tr.current) {
 		return
 	}
-	for _, t := range slices.Clone(s.turns) { // a failed send edits s.turns
+	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
 		if t.phase == turnQueued && !t.settled {
 			s.send(t)
 		}
@@ -175,7 +175,7 @@ func (s *session) flushHeld() {
 func (s *session) send(t *turn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := s.proc.Send(ctx, t.msg); err != nil {
+	if err := s.cli.proc.Send(ctx, t.msg); err != nil {
 		s.settleLost(t, err)
 		return
 	}
@@ -190,7 +190,7 @@ func (a *Agent) cancel(ctx context.Context, p *acp.CancelNotification) error {
 		a.cancelSubagent(p.SessionID) // subagent_sessions.go: a child session stops alone
 		return nil                    // cancelling an unknown session is a no-op
 	}
-	s.do(func() { s.cancelTurns(append([]*turn(nil), s.turns...)) })
+	s.do(func() { s.cancelTurns(append([]*turn(nil), s.q.turns...)) })
 	return nil
 }
 
@@ -205,28 +205,28 @@ func (s *session) cancelTurns(ts []*turn) {
 		}
 		t.cancelled = true
 		if t.inCLI() {
-			s.cancelledIDs[t.uuid] = true
+			s.q.cancelledIDs[t.uuid] = true
 		}
 		if !t.inCLI() {
 			interrupt = interrupt || t.phase == turnRunning
-		} else if s.proc != nil {
+		} else if s.cli.proc != nil {
 			// Queued in the CLI but not started: withdraw just that message.
-			p, id := s.proc, t.uuid
+			p, id := s.cli.proc, t.uuid
 			go func() {
 				if withdraw(p, id) {
 					// The CLI will not start it. (Otherwise it starts, and
 					// activate stops it.)
 					s.post(func() {
-						delete(s.cancelledIDs, id)
+						delete(s.q.cancelledIDs, id)
 						s.flushHeld()
 					})
 				}
 			}()
 		}
-		s.cancelOpenRequests(t)
-		s.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
+		s.q.cancelOpenRequests(t)
+		s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 	}
-	if interrupt && s.proc != nil {
+	if interrupt && s.cli.proc != nil {
 		s.interrupt()
 	}
 }
@@ -238,18 +238,18 @@ func (s *session) cancelTurns(ts []*turn) {
 // a new uuid); if one cannot be withdrawn it has left the queue, the
 // cancelled turn is over, and there is nothing to interrupt.
 func (s *session) interrupt() {
-	p := s.proc
+	p := s.cli.proc
 	type queued struct {
 		t  *turn
 		id string
 	}
 	var qs []queued
-	for _, t := range s.turns {
+	for _, t := range s.q.turns {
 		if t.phase == turnSent && !t.settled && t.moveTo(turnWithdrawing) {
 			qs = append(qs, queued{t, t.uuid})
 		}
 	}
-	s.interrupting++
+	s.q.interrupting++
 	go func() {
 		var back []queued
 		over := false
@@ -268,9 +268,9 @@ func (s *session) interrupt() {
 			}
 		}
 		s.post(func() {
-			s.interrupting--
+			s.q.interrupting--
 			for _, q := range back {
-				delete(s.cancelledIDs, q.id) // withdrawn: it will never start
+				delete(s.q.cancelledIDs, q.id) // withdrawn: it will never start
 				if !q.t.settled && q.t.moveTo(turnQueued) {
 					q.t.uuid = uuid.NewString()
 					q.t.msg.UUID = q.t.uuid
@@ -299,17 +299,17 @@ func withdraw(p *claude.Process, id string) bool {
 }
 
 // settle gives a turn its one outcome and forgets it.
-func (s *session) settle(t *turn, resp *acp.PromptResponse, err error) {
+func (q *turnQueue) settle(t *turn, resp *acp.PromptResponse, err error) {
 	if t.settled {
 		return
 	}
 	t.settled = true
 	// A settled turn is never sent again: drop its prompt, and clear its
-	// slot in s.turns (slices.Delete zeroes it), so that a huge prompt is
+	// slot in q.turns (slices.Delete zeroes it), so that a huge prompt is
 	// not kept alive by the turn or by the slice's spare capacity.
 	t.msg.Content = nil
-	if i := slices.Index(s.turns, t); i >= 0 {
-		s.turns = slices.Delete(s.turns, i, i+1)
+	if i := slices.Index(q.turns, t); i >= 0 {
+		q.turns = slices.Delete(q.turns, i, i+1)
 	}
 	t.done <- turnOutcome{resp: resp, err: err}
 }
@@ -318,11 +318,11 @@ func (s *session) settle(t *turn, resp *acp.PromptResponse, err error) {
 // before it that never started were folded into it by the CLI and end
 // with it.
 func (s *session) activate(id string) {
-	t := s.turnByUUID(id)
-	if t == nil && s.cancelledIDs[id] {
+	t := s.q.byUUID(id, s.tr.current)
+	if t == nil && s.q.cancelledIDs[id] {
 		// A turn answered "cancelled" while queued that the CLI ran anyway.
 		t = &turn{uuid: id, phase: turnSent, settled: true, cancelled: true}
-		delete(s.cancelledIDs, id)
+		delete(s.q.cancelledIDs, id)
 	}
 	if t == nil || t.phase == turnRunning {
 		return
@@ -340,14 +340,14 @@ func (s *session) activate(id string) {
 	}
 }
 
-func (s *session) turnByUUID(id string) *turn {
-	for _, t := range s.turns {
+func (q *turnQueue) byUUID(id string, current *turn) *turn {
+	for _, t := range q.turns {
 		if t.uuid == id {
 			return t
 		}
 	}
-	if s.tr.current != nil && s.tr.current.uuid == id {
-		return s.tr.current
+	if current != nil && current.uuid == id {
+		return current
 	}
 	return nil
 }
