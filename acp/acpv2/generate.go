@@ -36,9 +36,12 @@
 //   - ErrorCode is an open int32 enum and Error the JSON-RPC error object, as
 //     used inside schema types (an error stop reason). The connection's own
 //     error type stays acp.Error.
-//   - Patch members (tool_call_update, session_info_update, whole-message
-//     upserts) are Opt[T]: absent leaves a value alone, null clears it, a
-//     value sets it.
+//   - Every optional member that may be null is Opt[T], objects included
+//     (v1 uses *T for objects): v2 patches (tool_call_update,
+//     terminal_update, usage_update, session_info_update, whole-message
+//     upserts) give absence and null different meanings: absent leaves a
+//     value alone, null clears it, a value sets it. _meta stays a map; a
+//     null _meta reads as absent, which the schema says is equivalent.
 //
 //go:generate go run ../../internal/acpgen -profile v2 -schema ../../internal/acptest/testdata/v2/schema.json -unstable ../../internal/acptest/testdata/v2/schema.unstable.json -o types_gen.go
 package acpv2

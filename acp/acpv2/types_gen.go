@@ -161,7 +161,7 @@ type RequestPermissionRequest struct {
 	// Optional structured context about the operation requiring permission.
 	//
 	// Omitted and `null` are equivalent and mean no structured subject was provided.
-	Subject *RequestPermissionSubject `json:"subject,omitzero"`
+	Subject Opt[RequestPermissionSubject] `json:"subject,omitzero"`
 	// Available permission options for the user to choose from.
 	// Must contain at least one option.
 	Options []PermissionOption `json:"options"`
@@ -200,7 +200,7 @@ func (x *RequestPermissionRequest) encodeFields(w *codecWriter) {
 	if !x.Description.IsZero() {
 		w.value("description", x.Description)
 	}
-	if x.Subject != nil {
+	if !x.Subject.IsZero() {
 		w.value("subject", x.Subject)
 	}
 	if x.Options == nil {
@@ -335,7 +335,7 @@ type ToolCallUpdate struct {
 	//
 	// Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
 	// the whole previous value. A new tool call starts with none.
-	Capabilities *ToolCallCapabilities `json:"capabilities,omitzero"`
+	Capabilities Opt[ToolCallCapabilities] `json:"capabilities,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -396,7 +396,7 @@ func (x *ToolCallUpdate) encodeFields(w *codecWriter) {
 	if x.RawOutput != nil {
 		w.raw("rawOutput", x.RawOutput)
 	}
-	if x.Capabilities != nil {
+	if !x.Capabilities.IsZero() {
 		w.value("capabilities", x.Capabilities)
 	}
 	if x.Meta != nil {
@@ -728,7 +728,7 @@ type TextContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
-	Annotations *Annotations `json:"annotations,omitzero"`
+	Annotations Opt[Annotations] `json:"annotations,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -757,7 +757,7 @@ func (x *TextContent) decodeFields(m codecMembers) error {
 
 func (x *TextContent) encodeFields(w *codecWriter) {
 	w.str("text", string(x.Text))
-	if x.Annotations != nil {
+	if !x.Annotations.IsZero() {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
@@ -781,7 +781,7 @@ type ImageContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
-	Annotations *Annotations `json:"annotations,omitzero"`
+	Annotations Opt[Annotations] `json:"annotations,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -816,7 +816,7 @@ func (x *ImageContent) encodeFields(w *codecWriter) {
 	if !x.URI.IsZero() {
 		w.value("uri", x.URI)
 	}
-	if x.Annotations != nil {
+	if !x.Annotations.IsZero() {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
@@ -833,7 +833,7 @@ type AudioContent struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
-	Annotations *Annotations `json:"annotations,omitzero"`
+	Annotations Opt[Annotations] `json:"annotations,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -864,7 +864,7 @@ func (x *AudioContent) decodeFields(m codecMembers) error {
 func (x *AudioContent) encodeFields(w *codecWriter) {
 	w.str("data", string(x.Data))
 	w.str("mimeType", string(x.MimeType))
-	if x.Annotations != nil {
+	if !x.Annotations.IsZero() {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
@@ -977,7 +977,7 @@ type ResourceLink struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
-	Annotations *Annotations `json:"annotations,omitzero"`
+	Annotations Opt[Annotations] `json:"annotations,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -1028,7 +1028,7 @@ func (x *ResourceLink) encodeFields(w *codecWriter) {
 	if !x.Size.IsZero() {
 		w.value("size", x.Size)
 	}
-	if x.Annotations != nil {
+	if !x.Annotations.IsZero() {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
@@ -1183,7 +1183,7 @@ type EmbeddedResource struct {
 	// Optional annotations that help clients decide how to display or route this content.
 	//
 	// Omitted and `null` are equivalent and mean no annotations are provided.
-	Annotations *Annotations `json:"annotations,omitzero"`
+	Annotations Opt[Annotations] `json:"annotations,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -1212,7 +1212,7 @@ func (x *EmbeddedResource) decodeFields(m codecMembers) error {
 
 func (x *EmbeddedResource) encodeFields(w *codecWriter) {
 	w.value("resource", x.Resource)
-	if x.Annotations != nil {
+	if !x.Annotations.IsZero() {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
@@ -1545,7 +1545,7 @@ type Diff struct {
 	//
 	// Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
 	// equivalent and mean no renderable patch text was provided.
-	Patch *DiffPatch `json:"patch,omitzero"`
+	Patch Opt[DiffPatch] `json:"patch,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -1578,7 +1578,7 @@ func (x *Diff) encodeFields(w *codecWriter) {
 	} else {
 		w.value("changes", x.Changes)
 	}
-	if x.Patch != nil {
+	if !x.Patch.IsZero() {
 		w.value("patch", x.Patch)
 	}
 	if x.Meta != nil {
@@ -1683,7 +1683,7 @@ type ToolCallCapabilities struct {
 	//
 	// Omitted and `null` are equivalent and mean unsupported. An object (including `{}`)
 	// means supported. Agents SHOULD stop advertising it once the tool call reaches a final status.
-	Cancel *ToolCallCancelCapabilities `json:"cancel,omitzero"`
+	Cancel Opt[ToolCallCancelCapabilities] `json:"cancel,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -1710,7 +1710,7 @@ func (x *ToolCallCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *ToolCallCapabilities) encodeFields(w *codecWriter) {
-	if x.Cancel != nil {
+	if !x.Cancel.IsZero() {
 		w.value("cancel", x.Cancel)
 	}
 	if x.Meta != nil {
@@ -3141,14 +3141,14 @@ func (x *Implementation) encodeFields(w *codecWriter) {
 // available features and content types.
 type AgentCapabilities struct {
 	// Session capabilities supported by the agent.
-	Session *SessionCapabilities `json:"session,omitzero"`
+	Session Opt[SessionCapabilities] `json:"session,omitzero"`
 	// Authentication-related extension capabilities supported by the agent.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise any
 	// authentication-related extensions. This field does not advertise support
 	// for `auth/login` or `auth/logout`. Those methods are advertised by a
 	// non-empty `authMethods` list in the `initialize` response.
-	Auth *AgentAuthCapabilities `json:"auth,omitzero"`
+	Auth Opt[AgentAuthCapabilities] `json:"auth,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -3176,10 +3176,10 @@ func (x *AgentCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *AgentCapabilities) encodeFields(w *codecWriter) {
-	if x.Session != nil {
+	if !x.Session.IsZero() {
 		w.value("session", x.Session)
 	}
-	if x.Auth != nil {
+	if !x.Auth.IsZero() {
 		w.value("auth", x.Auth)
 	}
 	if x.Meta != nil {
@@ -3202,30 +3202,30 @@ type SessionCapabilities struct {
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise any
 	// prompt extensions beyond the baseline text and resource-link content
 	// required by `session/prompt`.
-	Prompt *PromptCapabilities `json:"prompt,omitzero"`
+	Prompt Opt[PromptCapabilities] `json:"prompt,omitzero"`
 	// MCP capabilities supported by the agent for session lifecycle requests.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise MCP
 	// server transport support for sessions.
-	MCP *MCPCapabilities `json:"mcp,omitzero"`
+	MCP Opt[MCPCapabilities] `json:"mcp,omitzero"`
 	// Whether the agent supports `session/delete`.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports deleting sessions from `session/list`.
-	Delete *SessionDeleteCapabilities `json:"delete,omitzero"`
+	Delete Opt[SessionDeleteCapabilities] `json:"delete,omitzero"`
 	// Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports `additionalDirectories` on
 	// supported session lifecycle requests.
-	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `json:"additionalDirectories,omitzero"`
+	AdditionalDirectories Opt[SessionAdditionalDirectoriesCapabilities] `json:"additionalDirectories,omitzero"`
 	// Whether the agent supports `session/fork`.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports forking sessions.
 	//
 	// Unstable: not part of the stable ACP v2 schema; it may change or disappear.
-	Fork *SessionForkCapabilities `json:"fork,omitzero"`
+	Fork Opt[SessionForkCapabilities] `json:"fork,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -3256,19 +3256,19 @@ func (x *SessionCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *SessionCapabilities) encodeFields(w *codecWriter) {
-	if x.Prompt != nil {
+	if !x.Prompt.IsZero() {
 		w.value("prompt", x.Prompt)
 	}
-	if x.MCP != nil {
+	if !x.MCP.IsZero() {
 		w.value("mcp", x.MCP)
 	}
-	if x.Delete != nil {
+	if !x.Delete.IsZero() {
 		w.value("delete", x.Delete)
 	}
-	if x.AdditionalDirectories != nil {
+	if !x.AdditionalDirectories.IsZero() {
 		w.value("additionalDirectories", x.AdditionalDirectories)
 	}
-	if x.Fork != nil {
+	if !x.Fork.IsZero() {
 		w.value("fork", x.Fork)
 	}
 	if x.Meta != nil {
@@ -3288,17 +3288,17 @@ type PromptCapabilities struct {
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports image content in prompts.
-	Image *PromptImageCapabilities `json:"image,omitzero"`
+	Image Opt[PromptImageCapabilities] `json:"image,omitzero"`
 	// Agent supports `audio` content blocks.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports audio content in prompts.
-	Audio *PromptAudioCapabilities `json:"audio,omitzero"`
+	Audio Opt[PromptAudioCapabilities] `json:"audio,omitzero"`
 	// Agent supports embedded context in `session/prompt` requests.
 	//
 	// When enabled, the Client is allowed to include `resource` content blocks
 	// in prompt requests for pieces of context that are referenced in the message.
-	EmbeddedContext *PromptEmbeddedContextCapabilities `json:"embeddedContext,omitzero"`
+	EmbeddedContext Opt[PromptEmbeddedContextCapabilities] `json:"embeddedContext,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -3327,13 +3327,13 @@ func (x *PromptCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *PromptCapabilities) encodeFields(w *codecWriter) {
-	if x.Image != nil {
+	if !x.Image.IsZero() {
 		w.value("image", x.Image)
 	}
-	if x.Audio != nil {
+	if !x.Audio.IsZero() {
 		w.value("audio", x.Audio)
 	}
-	if x.EmbeddedContext != nil {
+	if !x.EmbeddedContext.IsZero() {
 		w.value("embeddedContext", x.EmbeddedContext)
 	}
 	if x.Meta != nil {
@@ -3451,12 +3451,12 @@ type MCPCapabilities struct {
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports stdio MCP server transports.
-	Stdio *MCPStdioCapabilities `json:"stdio,omitzero"`
+	Stdio Opt[MCPStdioCapabilities] `json:"stdio,omitzero"`
 	// Agent supports `http` MCP servers.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
 	// Supplying `{}` means the agent supports HTTP MCP server transports.
-	HTTP *MCPHTTPCapabilities `json:"http,omitzero"`
+	HTTP Opt[MCPHTTPCapabilities] `json:"http,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -3484,10 +3484,10 @@ func (x *MCPCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *MCPCapabilities) encodeFields(w *codecWriter) {
-	if x.Stdio != nil {
+	if !x.Stdio.IsZero() {
 		w.value("stdio", x.Stdio)
 	}
-	if x.HTTP != nil {
+	if !x.HTTP.IsZero() {
 		w.value("http", x.HTTP)
 	}
 	if x.Meta != nil {
@@ -4550,7 +4550,7 @@ type Command struct {
 	// Input for the command if required
 	//
 	// Omitted and `null` are equivalent and mean the command takes no input.
-	Input *AvailableCommandInput `json:"input,omitzero"`
+	Input Opt[AvailableCommandInput] `json:"input,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -4581,7 +4581,7 @@ func (x *Command) decodeFields(m codecMembers) error {
 func (x *Command) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("description", string(x.Description))
-	if x.Input != nil {
+	if !x.Input.IsZero() {
 		w.value("input", x.Input)
 	}
 	if x.Meta != nil {
@@ -5015,7 +5015,7 @@ type Error struct {
 	// Omitted and `null` are equivalent and mean no additional data is provided. Some codes
 	// define a shape: [`UnsupportedProtocolVersionErrorData`] for `-32022`, and
 	// [`SessionNotFoundErrorData`] for `-32002` when a session is not found.
-	Data *ErrorData `json:"data,omitzero"`
+	Data Opt[ErrorData] `json:"data,omitzero"`
 
 	// Extra holds members this schema version does not define, written back unchanged.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -5043,7 +5043,7 @@ func (x *Error) decodeFields(m codecMembers) error {
 func (x *Error) encodeFields(w *codecWriter) {
 	w.int("code", int64(x.Code))
 	w.str("message", string(x.Message))
-	if x.Data != nil {
+	if !x.Data.IsZero() {
 		w.value("data", x.Data)
 	}
 }
@@ -5878,7 +5878,7 @@ type ErrorStopReason struct {
 	//
 	// Optional. Omitted and `null` are equivalent and mean the agent is not reporting failure details.
 	// Agents SHOULD include it.
-	Error *Error `json:"error,omitzero"`
+	Error Opt[Error] `json:"error,omitzero"`
 
 	// Extra holds members this schema version does not define, written back unchanged.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -5902,7 +5902,7 @@ func (x *ErrorStopReason) decodeFields(m codecMembers) error {
 }
 
 func (x *ErrorStopReason) encodeFields(w *codecWriter) {
-	if x.Error != nil {
+	if !x.Error.IsZero() {
 		w.value("error", x.Error)
 	}
 }
@@ -5927,7 +5927,7 @@ type IdleStateUpdate struct {
 	// usage for this state update.
 	//
 	// Unstable: not part of the stable ACP v2 schema; it may change or disappear.
-	Usage *Usage `json:"usage,omitzero"`
+	Usage Opt[Usage] `json:"usage,omitzero"`
 	// Work running independently of foreground work, as a complete snapshot.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the Agent is not reporting
@@ -6159,7 +6159,7 @@ func (x *IdleStateUpdate) decodeCommon(m codecMembers) error {
 }
 
 func (x *IdleStateUpdate) encodeCommon(w *codecWriter) {
-	if x.Usage != nil {
+	if !x.Usage.IsZero() {
 		w.value("usage", x.Usage)
 	}
 	if !x.Background.IsZero() {
@@ -6689,7 +6689,7 @@ type TerminalCapabilities struct {
 	//
 	// Omitted and `null` are equivalent and mean unsupported. An object (including `{}`)
 	// means supported. Agents SHOULD stop advertising it once the terminal reports `exitStatus`.
-	Cancel *TerminalCancelCapabilities `json:"cancel,omitzero"`
+	Cancel Opt[TerminalCancelCapabilities] `json:"cancel,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -6716,7 +6716,7 @@ func (x *TerminalCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *TerminalCapabilities) encodeFields(w *codecWriter) {
-	if x.Cancel != nil {
+	if !x.Cancel.IsZero() {
 		w.value("cancel", x.Cancel)
 	}
 	if x.Meta != nil {
@@ -6773,19 +6773,19 @@ type TerminalUpdate struct {
 	// The absolute working directory of the command.
 	Cwd Opt[AbsolutePath] `json:"cwd,omitzero"`
 	// An authoritative replacement snapshot of terminal output bytes.
-	Output *TerminalOutput `json:"output,omitzero"`
+	Output Opt[TerminalOutput] `json:"output,omitzero"`
 	// Exit information. A concrete object marks the terminal as exited.
-	ExitStatus *TerminalExitStatus `json:"exitStatus,omitzero"`
+	ExitStatus Opt[TerminalExitStatus] `json:"exitStatus,omitzero"`
 	// The terminal size the command runs with, when known.
 	//
 	// Clients can render output at this size so that column layouts, progress bars,
 	// and cursor-positioned output display as the program wrote them.
-	Size *TerminalSize `json:"size,omitzero"`
+	Size Opt[TerminalSize] `json:"size,omitzero"`
 	// Client-initiated controls this terminal currently supports, such as cancellation.
 	//
 	// Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
 	// the whole previous value. A new terminal starts with none.
-	Capabilities *TerminalCapabilities `json:"capabilities,omitzero"`
+	Capabilities Opt[TerminalCapabilities] `json:"capabilities,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -6825,16 +6825,16 @@ func (x *TerminalUpdate) encodeFields(w *codecWriter) {
 	if !x.Cwd.IsZero() {
 		w.value("cwd", x.Cwd)
 	}
-	if x.Output != nil {
+	if !x.Output.IsZero() {
 		w.value("output", x.Output)
 	}
-	if x.ExitStatus != nil {
+	if !x.ExitStatus.IsZero() {
 		w.value("exitStatus", x.ExitStatus)
 	}
-	if x.Size != nil {
+	if !x.Size.IsZero() {
 		w.value("size", x.Size)
 	}
-	if x.Capabilities != nil {
+	if !x.Capabilities.IsZero() {
 		w.value("capabilities", x.Capabilities)
 	}
 	if x.Meta != nil {
@@ -7288,7 +7288,7 @@ type UsageUpdate struct {
 	// Cumulative session cost.
 	//
 	// Omitted leaves the last reported cost unchanged. `null` clears it. A value replaces it.
-	Cost *Cost `json:"cost,omitzero"`
+	Cost Opt[Cost] `json:"cost,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -7319,7 +7319,7 @@ func (x *UsageUpdate) decodeFields(m codecMembers) error {
 func (x *UsageUpdate) encodeFields(w *codecWriter) {
 	w.uint("used", uint64(x.Used))
 	w.uint("size", uint64(x.Size))
-	if x.Cost != nil {
+	if !x.Cost.IsZero() {
 		w.value("cost", x.Cost)
 	}
 	if x.Meta != nil {
@@ -7612,13 +7612,13 @@ type ClientCapabilities struct {
 	//
 	// Optional. Omitted and `null` are equivalent and mean the client does not advertise any
 	// authentication-method extensions.
-	Auth *ClientAuthCapabilities `json:"auth,omitzero"`
+	Auth Opt[ClientAuthCapabilities] `json:"auth,omitzero"`
 	// Elicitation capabilities supported by the client.
 	// Determines which elicitation modes the agent may use.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the client does not advertise
 	// elicitation support.
-	Elicitation *ElicitationCapabilities `json:"elicitation,omitzero"`
+	Elicitation Opt[ElicitationCapabilities] `json:"elicitation,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -7646,10 +7646,10 @@ func (x *ClientCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *ClientCapabilities) encodeFields(w *codecWriter) {
-	if x.Auth != nil {
+	if !x.Auth.IsZero() {
 		w.value("auth", x.Auth)
 	}
-	if x.Elicitation != nil {
+	if !x.Elicitation.IsZero() {
 		w.value("elicitation", x.Elicitation)
 	}
 	if x.Meta != nil {
@@ -7669,7 +7669,7 @@ type ClientAuthCapabilities struct {
 	// The client should supply `{}` only when it can reproduce the configured
 	// agent invocation in an interactive terminal. Supplying `{}` means the
 	// agent may include `terminal` entries in its authentication methods.
-	Terminal *TerminalAuthCapabilities `json:"terminal,omitzero"`
+	Terminal Opt[TerminalAuthCapabilities] `json:"terminal,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -7696,7 +7696,7 @@ func (x *ClientAuthCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *ClientAuthCapabilities) encodeFields(w *codecWriter) {
-	if x.Terminal != nil {
+	if !x.Terminal.IsZero() {
 		w.value("terminal", x.Terminal)
 	}
 	if x.Meta != nil {
@@ -7746,12 +7746,12 @@ type ElicitationCapabilities struct {
 	//
 	// Optional. Omitted and `null` are equivalent and mean form support is not advertised.
 	// Supplying `{}` explicitly advertises form support.
-	Form *ElicitationFormCapabilities `json:"form,omitzero"`
+	Form Opt[ElicitationFormCapabilities] `json:"form,omitzero"`
 	// Whether the client supports URL-based elicitation.
 	//
 	// Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
 	// Supplying `{}` means the client supports URL-based elicitation.
-	URL *ElicitationURLCapabilities `json:"url,omitzero"`
+	URL Opt[ElicitationURLCapabilities] `json:"url,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -7779,10 +7779,10 @@ func (x *ElicitationCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *ElicitationCapabilities) encodeFields(w *codecWriter) {
-	if x.Form != nil {
+	if !x.Form.IsZero() {
 		w.value("form", x.Form)
 	}
-	if x.URL != nil {
+	if !x.URL.IsZero() {
 		w.value("url", x.URL)
 	}
 	if x.Meta != nil {
@@ -8327,7 +8327,7 @@ type ResumeSessionRequest struct {
 	// NOT restore servers from earlier requests.
 	MCPServers []MCPServer `json:"mcpServers,omitzero"`
 	// Inclusive cursor describing where conversation replay should begin.
-	ReplayFrom *ReplayFrom `json:"replayFrom,omitzero"`
+	ReplayFrom Opt[ReplayFrom] `json:"replayFrom,omitzero"`
 	// Meta is the _meta extension object, kept verbatim (numbers keep their precision).
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
@@ -8366,7 +8366,7 @@ func (x *ResumeSessionRequest) encodeFields(w *codecWriter) {
 	if x.MCPServers != nil {
 		w.value("mcpServers", x.MCPServers)
 	}
-	if x.ReplayFrom != nil {
+	if !x.ReplayFrom.IsZero() {
 		w.value("replayFrom", x.ReplayFrom)
 	}
 	if x.Meta != nil {

@@ -200,6 +200,11 @@ func TestV2ModelShapes(t *testing.T) {
 	if ty := check("DiffChange", kindUnion); ty.Tag != "operation" || len(ty.Fields) != 3 {
 		t.Errorf("DiffChange: tag %q, %d shared members", ty.Tag, len(ty.Fields))
 	}
+	for _, f := range check("ToolCallUpdate", kindStruct).Fields {
+		if f.JSON == "capabilities" && (f.Ptr || !f.Nullable) {
+			t.Errorf("ToolCallUpdate.capabilities must be Opt (null clears it): %+v", f)
+		}
+	}
 	if ty := check("ForkSessionRequest", kindStruct); !ty.Unstable {
 		t.Error("ForkSessionRequest is not unstable")
 	}

@@ -168,12 +168,13 @@ func (e *emitter) enum(t *goType) {
 }
 
 // goFieldType is the Go type of a field: optional nullable structs are
-// pointers, other optional nullable values are Opt[T].
+// pointers (unless the package keeps null apart for them too), other
+// optional nullable values are Opt[T].
 func goFieldType(f *field) string {
 	switch {
 	case !f.Nullable:
 		return f.T.Go
-	case f.T.Kind == tObject:
+	case f.Ptr:
 		return "*" + f.T.Go
 	}
 	return "Opt[" + f.T.Go + "]"
@@ -348,7 +349,7 @@ func (e *emitter) encodeFields(fields []*field) {
 		}
 		if f.Nullable {
 			write = fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
-			if f.T.Kind == tObject {
+			if f.Ptr {
 				cond = v + " != nil"
 			} else {
 				cond = "!" + v + ".IsZero()"

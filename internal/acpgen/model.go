@@ -62,6 +62,7 @@ type field struct {
 	T           *tref
 	Required    bool
 	Nullable    bool // optional and null allowed: Opt[T] or *T
+	Ptr         bool // Nullable and represented as *T (null reads as absent)
 	Lenient     bool // x-deserialize-default-on-error
 	SkipInvalid bool // x-deserialize-skip-invalid-items
 	NullDefault bool // x-deserialize-default-on-null
@@ -115,6 +116,11 @@ type config struct {
 	// sharedRuntime takes DecodeError and Opt from package acp (by alias)
 	// instead of declaring them, for packages that sit beside acp.
 	sharedRuntime bool
+	// optObjects makes optional nullable object members Opt[T] instead of
+	// *T, for schemas where null and absence differ for objects too (v2's
+	// tool_call_update capabilities, terminal_update exitStatus, usage_update
+	// cost: absent leaves the value alone, null clears it).
+	optObjects bool
 }
 
 var defaultConfig = config{
@@ -159,6 +165,7 @@ var v2Config = config{
 	reserved:      []string{"ProtocolVersion2", "SessionNotFound", "UnsupportedProtocolVersion"},
 	unstableNote:  "Unstable: not part of the stable ACP v2 schema; it may change or disappear.",
 	sharedRuntime: true,
+	optObjects:    true,
 }
 
 // profiles are the packages acpgen can generate, by -profile name.
@@ -623,6 +630,7 @@ func (b *builder) fields(t *goType, s *Schema, tag string) ([]*field, error) {
 		}
 		f.T = rt
 		f.Nullable = nullable && !f.Required
+		f.Ptr = f.Nullable && rt.Kind == tObject && !b.cfg.optObjects
 		f.Unstable = strings.HasPrefix(p.Description, "**UNSTABLE**")
 		f.Doc = b.doc(p.Description, fieldDoc)
 		if f.Required && nullable && rt.Kind != tRaw {
