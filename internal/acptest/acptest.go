@@ -377,8 +377,7 @@ func ValidateResponse(t testing.TB, method string, line []byte) {
 	}
 }
 
-// ValidateV2 is ValidateMessage against the v2 schema. A line may also be a
-// JSON-RPC batch (a non-empty array of messages), which v2 allows on stdio.
+// ValidateV2 is ValidateMessage against the v2 schema.
 func ValidateV2(t testing.TB, line []byte) {
 	t.Helper()
 	if err := validateLine(Line{Version: 2}, line, false); err != nil {
@@ -411,7 +410,7 @@ type Line struct {
 // direction its x-side allows (the agent sends only methods the client
 // handles, and the other way round), and a response's envelope is the
 // sender's (AgentResponse or ClientResponse) and answers a method the sender
-// handles. v2 lines may be batches.
+// handles.
 func ValidateLine(t testing.TB, l Line, line []byte) {
 	t.Helper()
 	if err := validateLine(l, line, true); err != nil {
@@ -432,19 +431,13 @@ func validateLine(l Line, line []byte, directed bool) error {
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
-	batch, ok := inst.([]any)
-	if !ok || l.Version < 2 {
-		return validateMessage(l, inst, directed)
+	if _, batch := inst.([]any); batch {
+		// The v2 draft's migration guide allowed batches on stdio; the schema
+		// and the SDK that bundles it (TypeScript 2.4.0) do not: "ACP does
+		// not use JSON-RPC batches" on any version.
+		return fmt.Errorf("a JSON-RPC batch (ACP does not use batches)")
 	}
-	if len(batch) == 0 {
-		return fmt.Errorf("an empty batch")
-	}
-	for i, m := range batch {
-		if err := validateMessage(l, m, directed); err != nil {
-			return fmt.Errorf("batch item %d: %w", i, err)
-		}
-	}
-	return nil
+	return validateMessage(l, inst, directed)
 }
 
 func validateMessage(l Line, inst any, directed bool) error {
