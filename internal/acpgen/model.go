@@ -138,7 +138,8 @@ var defaultConfig = config{
 	reserved: []string{
 		"Conn", "Error", "ErrorCode", "Handler", "HandlerFunc", "Option", "Request",
 		"Response", "Notification", "Message", "ID", "Dispatcher", "Side", "NewConn",
-		"LatestProtocolVersion", "NegotiateVersion",
+		"LatestProtocolVersion", "NegotiateVersion", "ProtocolV1", "ProtocolV2",
+		"PeekProtocolVersion", "IsV2RequestID",
 	},
 	reservedPrefixes: []string{"Err", "Code"},
 	unstableNote:     unstableNote,
