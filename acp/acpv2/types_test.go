@@ -511,3 +511,20 @@ func ExampleStateUpdate() {
 	// {"sessionId":"s1","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}
 	// idle: cancelled
 }
+
+// TestConnDecodesV2Params: package acp's params decoding (what acp.On
+// handlers get) works on v2 types, and a bad v2 member is -32602 naming it.
+func TestConnDecodesV2Params(t *testing.T) {
+	var p acpv2.ResumeSessionRequest
+	if err := acp.DecodeParams(json.RawMessage(`{"sessionId":"s","cwd":"/w","replayFrom":{"type":"start"}}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := p.ReplayFrom.Get(); r.Start == nil {
+		t.Errorf("replayFrom: %+v", p.ReplayFrom)
+	}
+	err := acp.DecodeParams(json.RawMessage(`{"sessionId":"s","cwd":"/w","mcpServers":[{"type":"stdio","name":"n"}]}`), &p)
+	var e *acp.Error
+	if !errors.As(err, &e) || e.Code != acp.CodeInvalidParams || !bytes.Contains(e.Data, []byte(`"path":"mcpServers[0].command"`)) {
+		t.Errorf("bad server: %v", err)
+	}
+}
