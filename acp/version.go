@@ -1,5 +1,11 @@
 package acp
 
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
 // LatestProtocolVersion is the newest ACP protocol version this package speaks.
 const LatestProtocolVersion = 1
 
@@ -21,4 +27,52 @@ func NegotiateVersion(requested int, supported []int) (int, error) {
 		return 0, NewUnsupportedProtocolVersion(requested, supported)
 	}
 	return best, nil
+}
+
+// The protocol versions with generated types: v1 in this package, v2 in
+// package acpv2 (acp/acpv2). A connection speaks one of them, chosen by
+// NegotiateVersion from the initialize request; docs/acp-v2.md gives the
+// rules that differ between them.
+const (
+	ProtocolV1 = 1
+	ProtocolV2 = 2
+)
+
+// PeekProtocolVersion reads protocolVersion from raw initialize params
+// without decoding the rest, so that a connection can pick the version
+// first and then decode the params as acp.InitializeRequest (v1: protocol
+// 1) or acpv2.InitializeRequest (v2: protocol 2 or higher), which differ
+// (clientCapabilities/clientInfo against capabilities/info). Params that
+// are not an object, or a protocolVersion that is not an integer from 0 to
+// 65535, are -32602 naming protocolVersion, as the official SDK's router
+// answers.
+func PeekProtocolVersion(params json.RawMessage) (int, error) {
+	bad := NewInvalidParams("protocolVersion", "initialize.protocolVersion must be a valid ACP protocol version")
+	var p struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	}
+	if s := bytes.TrimSpace(params); len(s) == 0 || s[0] != '{' || json.Unmarshal(s, &p) != nil {
+		return 0, bad
+	}
+	v, err := strconv.ParseInt(string(bytes.TrimSpace(p.ProtocolVersion)), 10, 64)
+	if err != nil || v < 0 || v > 0xFFFF {
+		return 0, bad
+	}
+	return int(v), nil
+}
+
+// IsV2RequestID reports whether a request id is one ACP v2 allows: a
+// string or an integer. v2 forbids null and fractional ids (v1 allows
+// null); a v2 connection answers such a request with -32600 and "id": null.
+func IsV2RequestID(id json.RawMessage) bool {
+	s := bytes.TrimSpace(id)
+	if len(s) == 0 {
+		return false
+	}
+	if s[0] == '"' {
+		var str string
+		return json.Unmarshal(s, &str) == nil
+	}
+	_, err := strconv.ParseInt(string(s), 10, 64)
+	return err == nil
 }

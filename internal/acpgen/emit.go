@@ -11,6 +11,34 @@ import (
 //go:embed runtime.go.tmpl
 var runtimeSource string
 
+//go:embed runtime_shared.go.tmpl
+var sharedRuntimeSource string
+
+// acpImport is the import path of package acp, which a package generated
+// with sharedRuntime takes DecodeError and Opt from.
+const acpImport = "github.com/claude-agent-acp/claude-agent-acp/acp"
+
+// runtimeFor returns the runtime section for the package: runtime.go.tmpl
+// verbatim, or, with sharedRuntime, with its DecodeError declaration
+// replaced by runtime_shared.go.tmpl (aliases of acp's DecodeError and Opt).
+func runtimeFor(cfg config) (string, error) {
+	if !cfg.sharedRuntime {
+		return runtimeSource, nil
+	}
+	const (
+		intro = "// This section is copied verbatim from internal/acpgen/runtime.go.tmpl."
+		from  = "// DecodeError reports"
+		to    = "func (e *DecodeError) Unwrap() error { return e.Err }\n"
+	)
+	i, j := strings.Index(runtimeSource, from), strings.Index(runtimeSource, to)
+	if !strings.HasPrefix(runtimeSource, intro) || i < 0 || j < i {
+		return "", fmt.Errorf("runtime.go.tmpl: DecodeError declaration not found where sharedRuntime expects it")
+	}
+	out := runtimeSource[:i] + sharedRuntimeSource + runtimeSource[j+len(to):]
+	out = "// This section is copied from internal/acpgen/runtime.go.tmpl, with\n// DecodeError and Opt taken from package acp (runtime_shared.go.tmpl)." + out[len(intro):]
+	return out, nil
+}
+
 // runtimeNames are the exported names runtime.go.tmpl and optional.go
 // declare; schema types must not take them.
 var runtimeNames = []string{
@@ -44,11 +72,19 @@ func emit(m *model, header []string) ([]byte, error) {
 		e.p("// %s", h)
 	}
 	e.p("")
-	e.p("package acp")
+	runtime, err := runtimeFor(m.Config)
+	if err != nil {
+		return nil, err
+	}
+	e.p("package %s", m.Config.pkg)
 	e.p("")
 	e.p("import (")
 	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
 		e.p("\t%q", imp)
+	}
+	if m.Config.sharedRuntime {
+		e.p("")
+		e.p("\t%q", acpImport)
 	}
 	e.p(")")
 	e.p("")
@@ -67,7 +103,7 @@ func emit(m *model, header []string) ([]byte, error) {
 			e.valueUnion(t)
 		}
 	}
-	e.WriteString(runtimeSource)
+	e.WriteString(runtime)
 	out, err := format.Source(e.Bytes())
 	if err != nil {
 		return e.Bytes(), fmt.Errorf("formatting generated code: %w", err)
@@ -95,12 +131,16 @@ func (e *emitter) enum(t *goType) {
 	if t.Open {
 		e.doc("", []string{"", "Values other than the constants below are valid and must be preserved."})
 	}
-	e.p("type %s string", t.Name)
+	e.p("type %s %s", t.Name, t.Under)
 	e.p("")
 	e.p("const (")
 	for _, v := range t.Values {
 		e.doc("\t", v.Doc)
-		e.p("\t%s %s = %q", v.Go, t.Name, v.Value)
+		if t.Under == "string" {
+			e.p("\t%s %s = %q", v.Go, t.Name, v.Value)
+		} else {
+			e.p("\t%s %s = %s", v.Go, t.Name, v.Value)
+		}
 	}
 	e.p(")")
 	e.p("")
@@ -128,12 +168,13 @@ func (e *emitter) enum(t *goType) {
 }
 
 // goFieldType is the Go type of a field: optional nullable structs are
-// pointers, other optional nullable values are Opt[T].
+// pointers (unless the package keeps null apart for them too), other
+// optional nullable values are Opt[T].
 func goFieldType(f *field) string {
 	switch {
 	case !f.Nullable:
 		return f.T.Go
-	case f.T.Kind == tObject:
+	case f.Ptr:
 		return "*" + f.T.Go
 	}
 	return "Opt[" + f.T.Go + "]"
@@ -308,7 +349,7 @@ func (e *emitter) encodeFields(fields []*field) {
 		}
 		if f.Nullable {
 			write = fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
-			if f.T.Kind == tObject {
+			if f.Ptr {
 				cond = v + " != nil"
 			} else {
 				cond = "!" + v + ".IsZero()"
@@ -340,6 +381,8 @@ func variantDoc(t *goType, v *variant) []string {
 	switch {
 	case v.Tag != "":
 		note = fmt.Sprintf("%s is set when %q is %q.", v.Field, t.Tag, v.Tag)
+	case t.Kind == kindUnion && t.NullTag:
+		note = fmt.Sprintf("%s is set when %q is absent, null or not a string.", v.Field, t.Tag)
 	case t.Kind == kindUnion:
 		note = fmt.Sprintf("%s is set when %q is absent.", v.Field, t.Tag)
 	default:
@@ -427,16 +470,49 @@ func (e *emitter) union(t *goType) {
 	if len(t.Fields) > 0 {
 		common, commonFn = "u.decodeCommon(m)", "u.decodeCommon"
 	}
-	e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
-	e.p("\t*u = %s{}", t.Name)
-	e.p("\tm, err := codecUnionObject(data, %q)", t.Name)
-	e.p("\tif err != nil {")
-	e.p("\t\treturn err")
-	e.p("\t}")
-	e.p("\ttag, hasTag, err := codecTag(m, %q)", t.Tag)
-	e.p("\tif err != nil {")
-	e.p("\t\treturn err")
-	e.p("\t}")
+	if t.Nested {
+		// Held as a payload, the union is decoded from the members of the
+		// object that holds it (decodeFields); alone, it keeps an unknown
+		// variant byte for byte.
+		e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
+		e.p("\tm, err := codecUnionObject(data, %q)", t.Name)
+		e.p("\tif err != nil {")
+		e.p("\t\t*u = %s{}", t.Name)
+		e.p("\t\treturn err")
+		e.p("\t}")
+		e.p("\tif err := u.decodeFields(m); err != nil {")
+		e.p("\t\treturn err")
+		e.p("\t}")
+		e.p("\tif u.Unknown != nil {")
+		e.p("\t\tu.Unknown = append(json.RawMessage(nil), data...)")
+		e.p("\t}")
+		e.p("\treturn nil")
+		e.p("}")
+		e.p("")
+		e.p("// decodeFields decodes the union from an object's members. A variant it")
+		e.p("// does not know becomes Unknown: the members, in key order.")
+		e.p("func (u *%s) decodeFields(m codecMembers) error {", t.Name)
+		e.p("\t*u = %s{}", t.Name)
+	} else {
+		e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
+		e.p("\t*u = %s{}", t.Name)
+		e.p("\tm, err := codecUnionObject(data, %q)", t.Name)
+		e.p("\tif err != nil {")
+		e.p("\t\treturn err")
+		e.p("\t}")
+	}
+	if t.NullTag {
+		e.p("\ttag, hasTag, err := codecTag(m, %q)", t.Tag)
+		e.p("\tif err != nil {")
+		e.p("\t\t// A null or malformed %q is the %s form, which keeps the member in its Extra.", t.Tag, t.Default.Field)
+		e.p("\t\thasTag = false")
+		e.p("\t}")
+	} else {
+		e.p("\ttag, hasTag, err := codecTag(m, %q)", t.Tag)
+		e.p("\tif err != nil {")
+		e.p("\t\treturn err")
+		e.p("\t}")
+	}
 	e.p("\tswitch {")
 	for _, v := range t.Variants {
 		if v.Tag == "" {
@@ -493,10 +569,21 @@ func (e *emitter) union(t *goType) {
 		e.p("\t\treturn &DecodeError{Path: %q, Err: codecErrMissing}", t.Tag)
 		e.p("\t}")
 	}
-	e.p("\tu.Unknown = append(json.RawMessage(nil), data...)")
-	e.p("\treturn nil")
+	if t.Nested {
+		e.p("\tvar w codecWriter")
+		e.p("\tw.extra(m)")
+		e.p("\tunknown, err := w.bytes()")
+		e.p("\tu.Unknown = unknown")
+		e.p("\treturn err")
+	} else {
+		e.p("\tu.Unknown = append(json.RawMessage(nil), data...)")
+		e.p("\treturn nil")
+	}
 	e.p("}")
 	e.p("")
+	if t.Nested {
+		e.nestedUnion(t, set)
+	}
 
 	if len(t.Fields) > 0 {
 		e.p("func (x *%s) decodeCommon(m codecMembers) error {", t.Name)
@@ -508,6 +595,46 @@ func (e *emitter) union(t *goType) {
 		e.p("}")
 		e.p("")
 	}
+}
+
+// nestedUnion emits the rest of codecStruct for a union held as the
+// payload of another union's variant: its members are written into the
+// holder's object after the holder's discriminator.
+func (e *emitter) nestedUnion(t *goType, set []string) {
+	e.p("func (u *%s) encodeFields(w *codecWriter) {", t.Name)
+	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+	e.p("\t\tw.fail(err)")
+	e.p("\t\treturn")
+	e.p("\t}")
+	e.p("\tswitch {")
+	for _, v := range t.Variants {
+		e.p("\tcase u.%s != nil:", v.Field)
+		if v.Tag != "" {
+			e.p("\t\tw.str(%q, %q)", t.Tag, v.Tag)
+		}
+		if len(t.Fields) > 0 {
+			e.p("\t\tu.encodeCommon(w)")
+		}
+		e.p("\t\tu.%s.encodeFields(w)", v.Field)
+		e.p("\t\tw.extra(u.%s.extraMembers())", v.Field)
+		e.p("\t\treturn")
+	}
+	e.p("\t}")
+	e.p("\tvar m codecMembers")
+	e.p("\tif err := json.Unmarshal(u.Unknown, &m); err != nil || m == nil {")
+	e.p("\t\tw.fail(errors.New(\"acp: %s: Unknown is not a JSON object\"))", t.Name)
+	e.p("\t\treturn")
+	e.p("\t}")
+	e.p("\tw.extra(m)")
+	e.p("}")
+	e.p("")
+	e.p("// extraMembers is nil: each variant keeps its own (see encodeFields).")
+	e.p("func (u *%s) extraMembers() map[string]json.RawMessage { return nil }", t.Name)
+	e.p("")
+	e.p("// setExtra does nothing: decodeFields has given the members it does not")
+	e.p("// know to the variant's Extra, or to Unknown.")
+	e.p("func (u *%s) setExtra(map[string]json.RawMessage) {}", t.Name)
+	e.p("")
 }
 
 func (e *emitter) valueUnion(t *goType) {
@@ -585,7 +712,7 @@ func (e *emitter) methods(m *model) {
 	e.p("const (")
 	for _, mt := range m.Methods {
 		if mt.Unstable {
-			e.p("\t// %s", unstableNote)
+			e.p("\t// %s", m.Config.unstableNote)
 		}
 		e.p("\t%s = %q", mt.Const, mt.Name)
 	}

@@ -1,11 +1,12 @@
-// Command acpgen generates the typed ACP v1 schema of package acp
-// (acp/types_gen.go) from the pinned JSON schema files.
+// Command acpgen generates the typed ACP schema packages from the pinned
+// JSON schema files: v1 into package acp (acp/types_gen.go, -profile v1, the
+// default) and v2 into package acpv2 (acp/acpv2/types_gen.go, -profile v2).
 //
 // It reads the stable schema, adds the few unstable definitions and
-// properties listed in defaultConfig, and writes one gofmt'ed Go file. Run it
-// through go generate in ./acp:
+// properties listed in the profile's config (defaultConfig, v2Config), and
+// writes one gofmt'ed Go file. Run it through go generate:
 //
-//	go generate ./acp
+//	go generate ./acp ./acp/acpv2
 //
 // The representation is described in the package documentation of acp and
 // in the report of issue 2: tagged unions are structs with one pointer per
@@ -29,12 +30,14 @@ func main() {
 	unstable := flag.String("unstable", "", "schema.unstable.json (source of the selected unstable additions)")
 	out := flag.String("o", "", "output file")
 	verbose := flag.Bool("v", false, "print a summary")
+	profile := flag.String("profile", "v1", "what to generate: v1 (package acp) or v2 (package acpv2)")
 	flag.Parse()
-	if *stable == "" || *unstable == "" || *out == "" {
+	cfg, ok := profiles[*profile]
+	if *stable == "" || *unstable == "" || *out == "" || !ok {
 		flag.Usage()
 		os.Exit(2)
 	}
-	src, m, err := generate(*stable, *unstable)
+	src, m, err := generate(cfg, *stable, *unstable)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "acpgen:", err)
 		os.Exit(1)
@@ -53,8 +56,9 @@ func main() {
 	}
 }
 
-// generate reads both schemas and returns the formatted Go source.
-func generate(stablePath, unstablePath string) ([]byte, *model, error) {
+// generate reads both schemas and returns the formatted Go source of the
+// package cfg describes.
+func generate(cfg config, stablePath, unstablePath string) ([]byte, *model, error) {
 	stable, stableData, err := readSchema(stablePath)
 	if err != nil {
 		return nil, nil, err
@@ -63,7 +67,7 @@ func generate(stablePath, unstablePath string) ([]byte, *model, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := build(stable, unstable, defaultConfig)
+	m, err := build(stable, unstable, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +76,7 @@ func generate(stablePath, unstablePath string) ([]byte, *model, error) {
 		"",
 		"Source: " + filepath.Base(stablePath) + " sha256:" + digest(stableData),
 		"with unstable additions from " + filepath.Base(unstablePath) + " sha256:" + digest(unstableData),
-		"Regenerate with: go generate ./acp",
+		"Regenerate with: " + cfg.regenerate,
 	}
 	src, err := emit(m, header)
 	if err != nil {

@@ -104,19 +104,26 @@ func collectRefs(s *Schema, out map[string]bool) {
 }
 
 // checkPayloads makes sure every tagged-union variant and every flattened
-// alternative is a struct: their members are written into the enclosing
-// object, which only structs support. Value unions may hold anything.
+// alternative is a struct or a tagged union: their members are written into
+// the enclosing object. A union held this way is marked Nested, which gives
+// it the struct codec methods (v2 nests them: session_update → state →
+// stopReason). Value unions may hold anything.
 func (b *builder) checkPayloads() error {
-	structs := map[string]bool{}
+	byGo := map[string]*goType{}
 	for _, t := range b.m.Types {
-		structs[t.Name] = t.Kind == kindStruct
+		byGo[t.Name] = t
 	}
 	for _, t := range b.m.Types {
 		if t.Kind == kindValueUnion {
 			continue
 		}
 		for _, v := range append(slices.Clone(t.Variants), t.Flat...) {
-			if !structs[v.Type.Go] {
+			switch p := byGo[v.Type.Go]; {
+			case p == nil:
+				return fmt.Errorf("%s.%s: payload %s is not generated", t.Name, v.Field, v.Type.Go)
+			case p.Kind == kindUnion:
+				p.Nested = true
+			case p.Kind != kindStruct:
 				return fmt.Errorf("%s.%s: payload %s is not a struct", t.Name, v.Field, v.Type.Go)
 			}
 		}
@@ -132,8 +139,8 @@ func (b *builder) checkNames() error {
 		if prev, ok := seen[name]; ok {
 			return fmt.Errorf("Go name %s used by %s and %s", name, prev, what)
 		}
-		if slices.Contains(b.cfg.reserved, name) || strings.HasPrefix(name, "Err") || strings.HasPrefix(name, "Code") {
-			return fmt.Errorf("Go name %s (%s) is reserved for the connection code", name, what)
+		if slices.Contains(b.cfg.reserved, name) || slices.ContainsFunc(b.cfg.reservedPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			return fmt.Errorf("Go name %s (%s) is reserved for hand-written code", name, what)
 		}
 		seen[name] = what
 		return nil

@@ -35,6 +35,8 @@ type goType struct {
 	Variants []*variant // kindUnion, kindValueUnion
 	Default  *variant   // kindUnion: variant used when the discriminator is absent
 	HasOther bool       // kindUnion: the schema names an explicit catch-all branch
+	NullTag  bool       // kindUnion: Default is the branch whose discriminator is null (or absent)
+	Nested   bool       // kindUnion: some union or struct holds it as a payload (members flattened)
 	Flat     []*variant // kindStruct: untagged alternatives that share the object
 
 	Dropped []string // properties left out (unstable, not generated)
@@ -60,6 +62,7 @@ type field struct {
 	T           *tref
 	Required    bool
 	Nullable    bool // optional and null allowed: Opt[T] or *T
+	Ptr         bool // Nullable and represented as *T (null reads as absent)
 	Lenient     bool // x-deserialize-default-on-error
 	SkipInvalid bool // x-deserialize-skip-invalid-items
 	NullDefault bool // x-deserialize-default-on-null
@@ -91,7 +94,12 @@ type tref struct {
 }
 
 // config selects what to generate beyond the stable schema and what to skip.
+// There is one per generated package (see profiles); the v1 one is
+// defaultConfig.
 type config struct {
+	// pkg is the Go package name of the output, and regenerate the command
+	// named in its header.
+	pkg, regenerate string
 	// skip lists $defs not generated: JSON-RPC envelopes and the error
 	// object, which the hand-written connection code owns.
 	skip map[string]bool
@@ -101,9 +109,23 @@ type config struct {
 	unstableProps map[string][]string
 	// reserved are Go names owned by hand-written code in the package.
 	reserved []string
+	// reservedPrefixes are Go name prefixes owned by hand-written code.
+	reservedPrefixes []string
+	// unstableNote replaces the UNSTABLE banner in doc comments.
+	unstableNote string
+	// sharedRuntime takes DecodeError and Opt from package acp (by alias)
+	// instead of declaring them, for packages that sit beside acp.
+	sharedRuntime bool
+	// optObjects makes optional nullable object members Opt[T] instead of
+	// *T, for schemas where null and absence differ for objects too (v2's
+	// tool_call_update capabilities, terminal_update exitStatus, usage_update
+	// cost: absent leaves the value alone, null clears it).
+	optObjects bool
 }
 
 var defaultConfig = config{
+	pkg:        "acp",
+	regenerate: "go generate ./acp",
 	skip: map[string]bool{
 		"Error": true, "ErrorCode": true, "RequestId": true,
 		"ExtRequest": true, "ExtResponse": true, "ExtNotification": true,
@@ -116,9 +138,39 @@ var defaultConfig = config{
 	reserved: []string{
 		"Conn", "Error", "ErrorCode", "Handler", "HandlerFunc", "Option", "Request",
 		"Response", "Notification", "Message", "ID", "Dispatcher", "Side", "NewConn",
-		"LatestProtocolVersion", "NegotiateVersion",
+		"LatestProtocolVersion", "NegotiateVersion", "ProtocolV1", "ProtocolV2",
+		"PeekProtocolVersion", "IsV2RequestID",
 	},
+	reservedPrefixes: []string{"Err", "Code"},
+	unstableNote:     unstableNote,
 }
+
+// v2Config generates package acpv2 (acp/acpv2/types_gen.go) from the v2
+// schema. It mirrors the v1 selection of unstable additions (session/fork
+// and token usage, which v2 reports on the idle state update instead of the
+// prompt response). The JSON-RPC error object is generated here, because
+// v2 uses it inside a schema type (an idle state's error stop reason), as
+// Error with an open integer ErrorCode; the connection still uses acp.Error.
+var v2Config = config{
+	pkg:        "acpv2",
+	regenerate: "go generate ./acp/acpv2",
+	skip: map[string]bool{
+		"RequestId":  true,
+		"ExtRequest": true, "ExtResponse": true, "ExtNotification": true,
+	},
+	unstableDefs: []string{"ForkSessionRequest", "ForkSessionResponse", "SessionForkCapabilities", "Usage"},
+	unstableProps: map[string][]string{
+		"SessionCapabilities": {"fork"},
+		"IdleStateUpdate":     {"usage"},
+	},
+	reserved:      []string{"ProtocolVersion2", "SessionNotFound", "UnsupportedProtocolVersion"},
+	unstableNote:  "Unstable: not part of the stable ACP v2 schema; it may change or disappear.",
+	sharedRuntime: true,
+	optObjects:    true,
+}
+
+// profiles are the packages acpgen can generate, by -profile name.
+var profiles = map[string]config{"v1": defaultConfig, "v2": v2Config}
 
 // method is one row of the generated method table.
 type method struct {
@@ -135,6 +187,7 @@ type method struct {
 type model struct {
 	Types   []*goType
 	Methods []*method
+	Config  config
 	byName  map[string]*goType // by $defs name
 }
 
@@ -156,7 +209,7 @@ func build(stable, unstable *Schema, cfg config) (*model, error) {
 		unstable:     unstable.Defs.Map,
 		included:     map[string]bool{},
 		unstableOnly: map[string]bool{},
-		m:            &model{byName: map[string]*goType{}},
+		m:            &model{Config: cfg, byName: map[string]*goType{}},
 		goNames:      map[string]string{},
 	}
 	var order []string
@@ -242,6 +295,19 @@ func (b *builder) defSchema(name string) (*Schema, error) {
 	return &merged, nil
 }
 
+// doc is docText with the package's note for unstable definitions.
+func (b *builder) doc(desc string, opt docOptions) []string {
+	out := docText(desc, false, opt)
+	if b.cfg.unstableNote != unstableNote {
+		for i, l := range out {
+			if l == unstableNote {
+				out[i] = b.cfg.unstableNote
+			}
+		}
+	}
+	return out
+}
+
 func (b *builder) add(t *goType) {
 	b.m.Types = append(b.m.Types, t)
 	if t.Schema != "" {
@@ -256,9 +322,9 @@ func (b *builder) addDef(name string, s *Schema) error {
 		Schema:   name,
 		Unstable: b.unstableOnly[name],
 	}
-	t.Doc = docText(s.Description, false, typeDoc)
-	if t.Unstable && !slices.Contains(t.Doc, unstableNote) {
-		t.Doc = append(t.Doc, "", unstableNote)
+	t.Doc = b.doc(s.Description, typeDoc)
+	if t.Unstable && !slices.Contains(t.Doc, b.cfg.unstableNote) {
+		t.Doc = append(t.Doc, "", b.cfg.unstableNote)
 	}
 	branches := s.OneOf
 	if len(branches) == 0 {
@@ -267,6 +333,8 @@ func (b *builder) addDef(name string, s *Schema) error {
 	switch {
 	case len(branches) > 0 && isEnum(branches):
 		return b.addEnum(t, branches)
+	case len(branches) > 0 && isIntEnum(branches):
+		return b.addIntEnum(t, branches)
 	case len(branches) > 0:
 		return b.addUnion(t, s, branches)
 	case s.Type.nonNull() == "string" && s.Properties == nil:
@@ -287,6 +355,17 @@ func (b *builder) addDef(name string, s *Schema) error {
 	return nil
 }
 
+// nullTagBranch reports whether a union branch is the form whose
+// discriminator is null or absent (v2's IdleStateUpdate without a
+// stopReason): its only property is the discriminator, typed null.
+func nullTagBranch(br *Schema, tag string) bool {
+	if tag == "" || br.Properties == nil || len(br.Properties.Keys) != 1 || br.isRequired(tag) {
+		return false
+	}
+	p := br.Properties.get(tag)
+	return p != nil && p.isNullOnly()
+}
+
 // isEnum reports whether every branch is a string constant or the
 // catch-all "other" string.
 func isEnum(branches []*Schema) bool {
@@ -294,12 +373,50 @@ func isEnum(branches []*Schema) bool {
 		if _, ok := br.constString(); ok && br.Properties == nil {
 			continue
 		}
-		if br.Title == "other" && br.Type.nonNull() == "string" && br.Properties == nil {
+		if (br.Title == "other" || br.Title == "unknown") && br.Type.nonNull() == "string" && br.Properties == nil {
 			continue
 		}
 		return false
 	}
 	return true
+}
+
+// isIntEnum reports whether every branch is a titled integer constant or
+// a titled integer catch-all (v2's ErrorCode), all of one format.
+func isIntEnum(branches []*Schema) bool {
+	format := branches[0].Format
+	for _, br := range branches {
+		if br.Type.nonNull() != "integer" || br.Title == "" || br.Properties != nil || br.Format != format {
+			return false
+		}
+	}
+	return true
+}
+
+// addIntEnum adds an open integer enum: a named integer type with the
+// listed values as constants, named after their titles.
+func (b *builder) addIntEnum(t *goType, branches []*Schema) error {
+	t.Kind, t.Under = kindEnum, intType(branches[0].Format)
+	for _, br := range branches {
+		if len(br.Const) == 0 {
+			t.Open = true
+			continue
+		}
+		var n int64
+		if err := jsonStrict(br.Const, &n); err != nil {
+			return fmt.Errorf("integer constant %s: %w", br.Const, err)
+		}
+		t.Values = append(t.Values, enumValue{
+			Go:    t.Name + goName(br.Title),
+			Value: fmt.Sprint(n),
+			Doc:   b.doc(br.Description, fieldDoc),
+		})
+	}
+	if !t.Open {
+		return fmt.Errorf("closed integer enums are not supported")
+	}
+	b.add(t)
+	return nil
 }
 
 func (b *builder) addEnum(t *goType, branches []*Schema) error {
@@ -313,7 +430,7 @@ func (b *builder) addEnum(t *goType, branches []*Schema) error {
 		t.Values = append(t.Values, enumValue{
 			Go:    t.Name + goName(v),
 			Value: v,
-			Doc:   docText(br.Description, false, fieldDoc),
+			Doc:   b.doc(br.Description, fieldDoc),
 		})
 	}
 	b.add(t)
@@ -383,6 +500,7 @@ func (b *builder) addUnion(t *goType, s *Schema, branches []*Schema) error {
 				return fmt.Errorf("two untagged branches in a tagged union")
 			}
 			t.Default = v
+			t.NullTag = nullTagBranch(br, t.Tag)
 			t.Variants = append(t.Variants, v)
 		default:
 			t.Variants = append(t.Variants, v)
@@ -404,12 +522,15 @@ func (b *builder) addUnion(t *goType, s *Schema, branches []*Schema) error {
 // variant builds one union branch. Branches that carry their own
 // properties, or none, get a synthesized struct named after the union.
 func (b *builder) variant(t *goType, br *Schema) (*variant, error) {
-	v := &variant{Doc: docText(br.Description, false, fieldDoc)}
+	v := &variant{Doc: b.doc(br.Description, fieldDoc)}
 	key, tag, tagged := tagOf(br)
 	if tagged {
 		v.Tag = tag
 		v.Field = goName(tag)
 	} else {
+		if nullTagBranch(br, t.Tag) {
+			key = t.Tag
+		}
 		if br.Title == "" {
 			return nil, fmt.Errorf("untagged branch without a title")
 		}
@@ -510,8 +631,9 @@ func (b *builder) fields(t *goType, s *Schema, tag string) ([]*field, error) {
 		}
 		f.T = rt
 		f.Nullable = nullable && !f.Required
+		f.Ptr = f.Nullable && rt.Kind == tObject && !b.cfg.optObjects
 		f.Unstable = strings.HasPrefix(p.Description, "**UNSTABLE**")
-		f.Doc = docText(p.Description, false, fieldDoc)
+		f.Doc = b.doc(p.Description, fieldDoc)
 		if f.Required && nullable && rt.Kind != tRaw {
 			return nil, fmt.Errorf("property %s: required and nullable", k)
 		}

@@ -25,6 +25,8 @@ type Schema struct {
 	Minimum  *float64        `json:"minimum"`
 	Maximum  *float64        `json:"maximum"`
 	MinLen   *int            `json:"minLength"`
+	MinItems *int            `json:"minItems"`
+	Encoding string          `json:"contentEncoding"`
 	Required []string        `json:"required"`
 
 	Properties            *orderedSchemas `json:"properties"`

@@ -112,6 +112,11 @@ func (b *builder) refType(name string) (*tref, error) {
 	switch {
 	case len(branches) > 0 && isEnum(branches):
 		return &tref{Go: g, Kind: tString}, nil
+	case len(branches) > 0 && isIntEnum(branches):
+		if strings.HasPrefix(intType(branches[0].Format), "uint") {
+			return &tref{Go: g, Kind: tUint}, nil
+		}
+		return &tref{Go: g, Kind: tInt}, nil
 	case len(branches) > 0, s.Type.nonNull() == "object", s.Properties != nil:
 		return &tref{Go: g, Kind: tObject}, nil
 	case s.Type.nonNull() == "string":

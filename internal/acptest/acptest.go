@@ -1,11 +1,11 @@
-// Package acptest checks ACP JSON-RPC traffic against the official ACP v1
-// JSON schema, for use in tests.
+// Package acptest checks ACP JSON-RPC traffic against the official ACP
+// JSON schemas, v1 and v2, for use in tests.
 //
-// The schema files are a pinned copy in testdata (the same bytes
-// acp/types_gen.go is generated from), embedded so that tests never depend on
-// files outside the module. The schema is an independent oracle: this package
-// does not import package acp, so its verdicts do not share the generated
-// code's mistakes.
+// The schema files are pinned copies in testdata (v1) and testdata/v2 (the
+// same bytes acp/types_gen.go and acp/acpv2/types_gen.go are generated
+// from), embedded so that tests never depend on files outside the module.
+// The schema is an independent oracle: this package does not import package
+// acp or acpv2, so its verdicts do not share the generated code's mistakes.
 //
 // A message is matched to its schema definitions by method: the x-method and
 // x-side annotations name the params and result definitions of every method,
@@ -13,7 +13,11 @@
 // agent is a ClientRequest, one handled by the client an AgentRequest).
 // Responses do not carry their method, so ValidateMessage can only check
 // their envelope; ValidateResponse checks the result against the method's
-// result definition.
+// result definition. ValidateLine does both for either version when the
+// caller knows who sent the line and, for a response, what it answers.
+//
+// v1: Validate, ValidateMessage, ValidateResponse. v2: ValidateV2Def,
+// ValidateV2, ValidateV2Response. Either: ValidateLine.
 package acptest
 
 import (
@@ -21,6 +25,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,14 +39,20 @@ var (
 	stableSchema []byte
 	//go:embed testdata/schema.unstable.json
 	unstableSchema []byte
+	//go:embed testdata/v2/schema.json
+	v2StableSchema []byte
+	//go:embed testdata/v2/schema.unstable.json
+	v2UnstableSchema []byte
 )
 
 const (
-	stableURL   = "https://acp.invalid/v1/schema.json"
-	unstableURL = "https://acp.invalid/v1/schema.unstable.json"
+	stableURL     = "https://acp.invalid/v1/schema.json"
+	unstableURL   = "https://acp.invalid/v1/schema.unstable.json"
+	v2StableURL   = "https://acp.invalid/v2/schema.json"
+	v2UnstableURL = "https://acp.invalid/v2/schema.unstable.json"
 )
 
-// methodDefs names the definitions of one method.
+// methodDefs names the definitions of one method as handled by one side.
 type methodDefs struct {
 	params, result string
 	receiver       string // x-side: agent, client or protocol
@@ -49,28 +61,59 @@ type methodDefs struct {
 
 // schemaSet is one compiled schema file with its method table.
 type schemaSet struct {
-	url     string
-	defs    map[string]bool
-	methods map[string]methodDefs
+	url  string
+	defs map[string]bool
+	// methods maps a method to its definitions, one entry per handling side
+	// (v2's unstable mcp/message is handled by both), sorted by side.
+	methods map[string][]methodDefs
 
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
 }
 
-var sets = sync.OnceValues(func() ([2]*schemaSet, error) {
-	s, err := newSchemaSet(stableURL, stableSchema)
-	if err != nil {
-		return [2]*schemaSet{}, err
+// versionSets are the stable and unstable schema files of one protocol
+// version; definitions and methods are looked up in that order.
+type versionSets [2]*schemaSet
+
+var sets = sync.OnceValues(func() (map[int]versionSets, error) {
+	out := map[int]versionSets{}
+	for v, files := range map[int][4]any{
+		1: {stableURL, stableSchema, unstableURL, unstableSchema},
+		2: {v2StableURL, v2StableSchema, v2UnstableURL, v2UnstableSchema},
+	} {
+		s, err := newSchemaSet(files[0].(string), files[1].([]byte), v >= 2)
+		if err != nil {
+			return nil, err
+		}
+		u, err := newSchemaSet(files[2].(string), files[3].([]byte), v >= 2)
+		if err != nil {
+			return nil, err
+		}
+		out[v] = versionSets{s, u}
 	}
-	u, err := newSchemaSet(unstableURL, unstableSchema)
-	return [2]*schemaSet{s, u}, err
+	return out, nil
 })
 
-func newSchemaSet(url string, data []byte) (*schemaSet, error) {
+func setsFor(version int) (versionSets, error) {
+	all, err := sets()
+	if err != nil {
+		return versionSets{}, err
+	}
+	ss, ok := all[version]
+	if !ok {
+		return versionSets{}, fmt.Errorf("no ACP schema for protocol version %d", version)
+	}
+	return ss, nil
+}
+
+func newSchemaSet(url string, data []byte, strict bool) (*schemaSet, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
+	}
+	if strict {
+		closeOpenValues(doc)
 	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(url, doc); err != nil {
@@ -84,7 +127,7 @@ func newSchemaSet(url string, data []byte) (*schemaSet, error) {
 		return nil, err
 	}
 	s := &schemaSet{
-		url: url, defs: map[string]bool{}, methods: map[string]methodDefs{},
+		url: url, defs: map[string]bool{}, methods: map[string][]methodDefs{},
 		compiler: c, compiled: map[string]*jsonschema.Schema{},
 	}
 	// The JSON-RPC envelope definitions tell params, results and
@@ -103,13 +146,19 @@ func newSchemaSet(url string, data []byte) (*schemaSet, error) {
 			notes += string(top)
 		}
 	}
-	for name, d := range raw.Defs {
+	for _, name := range slices.Sorted(maps.Keys(raw.Defs)) {
+		d := raw.Defs[name]
 		s.defs[name] = true
 		if d.Method == "" {
 			continue
 		}
-		m := s.methods[d.Method]
-		m.receiver = d.Side
+		list := s.methods[d.Method]
+		i := slices.IndexFunc(list, func(m methodDefs) bool { return m.receiver == d.Side })
+		if i < 0 {
+			list = append(list, methodDefs{receiver: d.Side})
+			i = len(list) - 1
+		}
+		m := &list[i]
 		ref := `"#/$defs/` + name + `"`
 		switch {
 		case strings.Contains(results, ref):
@@ -119,9 +168,70 @@ func newSchemaSet(url string, data []byte) (*schemaSet, error) {
 		default:
 			m.params = name
 		}
-		s.methods[d.Method] = m
+		slices.SortFunc(list, func(a, b methodDefs) int { return strings.Compare(a.receiver, b.receiver) })
+		s.methods[d.Method] = list
 	}
 	return s, nil
+}
+
+// closeOpenValues narrows the v2 schema's catch-alls for unknown values to
+// the values a sender may use today. v2 keeps every enum and union open: a
+// branch titled "other" (or "unknown") accepts any string, or any object
+// whose discriminator is no known value, so that receivers keep what newer
+// peers send. But values that do not begin with "_" are reserved for future
+// ACP versions; a sender speaking this schema may only use the listed values
+// and "_"-prefixed extensions. So for checking what is sent, each catch-all
+// gets "pattern": "^_" on its value or discriminator. Without this, a v1
+// update such as {"sessionUpdate":"plan"} would pass as a "future" v2
+// variant. Catch-alls for any JSON value (error data) and integer codes stay
+// open.
+func closeOpenValues(doc any) {
+	switch x := doc.(type) {
+	case []any:
+		for _, v := range x {
+			closeOpenValues(v)
+		}
+	case map[string]any:
+		for _, key := range []string{"anyOf", "oneOf"} {
+			branches, _ := x[key].([]any)
+			for _, b := range branches {
+				br, ok := b.(map[string]any)
+				if !ok || (br["title"] != "other" && br["title"] != "unknown") {
+					continue
+				}
+				switch br["type"] {
+				case "string":
+					br["pattern"] = "^_"
+				case "object":
+					if p := catchAllTag(br); p != nil {
+						p["pattern"] = "^_"
+					}
+				}
+			}
+		}
+		for _, v := range x {
+			closeOpenValues(v)
+		}
+	}
+}
+
+// catchAllTag returns the discriminator property of an "other" object
+// branch: the property its "not" tests for known constants.
+func catchAllTag(br map[string]any) map[string]any {
+	not, _ := br["not"].(map[string]any)
+	known, _ := not["anyOf"].([]any)
+	if len(known) == 0 {
+		return nil
+	}
+	first, _ := known[0].(map[string]any)
+	props, _ := first["properties"].(map[string]any)
+	mine, _ := br["properties"].(map[string]any)
+	for k := range props {
+		if p, ok := mine[k].(map[string]any); ok && p["type"] == "string" {
+			return p
+		}
+	}
+	return nil
 }
 
 // schemaMembers is the part of a definition the method table needs, plus
@@ -169,9 +279,10 @@ func (s *schemaSet) validate(def string, v any) error {
 	return sch.Validate(v)
 }
 
-// find returns the schema file that defines def, preferring the stable one.
-func find(def string) (*schemaSet, error) {
-	ss, err := sets()
+// find returns the schema file of the version that defines def, preferring
+// the stable one.
+func find(version int, def string) (*schemaSet, error) {
+	ss, err := setsFor(version)
 	if err != nil {
 		return nil, err
 	}
@@ -180,18 +291,22 @@ func find(def string) (*schemaSet, error) {
 			return s, nil
 		}
 	}
-	return nil, fmt.Errorf("no schema definition %q", def)
+	return nil, fmt.Errorf("no v%d schema definition %q", version, def)
 }
 
 // lookup returns the method's definitions and the schema file they are in.
-func lookup(method string) (*schemaSet, methodDefs, bool) {
-	ss, err := sets()
+// receiver picks the handling side ("agent", "client"); "" accepts any
+// side, or the first in side order when there are several.
+func lookup(version int, method, receiver string) (*schemaSet, methodDefs, bool) {
+	ss, err := setsFor(version)
 	if err != nil {
 		return nil, methodDefs{}, false
 	}
 	for _, s := range ss {
-		if m, ok := s.methods[method]; ok {
-			return s, m, true
+		for _, m := range s.methods[method] {
+			if receiver == "" || m.receiver == receiver || m.receiver == "protocol" {
+				return s, m, true
+			}
 		}
 	}
 	return nil, methodDefs{}, false
@@ -201,18 +316,26 @@ func parse(data []byte) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
 }
 
-// Validate marshals v with encoding/json and checks it against the schema
+// Validate marshals v with encoding/json and checks it against the v1 schema
 // definition defName ("PromptResponse", "SessionNotification", ...). The
 // stable schema is used when it defines defName, the unstable one otherwise.
 func Validate(t testing.TB, defName string, v any) {
 	t.Helper()
-	if err := validateValue(defName, v); err != nil {
+	if err := validateValue(1, defName, v); err != nil {
 		t.Errorf("%s does not match the ACP schema: %v", defName, err)
 	}
 }
 
-func validateValue(defName string, v any) error {
-	s, err := find(defName)
+// ValidateV2Def is Validate against the v2 schema.
+func ValidateV2Def(t testing.TB, defName string, v any) {
+	t.Helper()
+	if err := validateValue(2, defName, v); err != nil {
+		t.Errorf("%s does not match the ACP v2 schema: %v", defName, err)
+	}
+}
+
+func validateValue(version int, defName string, v any) error {
+	s, err := find(version, defName)
 	if err != nil {
 		return err
 	}
@@ -227,7 +350,7 @@ func validateValue(defName string, v any) error {
 	return s.validate(defName, inst)
 }
 
-// ValidateMessage checks one JSON-RPC message line against the schema:
+// ValidateMessage checks one JSON-RPC message line against the v1 schema:
 //
 //   - a request or notification: its envelope against the definition for the
 //     direction the method travels, and its params against the method's params
@@ -239,7 +362,7 @@ func validateValue(defName string, v any) error {
 // Methods in neither must be extensions (a leading "_").
 func ValidateMessage(t testing.TB, line []byte) {
 	t.Helper()
-	if err := validateMessage(line, ""); err != nil {
+	if err := validateLine(Line{Version: 1}, line, false); err != nil {
 		t.Errorf("message does not match the ACP schema: %v\n%s", err, line)
 	}
 }
@@ -249,16 +372,76 @@ func ValidateMessage(t testing.TB, line []byte) {
 // error object).
 func ValidateResponse(t testing.TB, method string, line []byte) {
 	t.Helper()
-	if err := validateMessage(line, method); err != nil {
+	if err := validateLine(Line{Version: 1, Method: method}, line, false); err != nil {
 		t.Errorf("%s response does not match the ACP schema: %v\n%s", method, err, line)
 	}
 }
 
-func validateMessage(line []byte, responseTo string) error {
+// ValidateV2 is ValidateMessage against the v2 schema.
+func ValidateV2(t testing.TB, line []byte) {
+	t.Helper()
+	if err := validateLine(Line{Version: 2}, line, false); err != nil {
+		t.Errorf("message does not match the ACP v2 schema: %v\n%s", err, line)
+	}
+}
+
+// ValidateV2Response is ValidateResponse against the v2 schema.
+func ValidateV2Response(t testing.TB, method string, line []byte) {
+	t.Helper()
+	if err := validateLine(Line{Version: 2, Method: method}, line, false); err != nil {
+		t.Errorf("%s response does not match the ACP v2 schema: %v\n%s", method, err, line)
+	}
+}
+
+// Line says what is known about a wire line, for ValidateLine.
+type Line struct {
+	// Version is the negotiated protocol version: 1 or 2.
+	Version int
+	// FromAgent says who sent the line: the agent (true) or the client.
+	FromAgent bool
+	// Method, for a response, is the method of the request it answers;
+	// "" checks only the envelope (and the error object, if any).
+	Method string
+}
+
+// ValidateLine checks one line of a conversation whose sender is known, as a
+// golden transcript records it, against the schema of l.Version. On top of
+// what ValidateMessage and ValidateResponse check, a call must travel in the
+// direction its x-side allows (the agent sends only methods the client
+// handles, and the other way round), and a response's envelope is the
+// sender's (AgentResponse or ClientResponse) and answers a method the sender
+// handles.
+func ValidateLine(t testing.TB, l Line, line []byte) {
+	t.Helper()
+	if err := validateLine(l, line, true); err != nil {
+		from := "client"
+		if l.FromAgent {
+			from = "agent"
+		}
+		what := "message"
+		if l.Method != "" {
+			what = l.Method + " response"
+		}
+		t.Errorf("%s from the %s does not match the ACP v%d schema: %v\n%s", what, from, l.Version, err, line)
+	}
+}
+
+func validateLine(l Line, line []byte, directed bool) error {
 	inst, err := parse(line)
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
+	if _, batch := inst.([]any); batch {
+		// The v2 draft's migration guide allowed batches on stdio; the schema
+		// and the SDK that bundles it (TypeScript 2.4.0) do not: "ACP does
+		// not use JSON-RPC batches" on any version.
+		return fmt.Errorf("a JSON-RPC batch (ACP does not use batches)")
+	}
+	return validateMessage(l, inst, directed)
+}
+
+func validateMessage(l Line, inst any, directed bool) error {
+	responseTo := l.Method
 	msg, ok := inst.(map[string]any)
 	if !ok {
 		return fmt.Errorf("not a JSON object")
@@ -266,11 +449,15 @@ func validateMessage(line []byte, responseTo string) error {
 	if msg["jsonrpc"] != "2.0" {
 		return fmt.Errorf(`"jsonrpc" must be "2.0"`)
 	}
-	ss, err := sets()
+	ss, err := setsFor(l.Version)
 	if err != nil {
 		return err
 	}
 	stable := ss[0]
+	sender, handler := "Client", "agent"
+	if l.FromAgent {
+		sender, handler = "Agent", "client"
+	}
 	_, hasID := msg["id"]
 	method, hasMethod := msg["method"].(string)
 	_, hasResult := msg["result"]
@@ -283,17 +470,34 @@ func validateMessage(line []byte, responseTo string) error {
 		if !hasID || hasResult == hasError {
 			return fmt.Errorf("neither a call nor a response (a response has an id and exactly one of result and error)")
 		}
-		if err := stable.validate("", inst); err != nil {
+		envelope := ""
+		if directed {
+			envelope = sender + "Response"
+		}
+		if err := stable.validate(envelope, inst); err != nil {
 			return err
 		}
 		if hasError {
-			return stable.validate("Error", msg["error"])
+			if err := stable.validate("Error", msg["error"]); err != nil {
+				return err
+			}
+			if l.Version >= 2 {
+				return checkErrorData(stable, msg["error"])
+			}
+			return nil
 		}
 		if responseTo == "" {
 			return nil
 		}
-		s, m, ok := lookup(responseTo)
+		receiver := ""
+		if directed {
+			receiver = strings.ToLower(sender)
+		}
+		s, m, ok := lookup(l.Version, responseTo, receiver)
 		if !ok || m.result == "" {
+			if directed {
+				return fmt.Errorf("method %q has no result handled by the %s in the schema", responseTo, strings.ToLower(sender))
+			}
 			return fmt.Errorf("method %q has no result in the schema", responseTo)
 		}
 		return s.validate(m.result, msg["result"])
@@ -302,12 +506,28 @@ func validateMessage(line []byte, responseTo string) error {
 		return fmt.Errorf("expected a response, got a %q call", method)
 	}
 
-	s, m, known := lookup(method)
+	receiver := ""
+	if directed {
+		receiver = handler
+	}
+	s, m, known := lookup(l.Version, method, receiver)
 	if !known {
+		if directed {
+			if _, _, found := lookup(l.Version, method, ""); found {
+				return fmt.Errorf("method %q is not sent by the %s", method, strings.ToLower(sender))
+			}
+		}
 		if !strings.HasPrefix(method, "_") {
 			return fmt.Errorf("method %q is not defined by the ACP schema (extension methods start with _)", method)
 		}
-		return stable.validate("", inst)
+		envelope := ""
+		if directed {
+			envelope = sender + "Request"
+			if !hasID {
+				envelope = sender + "Notification"
+			}
+		}
+		return stable.validate(envelope, inst)
 	}
 	if m.notification == hasID {
 		kind := "request"
@@ -329,6 +549,31 @@ func validateMessage(line []byte, responseTo string) error {
 	}
 	if err := s.validate(m.params, params); err != nil {
 		return fmt.Errorf("params (%s): %w", m.params, err)
+	}
+	return nil
+}
+
+// checkErrorData applies the v2 error data shapes (seed 003) that the
+// schema describes but does not enforce, its ErrorData being open: -32022
+// carries UnsupportedProtocolVersionErrorData {requested, supported}, and
+// -32002 carries either no data (a missing resource) or
+// SessionNotFoundErrorData {sessionId} (a session that does not exist or is
+// not active).
+func checkErrorData(s *schemaSet, e any) error {
+	obj, _ := e.(map[string]any)
+	code, _ := obj["code"].(json.Number)
+	data, hasData := obj["data"]
+	switch code {
+	case "-32022":
+		if err := s.validate("UnsupportedProtocolVersionErrorData", data); err != nil {
+			return fmt.Errorf("-32022 data: %w", err)
+		}
+	case "-32002":
+		if hasData && data != nil {
+			if err := s.validate("SessionNotFoundErrorData", data); err != nil {
+				return fmt.Errorf("-32002 data: %w", err)
+			}
+		}
 	}
 	return nil
 }

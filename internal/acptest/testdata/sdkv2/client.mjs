@@ -1,0 +1,81 @@
+// The official SDK's v2 client (@agentclientprotocol/sdk/experimental/v2)
+// driving an agent over stdio: initialize, session/new, a prompt turn with a
+// permission, list, resume with replay, cancel, and requests for an unknown
+// session. Every wire line is appended to <wire file> as
+// {"fromAgent":bool,"line":"..."}; what the client saw is printed as one
+// JSON line.
+//
+// usage: node client.mjs <path of dist/v2/stable/acp.js> <wire file> <agent command...>
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import fs from "node:fs";
+
+const [sdkPath, wirePath, ...agentCmd] = process.argv.slice(2);
+const v2 = await import(sdkPath);
+const wire = [];
+const child = spawn(agentCmd[0], agentCmd.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
+const tap = (fromAgent) => {
+  const dec = new TextDecoder();
+  let rest = "";
+  return new TransformStream({
+    transform(chunk, c) {
+      rest += dec.decode(chunk, { stream: true });
+      let i;
+      while ((i = rest.indexOf("\n")) >= 0) {
+        const line = rest.slice(0, i);
+        rest = rest.slice(i + 1);
+        if (line.trim()) wire.push(JSON.stringify({ fromAgent, line }));
+      }
+      c.enqueue(chunk);
+    },
+  });
+};
+const toAgent = tap(false);
+void toAgent.readable.pipeTo(Writable.toWeb(child.stdin)).catch(() => {});
+const fromAgent = Readable.toWeb(child.stdout).pipeThrough(tap(true));
+const stream = v2.ndJsonStream(toAgent.writable, fromAgent);
+
+const seen = { permissions: 0, updates: [] };
+const app = v2.client({ name: "sdk-v2-probe" })
+  .onRequest("session/request_permission", async ({ params }) => {
+    seen.permissions++;
+    const allow = params.options.find((o) => o.kind === "allow_once");
+    return { outcome: { outcome: "selected", optionId: allow.optionId } };
+  });
+try {
+  await app.connectWith(stream, async (agent) => {
+    const init = await agent.request("initialize", {
+      protocolVersion: v2.PROTOCOL_VERSION,
+      info: { name: "sdk-v2-probe", version: "1.0.0" },
+      capabilities: { auth: { terminal: {} } },
+    });
+    seen.protocolVersion = init.protocolVersion;
+    seen.agentName = init.info.name;
+    const session = await agent.buildSession("/tmp").start();
+    seen.messageId = (await session.prompt("list files")).messageId;
+    seen.text = await session.readTextUntilIdle();
+    seen.listed = (await agent.request("session/list", {})).sessions.length;
+    await agent.request("session/resume", { sessionId: session.sessionId, cwd: "/tmp", replayFrom: { type: "start" } });
+    await agent.notify("session/cancel", { sessionId: session.sessionId });
+    for (;;) {
+      const m = await session.nextUpdate();
+      seen.updates.push(m.kind === "stop" ? "stop:" + (m.stopReason ?? "") : m.update.sessionUpdate);
+      if (m.kind === "stop" && m.stopReason === "cancelled") break;
+    }
+    try {
+      await agent.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] });
+    } catch (e) {
+      seen.unknownSession = { code: e.code, data: e.data };
+    }
+    // session/close treats -32002 as success (the session is gone either way).
+    await agent.request("session/close", { sessionId: "nope" });
+    await agent.request("session/close", { sessionId: session.sessionId });
+    session.dispose();
+  });
+} catch (e) {
+  seen.error = String(e?.stack ?? e);
+}
+fs.writeFileSync(wirePath, wire.join("\n") + "\n");
+child.kill();
+console.log(JSON.stringify(seen));
+process.exit(0);
