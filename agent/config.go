@@ -220,8 +220,7 @@ func (s *session) applyEffort(ctx context.Context, level string) error {
 }
 
 func setEffort(ctx context.Context, p *claude.Process, level string) error {
-	_, err := p.Request(ctx, "apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}})
-	return err
+	return p.ApplyFlagSettings(ctx, map[string]any{"effortLevel": level})
 }
 
 func (s *session) applyThinking(ctx context.Context, on bool) error {
@@ -428,37 +427,18 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	st, err := cliSettings(ctx, s.cli.proc)
+	st, err := s.cli.proc.GetSettings(ctx)
 	if err != nil {
 		return
 	}
-	s.modelFromCLI(st.Applied.Model)
-	if st.Applied.Effort != "" {
-		s.conf.effort = st.Applied.Effort
-		s.conf.opts.Effort = st.Applied.Effort
+	s.modelFromCLI(st.Model)
+	if st.Effort != "" {
+		s.conf.effort = st.Effort
+		s.conf.opts.Effort = st.Effort
 	}
 	s.publishConfig()
 }
 
-// cliSettings asks the CLI which model and effort it applies.
-func cliSettings(ctx context.Context, p *claude.Process) (*appliedSettings, error) {
-	raw, err := p.Request(ctx, "get_settings", nil)
-	if err != nil {
-		return nil, err
-	}
-	var st appliedSettings
-	if err := json.Unmarshal(raw, &st); err != nil {
-		return nil, err
-	}
-	return &st, nil
-}
-
-type appliedSettings struct {
-	Applied struct {
-		Model  string `json:"model"`
-		Effort string `json:"effort"`
-	} `json:"applied"`
-}
 
 // afterStart runs on the session goroutine once a CLI is up, before any
 // prompt reaches it: settings chosen while it was starting are applied,
@@ -474,17 +454,17 @@ func (s *session) afterStart(p *claude.Process) {
 			s.setModeID(init.CurrentPermissionMode)
 		}
 	}
-	if st, err := cliSettings(ctx, p); err == nil {
-		if info, ok := s.conf.modelInfo(s.a.modelList()); ok && s.conf.model != "" && st.Applied.Model != "" &&
-			info.ResolvedModel != st.Applied.Model && info.Value != st.Applied.Model {
+	if st, err := p.GetSettings(ctx); err == nil {
+		if info, ok := s.conf.modelInfo(s.a.modelList()); ok && s.conf.model != "" && st.Model != "" &&
+			info.ResolvedModel != st.Model && info.Value != st.Model {
 			if err := p.SetModel(ctx, cliModel(s.conf.model)); err != nil {
 				s.log.Debug("model not applied", "error", err)
 			}
 		}
 		switch {
 		case s.conf.effort == "":
-			s.conf.effort = st.Applied.Effort
-		case st.Applied.Effort != "" && s.conf.effort != st.Applied.Effort:
+			s.conf.effort = st.Effort
+		case st.Effort != "" && s.conf.effort != st.Effort:
 			if err := setEffort(ctx, p, s.conf.effort); err != nil {
 				s.log.Debug("effort not applied", "error", err)
 			}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -291,11 +290,8 @@ func (s *session) interrupt() {
 func withdraw(p *claude.Process, id string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	raw, err := p.Request(ctx, "cancel_async_message", map[string]string{"message_uuid": id})
-	var r struct {
-		Cancelled bool `json:"cancelled"`
-	}
-	return err == nil && json.Unmarshal(raw, &r) == nil && r.Cancelled
+	cancelled, err := p.CancelAsyncMessage(ctx, id)
+	return err == nil && cancelled
 }
 
 // settle gives a turn its one outcome and forgets it.

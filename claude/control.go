@@ -370,3 +370,40 @@ type RewindFilesResult struct {
 	Insertions   int      `json:"insertions,omitempty"`
 	Deletions    int      `json:"deletions,omitempty"`
 }
+
+// ApplyFlagSettings changes settings the CLI otherwise takes from flags,
+// for the rest of the session (for example {"effortLevel": "high"}).
+func (p *Process) ApplyFlagSettings(ctx context.Context, settings map[string]any) error {
+	_, err := p.Request(ctx, "apply_flag_settings", map[string]any{"settings": settings})
+	return err
+}
+
+// AppliedSettings is the part of get_settings' answer that says what the
+// CLI applies now.
+type AppliedSettings struct {
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
+}
+
+// GetSettings asks the CLI which settings it applies.
+func (p *Process) GetSettings(ctx context.Context) (*AppliedSettings, error) {
+	var r struct {
+		Applied AppliedSettings `json:"applied"`
+	}
+	if err := p.requestInto(ctx, "get_settings", nil, &r); err != nil {
+		return nil, err
+	}
+	return &r.Applied, nil
+}
+
+// CancelAsyncMessage asks the CLI to drop a user message it holds queued
+// and reports whether it did (false: it has started it, or never had it).
+func (p *Process) CancelAsyncMessage(ctx context.Context, messageUUID string) (bool, error) {
+	var r struct {
+		Cancelled bool `json:"cancelled"`
+	}
+	if err := p.requestInto(ctx, "cancel_async_message", map[string]string{"message_uuid": messageUUID}, &r); err != nil {
+		return false, err
+	}
+	return r.Cancelled, nil
+}
