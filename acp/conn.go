@@ -326,17 +326,31 @@ func (c *Conn) drain() {
 		p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + ErrPeerClosed.Error()}}
 	}
 	c.baseCancel(ErrPeerClosed)
+	// Wait for the last message read to be handled (done signals each
+	// one), for the deadline, or for the connection to end otherwise.
+	timeout := time.AfterFunc(DrainTimeout, func() { c.signalHandled() })
+	defer timeout.Stop()
 	deadline := time.Now().Add(DrainTimeout)
-	for time.Now().Before(deadline) && !c.closed() {
-		c.qmu.Lock()
-		queued := len(c.queue)
-		c.qmu.Unlock()
-		if queued == 0 && c.running.Load() == 0 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	c.qmu.Lock()
+	for (len(c.queue) > 0 || c.running.Load() > 0) && !c.closed() && time.Now().Before(deadline) {
+		c.qcond.Wait()
 	}
+	c.qmu.Unlock()
 	c.shutdown(ErrPeerClosed)
+}
+
+// handled ends the accounting of one dequeued message and wakes a drain
+// waiting for the last one.
+func (c *Conn) handled() {
+	if c.running.Add(-1) == 0 {
+		c.signalHandled()
+	}
+}
+
+func (c *Conn) signalHandled() {
+	c.qmu.Lock()
+	c.qcond.Broadcast()
+	c.qmu.Unlock()
 }
 
 func (c *Conn) accept(in inbound) {
@@ -478,7 +492,7 @@ func (c *Conn) dispatchLoop() {
 		}
 		if !c.admit(f) {
 			c.markDispatched(f.seq)
-			c.running.Add(-1)
+			c.handled()
 			continue
 		}
 		if f.req.IsNotification() {
@@ -486,7 +500,7 @@ func (c *Conn) dispatchLoop() {
 			// quick, and nothing else may start before they are handled.
 			c.runNotification(f)
 			c.markDispatched(f.seq)
-			c.running.Add(-1)
+			c.handled()
 			continue
 		}
 		hs := &handlerState{released: make(chan struct{}), seq: f.seq}
@@ -629,7 +643,7 @@ func (c *Conn) runNotification(f *inflight) {
 
 func (c *Conn) run(f *inflight, hs *handlerState) {
 	defer c.handlers.Done()
-	defer c.running.Add(-1)
+	defer c.handled()
 	defer hs.release()
 	defer func() {
 		if r := recover(); r != nil {

@@ -130,20 +130,3 @@ func TestUnreleasedHandlerReleasedByCancel(t *testing.T) {
 		t.Fatalf("want the cancel answered and the ping served:\n%s", joined)
 	}
 }
-
-// TestUnreleasedHandlerReleasedAfterTimeout: by default a handler that
-// never calls Async delays the next message by ReleaseTimeout, not more.
-func TestUnreleasedHandlerReleasedAfterTimeout(t *testing.T) {
-	m := NewMux()
-	On(m, "stuck", func(ctx context.Context, _ *struct{}) (any, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	})
-	On(m, "ping", func(ctx context.Context, _ *struct{}) (any, error) { return map[string]bool{"pong": true}, nil })
-	peer := newTestPeer(t, Options{Handler: m, ReleaseTimeout: 50 * time.Millisecond})
-	peer.send(`{"jsonrpc":"2.0","id":1,"method":"stuck"}`)
-	peer.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	if got := peer.recv(5 * time.Second); !strings.Contains(got, "pong") {
-		t.Fatalf("want pong, got %s", got)
-	}
-}
