@@ -3,7 +3,7 @@ GO        ?= go
 DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 
-.PHONY: run build test deps vet fmt-check unit bench fuzz-short bench-compare
+.PHONY: run build test deps vet fmt-check tidy-check unit bench fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it).
 run: build
@@ -17,7 +17,7 @@ deps:
 	bash scripts/install-deps.sh
 
 ## test: the whole suite, exactly what CI runs (it includes a 3 s soak; see docs/reliability.md).
-test: deps vet fmt-check fuzz-short
+test: deps vet fmt-check tidy-check fuzz-short
 	CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 
 ## fuzz-short: every fuzz target for a fixed number of inputs. Counts, not
@@ -35,6 +35,10 @@ fuzz-short:
 
 vet:
 	$(GO) vet ./...
+
+## tidy-check: go.mod and go.sum say exactly what the code needs.
+tidy-check:
+	$(GO) mod tidy -diff
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \
