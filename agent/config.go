@@ -439,7 +439,6 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 	s.publishConfig()
 }
 
-
 // afterStart runs on the session goroutine once a CLI is up, before any
 // prompt reaches it: settings chosen while it was starting are applied,
 // what the CLI runs with is learnt, and the client gets the config and
