@@ -6,11 +6,19 @@
 //
 // # Model
 //
-// Each session is owned by one goroutine (see session.go): ACP handlers and
-// CLI callbacks never touch session state directly; they send it closures
-// through the session's inbox. A prompt registers its turn with the session
-// before the connection dispatches the next message, so a session/cancel
-// written right behind a prompt always finds that turn.
+// Every ACP method the agent serves is in one table (methods.go). Each
+// session is owned by one goroutine (session.go): ACP handlers and CLI
+// callbacks never touch session state directly; they send it closures
+// through the session's inbox, in order. A prompt registers its turn with
+// the session before the connection dispatches the next message, so a
+// session/cancel written right behind a prompt always finds that turn. A
+// turn's progress is an explicit state (turn.go).
+//
+// The CLI's output is turned into updates by a translator (translate.go),
+// which the live session owns and session/load's replay owns another of:
+// history is replayed through the same code that showed it live.
+//
+// docs/design.md draws the whole picture.
 package agent
 
 import (
