@@ -65,7 +65,7 @@ func newFailureProbe(t *testing.T, capable bool) *failureProbe {
 func (p *failureProbe) shadow(id string) *session {
 	quit := make(chan struct{})
 	close(quit)
-	s := &session{a: p.a, id: id, log: p.a.log, quit: quit, q: turnQueue{cancelledIDs: map[string]bool{}}}
+	s := &session{a: p.a, id: id, log: p.a.log, quit: quit, inbox: closedMailbox(), q: turnQueue{cancelledIDs: map[string]bool{}}}
 	s.tr = newTranslator(p.a, id, "", p.a.log, now{s})
 	s.fail = newFailureState(p.a, id, p.a.log)
 	s.adv = newAdvisor(p.a, id, &s.fail)

@@ -21,7 +21,7 @@ type session struct {
 	id  string
 	log *slog.Logger
 
-	inbox chan func()
+	inbox *mailbox      // closures for the session goroutine, in order
 	quit  chan struct{} // closed when run ends
 	once  sync.Once
 	// starts counts CLI starts in progress; close waits for them.
@@ -87,7 +87,7 @@ func newSession(a *Agent, id string, opts claude.Options, modeID string) *sessio
 		conf:  sessionConfig{opts: opts, modeID: modeID},
 		q:     turnQueue{cancelledIDs: map[string]bool{}},
 		log:   a.log.With("session", id),
-		inbox: make(chan func()),
+		inbox: newMailbox(),
 		quit:  make(chan struct{}),
 	}
 	s.tr = newTranslator(a, id, "", s.log, now{s})
@@ -105,34 +105,41 @@ func (s *session) setCwd(cwd string) {
 }
 
 // do runs fn on the session goroutine and waits for it. It reports false
-// if the session has ended.
+// if the session has ended (fn did not run).
 func (s *session) do(fn func()) bool {
-	done := make(chan struct{})
-	select {
-	case s.inbox <- func() { fn(); close(done) }:
-	case <-s.quit:
+	done := make(chan bool, 1)
+	if !s.inbox.put(mail{fn: fn, done: done}) {
 		return false
 	}
-	<-done
-	return true
+	return <-done
 }
 
-// post runs fn on the session goroutine without waiting.
+// post runs fn on the session goroutine without waiting, after everything
+// put before it.
 func (s *session) post(fn func()) {
-	go func() {
-		select {
-		case s.inbox <- fn:
-		case <-s.quit:
-		}
-	}()
+	s.inbox.put(mail{fn: fn})
 }
 
 func (s *session) run() {
-	defer close(s.quit)
+	var left []mail
+	defer func() {
+		s.inbox.close(left)
+		close(s.quit)
+	}()
 	for !s.closed {
 		select {
-		case fn := <-s.inbox:
-			fn()
+		case <-s.inbox.wake:
+			items := s.inbox.take()
+			for i, m := range items {
+				if s.closed {
+					left = items[i:]
+					return
+				}
+				m.fn()
+				if m.done != nil {
+					m.done <- true
+				}
+			}
 		case m, ok := <-s.cli.msgs:
 			if !ok {
 				s.onExit()
@@ -188,13 +195,8 @@ func (s *session) startCLI() {
 			}
 			p, err = claude.Start(ctx, opts)
 		}
-		select {
-		case s.inbox <- func() { s.onStarted(p, err) }:
-		case <-s.quit:
-			// The session closed while the CLI started: nobody owns it.
-			if p != nil {
-				_ = p.Close()
-			}
+		if !s.do(func() { s.onStarted(p, err) }) && p != nil {
+			_ = p.Close() // the session closed while the CLI started: nobody owns it
 		}
 	}()
 }

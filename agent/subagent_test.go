@@ -45,7 +45,7 @@ func newSubProbe(t *testing.T, caps acp.ClientCapabilities) *subProbe {
 	client := acp.NewConn(clientIn, clientOut, acp.Options{Handler: m})
 	quit := make(chan struct{})
 	close(quit)
-	p.s = &session{a: a, id: "root", log: a.log, quit: quit, q: turnQueue{cancelledIDs: map[string]bool{}}}
+	p.s = &session{a: a, id: "root", log: a.log, quit: quit, inbox: closedMailbox(), q: turnQueue{cancelledIDs: map[string]bool{}}}
 	p.s.tr = newTranslator(a, "root", "", a.log, now{p.s})
 	p.s.fail = newFailureState(a, "root", a.log)
 	p.s.adv = newAdvisor(a, "root", &p.s.fail)

@@ -55,3 +55,11 @@ func TestTurnLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// closedMailbox is the inbox of a session without a goroutine (tests that
+// drive a session's methods themselves): do and post report it ended.
+func closedMailbox() *mailbox {
+	b := newMailbox()
+	b.close(nil)
+	return b
+}
