@@ -440,38 +440,79 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 }
 
 // afterStart runs on the session goroutine once a CLI is up, before any
-// prompt reaches it: settings chosen while it was starting are applied,
-// what the CLI runs with is learnt, and the client gets the config and
-// command lists.
+// prompt reaches it. Settings the user chose while it was starting are
+// written to it now, in order, ahead of the prompts; nothing here waits
+// for the CLI's answers (they come back as messages), so a session/cancel
+// is never held behind them. The client gets the config and command lists.
 func (s *session) afterStart(p *claude.Process) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
 	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
-		if err := p.SetPermissionMode(ctx, s.conf.modeID); err != nil {
-			s.log.Debug("mode not applied", "error", err)
-			s.setModeID(init.CurrentPermissionMode)
-		}
+		mode, was := s.conf.modeID, init.CurrentPermissionMode
+		s.tell(p, "mode", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetPermissionMode(ctx, mode) },
+			func() { s.setModeID(was) })
 	}
-	if st, err := p.GetSettings(ctx); err == nil {
-		if info, ok := s.conf.modelInfo(s.a.modelList()); ok && s.conf.model != "" && st.Model != "" &&
-			info.ResolvedModel != st.Model && info.Value != st.Model {
-			if err := p.SetModel(ctx, cliModel(s.conf.model)); err != nil {
-				s.log.Debug("model not applied", "error", err)
-			}
-		}
-		switch {
-		case s.conf.effort == "":
-			s.conf.effort = st.Effort
-		case st.Effort != "" && s.conf.effort != st.Effort:
-			if err := setEffort(ctx, p, s.conf.effort); err != nil {
-				s.log.Debug("effort not applied", "error", err)
-			}
-		}
+	if model := s.conf.opts.Model; model != spawned.Model {
+		s.tell(p, "model", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetModel(ctx, model) }, nil)
+	}
+	if effort := s.conf.opts.Effort; effort != "" && effort != spawned.Effort {
+		s.tell(p, "effort", func(ctx context.Context) (*claude.Call, error) {
+			return p.BeginApplyFlagSettings(ctx, map[string]any{"effortLevel": effort})
+		}, nil)
+	}
+	if s.conf.effort == "" {
+		s.learnSettings(p) // the effort the CLI applies, for the picker
 	}
 	s.publishConfig()
 	if init != nil {
 		s.cmds.learnFromStart(init.Commands)
 		s.publishCommands()
 	}
+}
+
+// tell writes a control request to the CLI now and handles its answer
+// later on the session goroutine: refused (the CLI said no, or did not
+// answer within 30 s) runs undo, if any, while p is still the session's
+// CLI.
+func (s *session) tell(p *claude.Process, what string, begin func(ctx context.Context) (*claude.Call, error), undo func()) {
+	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	call, err := begin(wctx)
+	cancel()
+	refused := func(err error) {
+		s.log.Debug("setting not applied", "setting", what, "error", err)
+		if undo != nil && s.cli.proc == p {
+			undo()
+		}
+	}
+	if err != nil {
+		refused(err)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := call.Wait(ctx); err != nil && !errors.Is(err, claude.ErrClosed) && !errors.Is(err, claude.ErrExited) {
+			s.post(func() { refused(err) })
+		}
+	}()
+}
+
+// learnSettings asks the CLI what it applies and, once it answers, takes
+// the effort level the session did not know.
+func (s *session) learnSettings(p *claude.Process) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st, err := p.GetSettings(ctx)
+		if err != nil {
+			return
+		}
+		s.post(func() {
+			if s.cli.proc != p || s.conf.effort != "" || st.Effort == "" {
+				return
+			}
+			s.conf.effort = st.Effort
+			s.publishConfig()
+		})
+	}()
 }

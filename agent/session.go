@@ -50,6 +50,9 @@ type cliState struct {
 	// next start stops it before it starts its successor.
 	retired *claude.Process
 	started bool // a CLI was started at least once for this id
+	// spawnedWith is what the CLI being started was given; settings the
+	// user changes meanwhile are sent to it once it is up.
+	spawnedWith claude.Options
 	// startWaiters are told how the next CLI start ends (session/load,
 	// resume and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
@@ -90,9 +93,13 @@ func newSession(a *Agent, id string, opts claude.Options, modeID string) *sessio
 		inbox: newMailbox(),
 		quit:  make(chan struct{}),
 	}
-	s.tr = newTranslator(a, id, "", s.log, now{s})
+	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})
 	s.fail = newFailureState(a, id, s.log)
 	s.adv = newAdvisor(a, id, &s.fail)
+	// Everything the goroutine owns is set before it starts.
+	s.conf.cwd = opts.Dir
+	s.conf.opts.CanUseTool = s.canUseTool
+	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
 	go s.run()
 	return s
 }
@@ -157,6 +164,7 @@ func (s *session) startCLI() {
 	}
 	s.cli.starting = true
 	opts := s.conf.opts
+	s.cli.spawnedWith = opts // afterStart applies what changes while it starts
 	restart := s.cli.started
 	if restart {
 		// A CLI for this id ran before: continue its transcript.

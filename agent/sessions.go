@@ -85,9 +85,6 @@ func (a *Agent) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServ
 // addSession registers a session and starts its goroutine.
 func (a *Agent) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
-	s.setCwd(setup.cwd)
-	s.conf.opts.CanUseTool = s.canUseTool
-	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
 	a.mu.Lock()
 	a.sessions[id] = s
 	a.mu.Unlock()

@@ -226,12 +226,21 @@ func (p *Process) BeginSetPermissionMode(ctx context.Context, mode string) (*Cal
 // CLI validates the model with one small API request and echoes the change
 // as a replayed user frame.
 func (p *Process) SetModel(ctx context.Context, model string) error {
+	c, err := p.BeginSetModel(ctx, model)
+	if err != nil {
+		return err
+	}
+	_, err = c.Wait(ctx)
+	return err
+}
+
+// BeginSetModel is SetModel without the wait (see Begin).
+func (p *Process) BeginSetModel(ctx context.Context, model string) (*Call, error) {
 	var m any
 	if model != "" {
 		m = model
 	}
-	_, err := p.Request(ctx, "set_model", map[string]any{"model": m})
-	return err
+	return p.Begin(ctx, "set_model", map[string]any{"model": m})
 }
 
 // SetMaxThinkingTokens sets the thinking budget; a negative value resets it
@@ -374,8 +383,17 @@ type RewindFilesResult struct {
 // ApplyFlagSettings changes settings the CLI otherwise takes from flags,
 // for the rest of the session (for example {"effortLevel": "high"}).
 func (p *Process) ApplyFlagSettings(ctx context.Context, settings map[string]any) error {
-	_, err := p.Request(ctx, "apply_flag_settings", map[string]any{"settings": settings})
+	c, err := p.BeginApplyFlagSettings(ctx, settings)
+	if err != nil {
+		return err
+	}
+	_, err = c.Wait(ctx)
 	return err
+}
+
+// BeginApplyFlagSettings is ApplyFlagSettings without the wait (see Begin).
+func (p *Process) BeginApplyFlagSettings(ctx context.Context, settings map[string]any) (*Call, error) {
+	return p.Begin(ctx, "apply_flag_settings", map[string]any{"settings": settings})
 }
 
 // AppliedSettings is the part of get_settings' answer that says what the
