@@ -59,8 +59,17 @@ type Config struct {
 	CloseTimeout time.Duration
 }
 
-// Agent serves ACP for Claude Code on one connection.
+// An Agent serves ACP for Claude Code. It holds only its configuration:
+// each call of Serve is one editor connection with its own sessions, and
+// Serve may be called again, or on several connections at once.
 type Agent struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// A connection is one editor connection and what lives in it: the
+// client's capabilities, the sessions and their CLIs, the model list.
+type connection struct {
 	cfg       Config
 	log       *slog.Logger
 	conn      *acp.Conn
@@ -77,7 +86,7 @@ type Agent struct {
 	idLocks idLocks
 }
 
-// New returns an Agent; Serve runs it.
+// New returns an Agent with cfg (defaults filled in); Serve runs it.
 func New(cfg Config) *Agent {
 	log := cfg.Logger
 	if log == nil {
@@ -90,13 +99,30 @@ func New(cfg Config) *Agent {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	return &Agent{cfg: cfg, log: log, sessions: map[string]*session{}, connReady: make(chan struct{})}
+	return &Agent{cfg: cfg, log: log}
+}
+
+// newConnection is the state of one editor connection.
+func (a *Agent) newConnection() *connection {
+	return &connection{cfg: a.cfg, log: a.log, sessions: map[string]*session{}, connReady: make(chan struct{})}
+}
+
+// attach runs the connection on conn, as serve does, for tests that drive
+// one half of it by hand.
+func (a *connection) attach(conn *acp.Conn, caps clientCaps) {
+	a.conn = conn
+	a.client = caps
+	close(a.connReady)
 }
 
 // Serve speaks ACP on r/w until the client goes away (EOF) or ctx ends,
 // then stops every CLI it started. A client that disappears is a normal
 // end: Serve returns nil.
 func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	return a.newConnection().serve(ctx, r, w)
+}
+
+func (a *connection) serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	a.conn = acp.NewConn(r, w, acp.Options{
 		Handler:          a.methods(),
 		Logger:           a.log,
@@ -129,7 +155,7 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 // shutdown stops every session's CLI, in parallel: gently (Close: a turn
 // may finish within the grace) when the client went away, at once
 // (Terminate) when the agent itself is being stopped.
-func (a *Agent) shutdown(fast bool) {
+func (a *connection) shutdown(fast bool) {
 	a.mu.Lock()
 	a.closing = true
 	sessions := make([]*session, 0, len(a.sessions))
@@ -154,12 +180,12 @@ func (a *Agent) shutdown(fast bool) {
 
 // editor is the connection to the editor. Handlers run only after it is
 // set; the wait makes that ordering visible to the race detector.
-func (a *Agent) editor() *acp.Conn {
+func (a *connection) editor() *acp.Conn {
 	<-a.connReady
 	return a.conn
 }
 
-func (a *Agent) session(id acp.SessionID) (*session, error) {
+func (a *connection) session(id acp.SessionID) (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.sessions[string(id)]
@@ -172,12 +198,12 @@ func (a *Agent) session(id acp.SessionID) (*session, error) {
 // notify sends a session/update. Errors mean the client is gone; the
 // connection then shuts everything down, so they are only logged.
 // send is notify for updates whose delivery matters to the caller.
-func (a *Agent) send(sessionID string, u acp.SessionUpdate) error {
+func (a *connection) send(sessionID string, u acp.SessionUpdate) error {
 	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
 	return a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n)
 }
 
-func (a *Agent) notify(sessionID string, u acp.SessionUpdate) {
+func (a *connection) notify(sessionID string, u acp.SessionUpdate) {
 	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
 	if err := a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
 		a.log.Debug("session/update not sent", "error", err)

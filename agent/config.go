@@ -45,7 +45,7 @@ func (r *setModelRequest) Validate() error {
 	return nil
 }
 
-func (a *Agent) setMode(ctx context.Context, p *acp.SetSessionModeRequest) (*acp.SetSessionModeResponse, error) {
+func (a *connection) setMode(ctx context.Context, p *acp.SetSessionModeRequest) (*acp.SetSessionModeResponse, error) {
 	s, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (a *Agent) setMode(ctx context.Context, p *acp.SetSessionModeRequest) (*acp
 	return &acp.SetSessionModeResponse{}, nil
 }
 
-func (a *Agent) setModel(ctx context.Context, p *setModelRequest) (struct{}, error) {
+func (a *connection) setModel(ctx context.Context, p *setModelRequest) (struct{}, error) {
 	s, err := a.session(p.SessionID)
 	if err != nil {
 		return struct{}{}, err
@@ -68,7 +68,7 @@ func (a *Agent) setModel(ctx context.Context, p *setModelRequest) (struct{}, err
 	return struct{}{}, nil
 }
 
-func (a *Agent) setConfigOption(ctx context.Context, p *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
 	s, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func (s *session) applyThinking(ctx context.Context, on bool) error {
 }
 
 // modelList is the CLI's model list (empty until a CLI has reported it).
-func (a *Agent) modelList() []claude.ModelInfo {
+func (a *connection) modelList() []claude.ModelInfo {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.models

@@ -18,7 +18,7 @@ func optionIDs(opts []acp.SessionConfigOption) string {
 
 // TestConfigOptions: the options follow what the current model supports.
 func TestConfigOptions(t *testing.T) {
-	a := New(Config{})
+	a := New(Config{}).newConnection()
 	s := &session{a: a, conf: sessionConfig{modeID: claude.PermissionDefault}}
 	if got := optionIDs(s.conf.configOptions(s.a.modelList())); got != "mode" {
 		t.Errorf("before the model list is known: %s", got)

@@ -217,7 +217,7 @@ type failureState struct {
 // newFailureState is the failure bookkeeping of session id: enabled when
 // the client negotiated the extension, publishing through the editor
 // connection.
-func newFailureState(a *Agent, id string, log *slog.Logger) failureState {
+func newFailureState(a *connection, id string, log *slog.Logger) failureState {
 	a.mu.Lock()
 	enabled := a.client.sessionFailure
 	a.mu.Unlock()

@@ -22,7 +22,7 @@ import (
 // with CLI frames and look at what the client got.
 type failureProbe struct {
 	t *testing.T
-	a *Agent
+	a *connection
 	s *session
 
 	mu      sync.Mutex
@@ -32,12 +32,10 @@ type failureProbe struct {
 
 func newFailureProbe(t *testing.T, capable bool) *failureProbe {
 	t.Helper()
-	a := New(Config{})
-	a.client.sessionFailure = capable
+	a := New(Config{}).newConnection()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
-	a.conn = acp.NewConn(agentIn, agentOut, acp.Options{})
-	close(a.connReady)
+	a.attach(acp.NewConn(agentIn, agentOut, acp.Options{}), clientCaps{sessionFailure: capable})
 	p := &failureProbe{t: t, a: a}
 	m := acp.NewMux()
 	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *acp.SessionNotification) error {

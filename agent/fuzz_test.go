@@ -26,12 +26,12 @@ func FuzzDispatch(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		panics := &panicCatcher{}
-		a := New(Config{Executable: "/nonexistent/claude", Env: []string{"HOME=" + dir}, Logger: slog.New(panics)})
+		a := New(Config{Executable: "/nonexistent/claude", Env: []string{"HOME=" + dir}, Logger: slog.New(panics)}).newConnection()
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
 		served := make(chan error, 1)
 		go func() {
-			served <- a.Serve(context.Background(), inR, outW)
+			served <- a.serve(context.Background(), inR, outW)
 			outW.Close()
 		}()
 		go func() {

@@ -232,7 +232,7 @@ func (r *goalRequest) Validate() error {
 }
 
 // goalControl is _session/goal.
-func (a *Agent) goalControl(ctx context.Context, p *goalRequest) (struct{}, error) {
+func (a *connection) goalControl(ctx context.Context, p *goalRequest) (struct{}, error) {
 	s, err := a.session(p.SessionID)
 	if err != nil {
 		return struct{}{}, err

@@ -93,7 +93,7 @@ func (g *goalHistory) record(rec *transcript.Record) {
 // restoreGoal gives the live session of a load the goal its history ends
 // with, unless that session has shown a goal already (it was live before
 // the load). The snapshot goes out before the load's answer.
-func (a *Agent) restoreGoal(id string, snap *goalSnapshot) {
+func (a *connection) restoreGoal(id string, snap *goalSnapshot) {
 	live := a.liveSession(id)
 	if live == nil || snap == nil {
 		return

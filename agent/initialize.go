@@ -35,7 +35,7 @@ func metaBool(meta map[string]json.RawMessage, key string) bool {
 	return meta != nil && json.Unmarshal(meta[key], &b) == nil && b
 }
 
-func (a *Agent) initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
 	v, err := acp.NegotiateVersion(int(p.ProtocolVersion), supportedVersions)
 	if err != nil {
 		return nil, err
@@ -85,6 +85,6 @@ func authMethods(cc clientCaps) []acp.AuthMethod {
 
 // authenticate accepts no protocol-level method: logins run in a terminal
 // (the client never calls authenticate for those).
-func (a *Agent) authenticate(ctx context.Context, p *acp.AuthenticateRequest) (*acp.AuthenticateResponse, error) {
+func (a *connection) authenticate(ctx context.Context, p *acp.AuthenticateRequest) (*acp.AuthenticateResponse, error) {
 	return nil, acp.NewInvalidParams("methodId", "unsupported authentication method "+string(p.MethodID)+"; log in from a terminal with `claude /login`")
 }

@@ -24,7 +24,7 @@ var errSessionClosed = acp.NewInternalError("the session was closed")
 // transcript (the CLI runs with --resume) but nothing is replayed. A
 // session that is already live keeps its CLI, or gets a new one if the
 // request changes its cwd, directories or MCP servers (fingerprint.go).
-func (a *Agent) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
+func (a *connection) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
 	s, _, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, nil)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ type replayFunc func(ctx context.Context, s *session, path string, setup *sessio
 // once the CLI is up. A failure unregisters the session and stops its CLI,
 // so a failed load leaves nothing behind. fresh is false for a session
 // that was live already.
-func (a *Agent) reopen(ctx context.Context, id, cwd string, addDirs []string, servers []acp.MCPServer, replay replayFunc) (s *session, fresh bool, err error) {
+func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []string, servers []acp.MCPServer, replay replayFunc) (s *session, fresh bool, err error) {
 	setup, err := a.sessionSetup(cwd, addDirs, servers)
 	if err != nil {
 		return nil, false, err
@@ -109,7 +109,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, addDirs []string, se
 // the source's stored conversation and continues independently. The CLI
 // does the copying (--resume <source> --fork-session --session-id <new>);
 // it writes the new transcript with the first prompt.
-func (a *Agent) forkSession(ctx context.Context, p *acp.ForkSessionRequest) (*acp.ForkSessionResponse, error) {
+func (a *connection) forkSession(ctx context.Context, p *acp.ForkSessionRequest) (*acp.ForkSessionResponse, error) {
 	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers)
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (a *Agent) forkSession(ctx context.Context, p *acp.ForkSessionRequest) (*ac
 // is not live (or never was) succeeds. Open turns end as cancelled, open
 // permission requests are withdrawn, and the CLI is stopped before the
 // answer, so nothing of the session outlives it.
-func (a *Agent) closeSession(ctx context.Context, p *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
+func (a *connection) closeSession(ctx context.Context, p *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	s := a.sessions[string(p.SessionID)]
 	delete(a.sessions, string(p.SessionID))
@@ -153,7 +153,7 @@ func (a *Agent) closeSession(ctx context.Context, p *acp.CloseSessionRequest) (*
 // deleteSession is session/delete: the session is closed if live and its
 // transcripts are removed, so it no longer appears in session/list. A
 // session with no transcript is deleted already.
-func (a *Agent) deleteSession(ctx context.Context, p *acp.DeleteSessionRequest) (*acp.DeleteSessionResponse, error) {
+func (a *connection) deleteSession(ctx context.Context, p *acp.DeleteSessionRequest) (*acp.DeleteSessionResponse, error) {
 	id := string(p.SessionID)
 	if !transcript.ValidSessionID(id) {
 		return nil, acp.NewInvalidParams("sessionId", "is not a session id")
@@ -180,7 +180,7 @@ func (a *Agent) deleteSession(ctx context.Context, p *acp.DeleteSessionRequest) 
 
 // configDir is where the CLI this agent runs keeps its state: the CLI's
 // own environment decides, not ours.
-func (a *Agent) configDir() string {
+func (a *connection) configDir() string {
 	if d := envValue(a.cfg.Env, "CLAUDE_CONFIG_DIR"); d != "" {
 		return d
 	}
@@ -192,7 +192,7 @@ func (a *Agent) configDir() string {
 
 // findTranscript returns the transcript of a session in any project
 // directory, or -32002 with data.sessionId.
-func (a *Agent) findTranscript(id string) (string, error) {
+func (a *connection) findTranscript(id string) (string, error) {
 	path, err := transcript.Find(a.configDir(), id)
 	switch {
 	case err == nil:
@@ -207,7 +207,7 @@ func (a *Agent) findTranscript(id string) (string, error) {
 // register adds a session for a stored id; waitStart then starts its CLI.
 // A shutdown that began meanwhile wins: the session is not left running
 // behind it.
-func (a *Agent) register(id string, setup *sessionSetup) (*session, error) {
+func (a *connection) register(id string, setup *sessionSetup) (*session, error) {
 	s := a.addSession(id, setup)
 	a.mu.Lock()
 	closing := a.closing
@@ -219,20 +219,20 @@ func (a *Agent) register(id string, setup *sessionSetup) (*session, error) {
 	return s, nil
 }
 
-func (a *Agent) liveSession(id string) *session {
+func (a *connection) liveSession(id string) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.sessions[id]
 }
 
-func (a *Agent) isLive(id string, s *session) bool {
+func (a *connection) isLive(id string, s *session) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.sessions[id] == s
 }
 
 // drop unregisters s (if still registered) and stops it.
-func (a *Agent) drop(id string, s *session) {
+func (a *connection) drop(id string, s *session) {
 	a.mu.Lock()
 	if a.sessions[id] == s {
 		delete(a.sessions, id)

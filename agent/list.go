@@ -13,7 +13,7 @@ import (
 // transcripts the CLI wrote (all projects, or those of one cwd), in pages
 // of transcript.DefaultPageSize. Only the head and tail of each transcript
 // are read, so listing costs the same however long the sessions are.
-func (a *Agent) listSessions(ctx context.Context, p *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+func (a *connection) listSessions(ctx context.Context, p *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
 	var f transcript.Filter
 	if cwd, ok := p.Cwd.Get(); ok && cwd != "" {
 		if !filepath.IsAbs(cwd) {

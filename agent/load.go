@@ -14,7 +14,7 @@ import (
 // be read are skipped and logged, never a failed load. A session that is
 // live already is replayed and keeps its CLI, or gets a new one if the
 // request changes its cwd, directories or MCP servers (fingerprint.go).
-func (a *Agent) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
 	var mode string
 	replay := func(ctx context.Context, s *session, path string, setup *sessionSetup, started *startOutcome) error {
 		m, err := a.replay(ctx, s.id, path, setup, started)

@@ -22,7 +22,7 @@ import (
 // exist, an unusable URL, a duplicate name, an unknown transport.
 
 // mcpConfig turns the client's MCP servers into the CLI's --mcp-config.
-func (a *Agent) mcpConfig(cwd string, servers []acp.MCPServer) (map[string]any, error) {
+func (a *connection) mcpConfig(cwd string, servers []acp.MCPServer) (map[string]any, error) {
 	if len(servers) == 0 {
 		return nil, nil
 	}
@@ -41,7 +41,7 @@ func (a *Agent) mcpConfig(cwd string, servers []acp.MCPServer) (map[string]any, 
 	return out, nil
 }
 
-func (a *Agent) mcpServer(cwd, field string, srv acp.MCPServer) (string, map[string]any, error) {
+func (a *connection) mcpServer(cwd, field string, srv acp.MCPServer) (string, map[string]any, error) {
 	switch {
 	case srv.Stdio != nil:
 		st := srv.Stdio
@@ -107,7 +107,7 @@ func checkServerName(field, name string) error {
 // checkCommand makes sure a stdio server's command can be started: an
 // absolute (or cwd-relative) path must be an executable file, a bare name
 // must be on the PATH the CLI runs with.
-func (a *Agent) checkCommand(cwd, cmd string) error {
+func (a *connection) checkCommand(cwd, cmd string) error {
 	if !strings.ContainsRune(cmd, filepath.Separator) {
 		if path := envValue(a.cfg.Env, "PATH"); path != "" {
 			for _, dir := range filepath.SplitList(path) {

@@ -22,7 +22,7 @@ func TestMCPConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notexec"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := New(Config{Env: []string{"PATH=" + dir}})
+	a := New(Config{Env: []string{"PATH=" + dir}}).newConnection()
 	for _, tc := range []struct {
 		json, want, field string
 	}{

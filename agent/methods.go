@@ -7,7 +7,7 @@ import (
 // methods is every ACP method the agent serves, in one table: to find what
 // a method does, start here. Capabilities that announce optional methods
 // are set in sessionCapabilities, next to it, so the two cannot drift.
-func (a *Agent) methods() acp.Handler {
+func (a *connection) methods() acp.Handler {
 	m := acp.NewMux()
 	// Connection (initialize.go).
 	acp.On(m, acp.MethodInitialize, a.initialize)

@@ -34,7 +34,7 @@ type advisor struct {
 	sink      func(sessionID string, u acp.SessionUpdate)
 }
 
-func newAdvisor(a *Agent, id string, fail *failureState) advisor {
+func newAdvisor(a *connection, id string, fail *failureState) advisor {
 	a.mu.Lock()
 	c := a.client.raw.Session
 	a.mu.Unlock()

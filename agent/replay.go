@@ -25,7 +25,7 @@ import (
 // A replayer is used by one goroutine, the one handling session/load or
 // resume; the live session (whose CLI starts meanwhile) is not disturbed.
 type replayer struct {
-	a    *Agent
+	a    *connection
 	id   string
 	tr   *translator
 	fail failureState // typed failures found in history (failure_replay.go)
@@ -36,7 +36,7 @@ type replayer struct {
 	goal      goalHistory // the goal as of the records so far (goal_history.go)
 }
 
-func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
+func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
 	log := a.log.With("session", id, "replay", true)
 	return &replayer{
 		a: a, id: id,
@@ -50,7 +50,7 @@ func newReplayer(a *Agent, id string, setup *sessionSetup) *replayer {
 // permission mode of the last prompt. Unreadable lines are skipped (and
 // logged by the reader); only an I/O error, the request's end or a failed
 // CLI start stop it.
-func (a *Agent) replay(ctx context.Context, id, path string, setup *sessionSetup, started *startOutcome) (mode string, err error) {
+func (a *connection) replay(ctx context.Context, id, path string, setup *sessionSetup, started *startOutcome) (mode string, err error) {
 	defer func() {
 		// The live translation code meets stored data here that no CLI
 		// sent this agent: a record it cannot take fails the load, not

@@ -64,12 +64,12 @@ func BenchmarkReplay(b *testing.B) {
 
 // discardAgent serves an agent whose client reads nothing back: every
 // notification is written in full and dropped. written counts the lines.
-func discardAgent(b *testing.B) (a *Agent, written *atomic.Int64, stop func()) {
-	a = New(Config{Env: []string{"HOME=" + b.TempDir()}})
+func discardAgent(b *testing.B) (a *connection, written *atomic.Int64, stop func()) {
+	a = New(Config{Env: []string{"HOME=" + b.TempDir()}}).newConnection()
 	in, inW := io.Pipe()
 	lc := &lineCounter{}
 	served := make(chan error, 1)
-	go func() { served <- a.Serve(context.Background(), in, lc) }()
+	go func() { served <- a.serve(context.Background(), in, lc) }()
 	<-a.connReady
 	return a, &lc.n, func() {
 		inW.Close()

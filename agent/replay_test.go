@@ -20,7 +20,7 @@ import (
 // replayClient is an agent serving a recording client over pipes, with no
 // CLI: replays run on it directly.
 type replayClient struct {
-	a       *Agent
+	a       *connection
 	client  *acp.Conn
 	mu      sync.Mutex
 	updates []acp.SessionUpdate // written by the client's handler
@@ -33,11 +33,11 @@ func newReplayClient(t *testing.T) *replayClient {
 
 func newReplayClientConfig(t *testing.T, cfg Config) *replayClient {
 	t.Helper()
-	rc := &replayClient{a: New(cfg)}
+	rc := &replayClient{a: New(cfg).newConnection()}
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- rc.a.Serve(context.Background(), agentIn, agentOut) }()
+	go func() { served <- rc.a.serve(context.Background(), agentIn, agentOut) }()
 	m := acp.NewMux()
 	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *acp.SessionNotification) error {
 		rc.mu.Lock()

@@ -17,7 +17,7 @@ import (
 // below the line are owned by the run goroutine; everyone else talks to it
 // through do.
 type session struct {
-	a   *Agent
+	a   *connection
 	id  string
 	log *slog.Logger
 
@@ -84,7 +84,7 @@ type sessionConfig struct {
 
 // newSession starts the session goroutine; the CLI itself starts in the
 // background (startCLI), so session/new answers without waiting for it.
-func newSession(a *Agent, id string, opts claude.Options, modeID string) *session {
+func newSession(a *connection, id string, opts claude.Options, modeID string) *session {
 	s := &session{
 		a: a, id: id,
 		conf:  sessionConfig{opts: opts, modeID: modeID},
@@ -297,7 +297,7 @@ func (s *session) stop(stopCLI func(*claude.Process) error) {
 	s.starts.Wait() // a CLI still starting is stopped too
 }
 
-func (a *Agent) startupTimeout() time.Duration {
+func (a *connection) startupTimeout() time.Duration {
 	if a.cfg.StartupTimeout > 0 {
 		return a.cfg.StartupTimeout
 	}

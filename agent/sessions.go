@@ -16,7 +16,7 @@ import (
 // newSession validates the request, starts the session's CLI in the
 // background and answers at once: the editor does not wait for Claude Code
 // to boot. A prompt sent before the CLI is up waits for it.
-func (a *Agent) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+func (a *connection) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
 	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ type sessionSetup struct {
 	opts claude.Options
 }
 
-func (a *Agent) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServer) (*sessionSetup, error) {
+func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServer) (*sessionSetup, error) {
 	if err := checkDir("cwd", cwd); err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (a *Agent) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServ
 }
 
 // addSession registers a session and starts its goroutine.
-func (a *Agent) addSession(id string, setup *sessionSetup) *session {
+func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
 	a.mu.Lock()
 	a.sessions[id] = s
@@ -125,7 +125,7 @@ func bypassAllowed(env []string) bool {
 }
 
 // learnModels remembers the CLI's model list for the model picker.
-func (a *Agent) learnModels(init *claude.InitializeResponse) {
+func (a *connection) learnModels(init *claude.InitializeResponse) {
 	if init == nil || len(init.Models) == 0 {
 		return
 	}

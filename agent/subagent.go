@@ -46,7 +46,7 @@ const (
 // subagentMode reads the client's declaration. Sessions win over the
 // transcript flag: a client that can show child sessions wants the text
 // there, not on the parent.
-func (a *Agent) subagentMode() subagentMode {
+func (a *connection) subagentMode() subagentMode {
 	a.mu.Lock()
 	raw := a.client.raw
 	a.mu.Unlock()
@@ -70,7 +70,7 @@ func isJSONObject(raw json.RawMessage) bool {
 // cancelling the parent's prompt stops its foreground subagents but spares
 // the background ones (observed on CLI 2.1.332; without it an interrupt
 // kills background subagents too).
-func (a *Agent) subagentOptions(o *claude.Options) {
+func (a *connection) subagentOptions(o *claude.Options) {
 	mode := a.subagentMode()
 	if mode == subagentsFlat {
 		return

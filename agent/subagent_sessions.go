@@ -159,7 +159,7 @@ func (tr *translator) subagentsLost() {
 // cancelSubagent is session/cancel for an id that is no session of ours:
 // if it names a running child of a sessions client, that subagent alone
 // is stopped. Its state follows from the CLI's task frames.
-func (a *Agent) cancelSubagent(id acp.SessionID) {
+func (a *connection) cancelSubagent(id acp.SessionID) {
 	if a.subagentMode() != subagentsSessions {
 		return
 	}

@@ -18,7 +18,7 @@ import (
 // records every session/update with its session id.
 type subProbe struct {
 	t *testing.T
-	a *Agent
+	a *connection
 	s *session
 
 	mu    sync.Mutex
@@ -28,12 +28,10 @@ type subProbe struct {
 
 func newSubProbe(t *testing.T, caps acp.ClientCapabilities) *subProbe {
 	t.Helper()
-	a := New(Config{})
-	a.client = readClientCaps(caps)
+	a := New(Config{}).newConnection()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
-	a.conn = acp.NewConn(agentIn, agentOut, acp.Options{})
-	close(a.connReady)
+	a.attach(acp.NewConn(agentIn, agentOut, acp.Options{}), readClientCaps(caps))
 	p := &subProbe{t: t, a: a}
 	m := acp.NewMux()
 	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *acp.SessionNotification) error {
@@ -153,7 +151,7 @@ func TestSubagentModes(t *testing.T) {
 			Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("true")}}, subagentsSessions,
 			"map[forwardSubagentText:true perTaskStopAffordance:true]"},
 	} {
-		a := New(Config{})
+		a := New(Config{}).newConnection()
 		a.client = readClientCaps(tc.caps)
 		var o claude.Options
 		a.subagentOptions(&o)

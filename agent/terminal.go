@@ -37,7 +37,7 @@ const (
 )
 
 // terminalClient reports whether the client renders display terminals.
-func (a *Agent) terminalClient() bool {
+func (a *connection) terminalClient() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.client.terminalOutput
@@ -290,7 +290,7 @@ func (r *cancelTerminalRequest) Validate() error {
 
 // cancelTerminal stops a background command by its terminal (tool call)
 // id. The call finishes when Claude Code reports the task stopped.
-func (a *Agent) cancelTerminal(ctx context.Context, p *cancelTerminalRequest) (struct{}, error) {
+func (a *connection) cancelTerminal(ctx context.Context, p *cancelTerminalRequest) (struct{}, error) {
 	s, err := a.session(p.SessionID)
 	if err != nil {
 		return struct{}{}, err

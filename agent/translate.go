@@ -97,7 +97,7 @@ func (past) commandsRun() bool                  { return false }
 func (past) poll(*bgTask, func(*bgTask))        {}
 func (past) taskOutput(string, string) *os.File { return nil }
 
-func newTranslator(a *Agent, id, cwd string, log *slog.Logger, w world) *translator {
+func newTranslator(a *connection, id, cwd string, log *slog.Logger, w world) *translator {
 	tr := &translator{
 		id: id, cwd: cwd, log: log, world: w,
 		sink:      a.notify,

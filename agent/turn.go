@@ -88,7 +88,7 @@ type turnOutcome struct {
 // prompt is session/prompt: the turn is registered with the session before
 // the connection dispatches the next message (so a cancel right behind it
 // finds it), then the handler waits for the turn's one outcome.
-func (a *Agent) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
+func (a *connection) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
 	s, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func (s *session) send(t *turn) {
 
 // cancel is session/cancel: every turn accepted so far ends as cancelled,
 // and the CLI is interrupted (dropping its queued messages too).
-func (a *Agent) cancel(ctx context.Context, p *acp.CancelNotification) error {
+func (a *connection) cancel(ctx context.Context, p *acp.CancelNotification) error {
 	s, err := a.session(p.SessionID)
 	if err != nil {
 		a.cancelSubagent(p.SessionID) // subagent_sessions.go: a child session stops alone
