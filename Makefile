@@ -3,7 +3,7 @@ GO        ?= go
 DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 
-.PHONY: run build test deps vet fmt-check unit bench fuzz-short bench-compare
+.PHONY: run build test deps vet vet-platforms test-windows fmt-check unit bench fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it).
 run: build
@@ -17,7 +17,7 @@ deps:
 	bash scripts/install-deps.sh
 
 ## test: the whole suite, exactly what CI runs (it includes a 3 s soak; see docs/reliability.md).
-test: deps vet fmt-check fuzz-short
+test: deps vet vet-platforms fmt-check fuzz-short test-windows
 	CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 
 ## fuzz-short: every fuzz target for a fixed number of inputs. Counts, not
@@ -35,6 +35,18 @@ fuzz-short:
 
 vet:
 	$(GO) vet ./...
+
+## vet-platforms: go vet (which type-checks every package and test) for each release platform.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+vet-platforms:
+	@set -e; for p in $(PLATFORMS); do \
+		echo "vet $$p"; GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	done
+
+## test-windows: the Windows unit tests of claude/ under Wine (installed with apt-get when
+## missing and possible; skipped with a message otherwise). See docs/platforms.md.
+test-windows:
+	GO=$(GO) CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) bash scripts/test-windows.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \

@@ -187,7 +187,7 @@ func (p *Process) startCmd() (err error) {
 	// The child's ends are closed in the parent whatever happens.
 	closers = append(closers, inR, outW, errW)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
-	if err := p.cmd.Start(); err != nil {
+	if err := startProcess(p.cmd); err != nil {
 		closers = append(closers, inW, outR, errR)
 		return err
 	}

@@ -93,15 +93,18 @@ func logLevel() slog.Level {
 	return slog.LevelWarn
 }
 
-// runCLI replaces this process with the Claude Code CLI, so a client's
-// terminal login (`--cli auth login`) is Claude's own.
+// runCLI replaces this process with the Claude Code CLI (on Windows: runs
+// it and exits with its status), so a client's terminal login
+// (`--cli auth login`) is Claude's own.
 func runCLI(args []string, stderr io.Writer) int {
 	exe, err := claude.FindExecutable()
 	if err != nil {
 		fmt.Fprintln(stderr, "claude-agent-acp:", err)
 		return 1
 	}
-	err = syscall.Exec(exe, append([]string{exe}, args...), os.Environ())
-	fmt.Fprintln(stderr, "claude-agent-acp: could not run Claude Code:", err)
-	return 1
+	code, err := execCLI(exe, args)
+	if err != nil {
+		fmt.Fprintln(stderr, "claude-agent-acp: could not run Claude Code:", err)
+	}
+	return code
 }
