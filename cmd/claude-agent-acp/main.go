@@ -66,6 +66,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if stdinIsTerminal(stdin) {
+		banner(stderr)
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
 	// An editor that crashes closes our stdout. Without this, the next write
 	// would kill us with SIGPIPE before we could stop the CLIs; ignored, the
