@@ -3,7 +3,7 @@ GO        ?= go
 DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 
-.PHONY: run build test deps vet vet-platforms test-windows fmt-check unit bench fuzz-short bench-compare
+.PHONY: run build test deps vet vet-platforms test-windows dist fmt-check unit bench fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it).
 run: build
@@ -11,6 +11,14 @@ run: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/claude-agent-acp
+
+## dist: the release artefacts in dist/: one archive per platform, SHA256SUMS, agent.json (the ACP
+## Registry manifest) and npm/ (docs/distribution.md). DIST_VERSION (default: VERSION, see there),
+## DIST_BASE_URL (default: the GitHub release) and SOURCE_DATE_EPOCH override.
+DIST_VERSION  ?=
+DIST_BASE_URL ?=
+dist:
+	GO=$(GO) $(GO) run ./internal/dist/cmd/dist -out dist -version "$(DIST_VERSION)" -base-url "$(DIST_BASE_URL)"
 
 ## deps: install the pinned Claude Code CLI and the npm ACP clients into .deps/ (ignored).
 deps:

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -27,8 +28,19 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…" (make
+// dist does). A binary built by `go install …@v1.2.3` is not stamped but
+// knows its module version, which init takes instead.
 var version = "0.1.0-dev"
+
+func init() {
+	if version != "0.1.0-dev" {
+		return
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
+		version = strings.TrimPrefix(bi.Main.Version, "v")
+	}
+}
 
 const usage = `claude-agent-acp: an ACP agent for Claude Code.
 
