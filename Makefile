@@ -44,11 +44,13 @@ fuzz-short:
 vet:
 	$(GO) vet ./...
 
-## vet-platforms: go vet (which type-checks every package and test) for each release platform.
+## vet-platforms: go vet (which compiles every package and test) for each release platform, with
+## the release build's settings (no cgo, -trimpath), so that it also fills the build cache for
+## make dist and TestRelease (internal/dist).
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 vet-platforms:
 	@set -e; for p in $(PLATFORMS); do \
-		echo "vet $$p"; GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+		echo "vet $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet -trimpath ./...; \
 	done
 
 ## test-windows: the Windows unit tests of claude/ under Wine (installed with apt-get when
