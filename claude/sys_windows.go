@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -45,13 +46,23 @@ func setProcessGroup(cmd *exec.Cmd) {
 }
 
 // startProcess starts cmd (prepared by setProcessGroup), puts it into a new
-// kill-on-close job and lets it run. If that fails the process, which has
-// not run a single instruction, is killed and reaped.
+// kill-on-close job and lets it run. Where no job can be had (an old
+// Windows that does not nest jobs, inside a job that forbids it) the CLI
+// runs without one, and stopping it stops only the CLI itself. If it cannot
+// be resumed, the process, which has not run a single instruction, is
+// killed and reaped.
 func startProcess(cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	if err := attachJob(cmd.Process.Pid); err != nil {
+	pid := cmd.Process.Pid
+	if job, err := newJob(pid); err == nil {
+		jobs.Lock()
+		jobs.m[pid] = job
+		jobs.Unlock()
+	}
+	if err := resumeProcess(pid); err != nil {
+		signalGroup(pid, syscall.SIGKILL)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return err
@@ -67,37 +78,31 @@ func runProcess(cmd *exec.Cmd) error {
 	return cmd.Wait()
 }
 
-func attachJob(pid int) error {
+// newJob creates a kill-on-close job object and puts the process pid in it.
+func newJob(pid int) (windows.Handle, error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
-		return fmt.Errorf("claude: creating a job object: %w", err)
+		return 0, fmt.Errorf("claude: creating a job object: %w", err)
 	}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		windows.CloseHandle(job)
-		return fmt.Errorf("claude: configuring the job object: %w", err)
+		return 0, fmt.Errorf("claude: configuring the job object: %w", err)
 	}
 	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
 	if err != nil {
 		windows.CloseHandle(job)
-		return fmt.Errorf("claude: opening the CLI process: %w", err)
+		return 0, fmt.Errorf("claude: opening the CLI process: %w", err)
 	}
 	err = windows.AssignProcessToJobObject(job, h)
 	windows.CloseHandle(h)
 	if err != nil {
 		windows.CloseHandle(job)
-		return fmt.Errorf("claude: adding the CLI to its job object: %w", err)
+		return 0, fmt.Errorf("claude: adding the CLI to its job object: %w", err)
 	}
-	jobs.Lock()
-	jobs.m[pid] = job
-	jobs.Unlock()
-	if err := resumeProcess(pid); err != nil {
-		signalGroup(pid, syscall.SIGKILL)
-		return err
-	}
-	return nil
+	return job, nil
 }
 
 // resumeProcess resumes the threads of a process created suspended (just
@@ -165,6 +170,13 @@ func exitCodeFor(sig syscall.Signal) uint32 { return 128 + uint32(sig) }
 // resolveShim makes cmd run a batch file's target instead of the batch
 // file (see batch.go), or run it through cmd.exe with escaped arguments.
 func resolveShim(cmd *exec.Cmd) {
+	if filepath.Ext(cmd.Path) == "" {
+		// exec.Cmd adds the extension only when it starts: find it now
+		// (npm's node_modules\.bin\claude has claude.cmd beside it).
+		if lp, err := exec.LookPath(cmd.Path); err == nil {
+			cmd.Path = lp
+		}
+	}
 	if !isBatch(cmd.Path) {
 		return
 	}

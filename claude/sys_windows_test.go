@@ -221,7 +221,8 @@ func trickyArgs(percent bool) []string {
 }
 
 // TestWindowsBatchShims runs the fake through an npm cmd shim (resolved to
-// its target) and through a plain batch file (run by cmd.exe with escaped
+// its target, also when named without its extension) and through a plain
+// batch file (run by cmd.exe with escaped
 // arguments): either way the CLI gets exactly the arguments.
 func TestWindowsBatchShims(t *testing.T) {
 	t.Parallel()
@@ -229,10 +230,12 @@ func TestWindowsBatchShims(t *testing.T) {
 	bin := filepath.Join(dir, "npm")
 	copyTestBinary(t, filepath.Join(bin, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe"))
 	shim := writeFile(t, filepath.Join(bin, "claude.cmd"), shimNative)
+	// npm's node_modules\.bin\claude: an sh script with claude.cmd beside it.
+	noExt := writeFile(t, filepath.Join(bin, "claude"), "#!/bin/sh\n")
 	plain := writeFile(t, filepath.Join(dir, "plain", "claude.bat"), "@\""+os.Args[0]+"\" %*\r\n")
-	for _, path := range []string{shim, plain} {
-		t.Run(filepath.Base(filepath.Dir(path)), func(t *testing.T) {
-			args := trickyArgs(path == shim)
+	for _, path := range []string{shim, noExt, plain} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			args := trickyArgs(path != plain)
 			cmd := exec.Command(path, args...)
 			cmd.Env = append(os.Environ(), "CLAUDE_FAKE_SCENARIO=win_args")
 			setProcessGroup(cmd)
