@@ -3,7 +3,7 @@ GO        ?= go
 DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 
-.PHONY: run build test deps vet fmt-check tidy-check unit bench fuzz-short bench-compare
+.PHONY: run build test deps vet vet-platforms test-windows dist fmt-check tidy-check unit bench fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it).
 run: build
@@ -12,12 +12,20 @@ run: build
 build:
 	$(GO) build -o $(BIN) ./cmd/claude-agent-acp
 
+## dist: the release artefacts in dist/: one archive per platform, SHA256SUMS, agent.json (the ACP
+## Registry manifest) and npm/ (docs/distribution.md). DIST_VERSION (default: VERSION, see there),
+## DIST_BASE_URL (default: the GitHub release) and SOURCE_DATE_EPOCH override.
+DIST_VERSION  ?=
+DIST_BASE_URL ?=
+dist:
+	GO=$(GO) $(GO) run ./internal/dist/cmd/dist -out dist -version "$(DIST_VERSION)" -base-url "$(DIST_BASE_URL)"
+
 ## deps: install the pinned Claude Code CLI and the npm ACP clients into .deps/ (ignored).
 deps:
 	bash scripts/install-deps.sh
 
 ## test: the whole suite, exactly what CI runs (it includes a 3 s soak; see docs/reliability.md).
-test: deps vet fmt-check tidy-check fuzz-short
+test: deps vet vet-platforms fmt-check tidy-check fuzz-short test-windows
 	CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 
 ## fuzz-short: every fuzz target for a fixed number of inputs. Counts, not
@@ -39,6 +47,20 @@ vet:
 ## tidy-check: go.mod and go.sum say exactly what the code needs.
 tidy-check:
 	$(GO) mod tidy -diff
+
+## vet-platforms: go vet (which compiles every package and test) for each release platform, with
+## the release build's settings (no cgo, -trimpath), so that it also fills the build cache for
+## make dist and TestRelease (internal/dist).
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+vet-platforms:
+	@set -e; for p in $(PLATFORMS); do \
+		echo "vet $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet -trimpath ./...; \
+	done
+
+## test-windows: the Windows unit tests of claude/ under Wine (installed with apt-get when
+## missing and possible; skipped with a message otherwise). See docs/platforms.md.
+test-windows:
+	GO=$(GO) CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) bash scripts/test-windows.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -520,7 +519,7 @@ func TestSessionFailureProcessDeathE2E(t *testing.T) {
 	if len(pids) != 1 {
 		t.Fatalf("want one CLI, found %v", pids)
 	}
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+	if err := clitest.KillPID(pids[0]); err != nil {
 		t.Fatal(err)
 	}
 	out := <-done

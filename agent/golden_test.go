@@ -150,6 +150,11 @@ var (
 
 func (n *normalizer) apply(line string) string {
 	line = strings.ReplaceAll(line, n.sid, "<session>")
+	if exe, err := os.Executable(); err == nil {
+		// The agent's own path, in the terminal logins' _meta.
+		q, _ := json.Marshal(exe)
+		line = strings.ReplaceAll(line, string(q), `"<agent>"`)
+	}
 	line = strings.ReplaceAll(line, n.cwd, "<cwd>")
 	for _, re := range []*regexp.Regexp{uuidRE, msgIDRE, reqIDRE} {
 		line = re.ReplaceAllStringFunc(line, n.name)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -257,7 +256,7 @@ func killTheCLI(t *testing.T) {
 	if len(pids) != 1 {
 		t.Fatalf("want one CLI, found %v", pids)
 	}
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+	if err := clitest.KillPID(pids[0]); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 )
@@ -62,26 +64,48 @@ func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (
 	return resp, nil
 }
 
-// authMethods offers terminal logins to clients that can run them: the
-// client restarts this binary with the args in a terminal, which runs the
-// CLI's own login (see cmd/claude-agent-acp's --cli flag).
+// authMethods offers terminal logins: the client runs this binary again in
+// a terminal with the method's args instead of its usual ones, which runs
+// the CLI's own login (see cmd/claude-agent-acp's --cli flag); the binary's
+// path is in _meta["terminal-auth"] too, the form Zed reads.
+//
+// Clients that advertise terminal-auth support get the two logins the
+// reference adapter offers. Every other client gets one, the plain
+// `claude auth login` (Claude subscription by default): the ACP Registry
+// lists only agents that advertise an "agent" or "terminal" method in
+// initialize, whichever client asks.
 func authMethods(cc clientCaps) []acp.AuthMethod {
 	if !cc.terminalAuth {
-		return []acp.AuthMethod{}
+		return []acp.AuthMethod{
+			terminalLogin("claude-login", "Log in with Claude", "Claude Login",
+				"Log in to Claude Code in a terminal (`claude auth login`)",
+				"--cli", "auth", "login"),
+		}
 	}
 	return []acp.AuthMethod{
-		{Terminal: &acp.AuthMethodTerminal{
-			ID: "claude-ai-login", Name: "Claude Subscription",
-			Description: acp.Some("Log in with your Claude subscription"),
-			Args:        []string{"--cli", "auth", "login", "--claudeai"},
-		}},
-		{Terminal: &acp.AuthMethodTerminal{
-			ID: "console-login", Name: "Anthropic Console",
-			Description: acp.Some("Log in with an Anthropic Console account (API usage billing)"),
-			Args:        []string{"--cli", "auth", "login", "--console"},
-		}},
+		terminalLogin("claude-ai-login", "Claude Subscription", "Claude Login",
+			"Log in with your Claude subscription", "--cli", "auth", "login", "--claudeai"),
+		terminalLogin("console-login", "Anthropic Console", "Anthropic Console Login",
+			"Log in with an Anthropic Console account (API usage billing)", "--cli", "auth", "login", "--console"),
 	}
 }
+
+func terminalLogin(id, name, label, description string, args ...string) acp.AuthMethod {
+	meta, _ := json.Marshal(map[string]any{"command": selfPath(), "args": args, "label": label})
+	return acp.AuthMethod{Terminal: &acp.AuthMethodTerminal{
+		ID: acp.AuthMethodID(id), Name: name, Description: acp.Some(description), Args: args,
+		Meta: map[string]json.RawMessage{"terminal-auth": meta},
+	}}
+}
+
+// selfPath is this binary, for _meta["terminal-auth"].command.
+var selfPath = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return Name
+	}
+	return exe
+})
 
 // authenticate accepts no protocol-level method: logins run in a terminal
 // (the client never calls authenticate for those).

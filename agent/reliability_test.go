@@ -11,13 +11,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
 )
@@ -88,7 +88,7 @@ func TestFaultCLIKilledMidTurn(t *testing.T) {
 			victim = e.PID // the process that got the "hang" prompt is the last to get a user frame
 		}
 	}
-	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+	if err := clitest.KillPID(victim); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
@@ -529,7 +529,7 @@ func TestFaultEveryQueuedTurnAnswered(t *testing.T) {
 			}
 			return c == n
 		})
-		if err := syscall.Kill(lastPID(t, dir), syscall.SIGKILL); err != nil {
+		if err := clitest.KillPID(lastPID(t, dir)); err != nil {
 			t.Fatal(err)
 		}
 		waitAll(t, done, isErr)

@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 )
 
 // fakeAnswer decodes the "response" the fake reports for its request.
@@ -244,7 +245,7 @@ func TestDescendantHoldingStdout(t *testing.T) {
 	t.Parallel()
 	p := startFake(t, "escaped", Options{})
 	pid := fakeChildPID(t, until(t, p, isType("fake_child"))[0])
-	defer syscall.Kill(pid, syscall.SIGKILL)
+	defer clitest.KillPID(pid)
 	sendText(t, p, "exit now")
 	drain(t, p)
 	if err := p.Wait(); err != nil {
@@ -278,7 +279,7 @@ func waitGone(t *testing.T, pid int) {
 	deadline := time.Now().Add(hangGuard)
 	for alive(pid) {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			clitest.KillPID(pid)
 			t.Fatalf("process %d outlived the CLI", pid)
 		}
 		time.Sleep(10 * time.Millisecond)

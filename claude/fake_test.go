@@ -440,7 +440,7 @@ var scenarios = map[string]func(f *fake) int{
 		cmd := exec.Command("sleep", "30")
 		cmd.Stdout = os.Stdout
 		cmd.Stderr = os.Stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		newSession(cmd)
 		if err := cmd.Start(); err != nil {
 			return 1
 		}

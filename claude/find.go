@@ -136,7 +136,7 @@ func checkExecutable(p string) error {
 	if st.IsDir() {
 		return errors.New("is a directory")
 	}
-	if st.Mode().Perm()&0o111 == 0 {
+	if !isExecutable(p, st) {
 		return errors.New("not executable")
 	}
 	return nil
@@ -165,7 +165,7 @@ func Version(ctx context.Context, path string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = newLimitedWriter(&stderr, stderrTailSize)
-	err := cmd.Run()
+	err := runProcess(cmd)
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("claude: `claude --version` did not finish: %w", ctx.Err())
 	}

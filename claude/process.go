@@ -189,7 +189,7 @@ func (p *Process) startCmd() (err error) {
 	closers = append(closers, inR, outW, errW)
 	closers = append(closers, p.cmd.ExtraFiles...) // the reaper's end of the lifeline
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
-	if err := startOnLockedThread(p.cmd); err != nil {
+	if err := startProcess(p.cmd); err != nil {
 		closers = append(closers, inW, outR, errR)
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -28,8 +29,19 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…" (make
+// dist does). A binary built by `go install …@v1.2.3` is not stamped but
+// knows its module version, which init takes instead.
 var version = "0.1.0-dev"
+
+func init() {
+	if version != "0.1.0-dev" {
+		return
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
+		version = strings.TrimPrefix(bi.Main.Version, "v")
+	}
+}
 
 const usage = `claude-agent-acp: an ACP agent for Claude Code.
 
@@ -67,6 +79,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "claude-agent-acp: unknown argument %q\n\n%s", args[0], usage)
 			return 2
 		}
+	}
+	if stdinIsTerminal(stdin) {
+		banner(stderr)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
 	// An editor that crashes closes our stdout. Without this, the next write
@@ -107,15 +122,18 @@ func logLevel() slog.Level {
 	return slog.LevelWarn
 }
 
-// runCLI replaces this process with the Claude Code CLI, so a client's
-// terminal login (`--cli auth login`) is Claude's own.
+// runCLI replaces this process with the Claude Code CLI (on Windows: runs
+// it and exits with its status), so a client's terminal login
+// (`--cli auth login`) is Claude's own.
 func runCLI(args []string, stderr io.Writer) int {
 	exe, err := claude.FindExecutable()
 	if err != nil {
 		fmt.Fprintln(stderr, "claude-agent-acp:", err)
 		return 1
 	}
-	err = syscall.Exec(exe, append([]string{exe}, args...), os.Environ())
-	fmt.Fprintln(stderr, "claude-agent-acp: could not run Claude Code:", err)
-	return 1
+	code, err := execCLI(exe, args)
+	if err != nil {
+		fmt.Fprintln(stderr, "claude-agent-acp: could not run Claude Code:", err)
+	}
+	return code
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -40,7 +39,7 @@ func startAdapter(argv []string, sb *sandbox) (*adapter, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = sb.env
 	cmd.Dir = sb.work
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setGroup(cmd)
 	a := &adapter{cmd: cmd, stderr: &tail{max: 8 << 10}, sessions: map[string]*chunkCount{}, updates: map[string]int{}}
 	cmd.Stderr = a.stderr
 	stdin, err := cmd.StdinPipe()

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -46,7 +45,7 @@ func startBare(cli string, sb *sandbox) (*bareCLI, error) {
 	cmd := exec.Command(cli, append(bareArgs, "--session-id="+uuid.NewString())...)
 	cmd.Env = append(append([]string(nil), sb.env...), bareEnv...)
 	cmd.Dir = sb.work
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setGroup(cmd)
 	b := &bareCLI{cmd: cmd, stderr: &tail{max: 8 << 10}}
 	cmd.Stderr = b.stderr
 	stdin, err := cmd.StdinPipe()

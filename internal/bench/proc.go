@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -143,15 +142,8 @@ func descendants(root int) []procStat {
 func killLeftovers(procs []procStat) {
 	for _, p := range procs {
 		if st, err := readStat(p.pid); err == nil && st.started == p.started {
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			killPID(p.pid)
 		}
-	}
-}
-
-// killGroup ends the process group the harness created for a child.
-func killGroup(pid int) {
-	if pid > 0 {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
 }
 

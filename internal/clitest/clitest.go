@@ -13,13 +13,11 @@ package clitest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -163,34 +161,15 @@ func (s *Sandbox) Command(ctx context.Context, t testing.TB, args ...string) *ex
 	cmd := exec.CommandContext(ctx, s.CLI, args...)
 	cmd.Env = s.Env
 	cmd.Dir = s.WorkDir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	SetGroup(cmd)
+	cmd.Cancel = func() error { return KillGroup(cmd) }
 	cmd.WaitDelay = 5 * time.Second
 	t.Cleanup(func() {
 		if cmd.Process == nil {
 			return
 		}
-		_ = killGroup(cmd)
+		_ = KillGroup(cmd)
 		waitGone(cmd.Process.Pid, 5*time.Second)
 	})
 	return cmd
-}
-
-// killGroup sends SIGKILL to the command's process group.
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
-
-// signalGroup sends sig to the command's process group, ignoring a group already gone.
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, sig)
-	}
 }

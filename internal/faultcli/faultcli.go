@@ -58,7 +58,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -158,7 +157,7 @@ func PIDs(dir string) []int {
 func Alive(pid int) bool {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return syscall.Kill(pid, 0) == nil // no /proc: a zombie counts as alive
+		return processExists(pid) // no /proc: a zombie counts as alive
 	}
 	i := strings.LastIndexByte(string(data), ')')
 	if i < 0 || i+2 >= len(data) {
@@ -192,7 +191,7 @@ func WaitGone(dir string, d time.Duration) []int {
 func KillLeftovers(dir string, d time.Duration) []int {
 	alive := WaitGone(dir, d)
 	for _, pid := range alive {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		killPID(pid)
 	}
 	return alive
 }

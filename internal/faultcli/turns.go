@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -123,7 +122,7 @@ func (f *fake) turn(m *userMsg) {
 	case "crash":
 		t.stream("about to crash")
 		trace("exit", "SIGKILL self")
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		killPID(os.Getpid())
 		time.Sleep(time.Hour)
 	case "exit":
 		t.stream("about to exit")

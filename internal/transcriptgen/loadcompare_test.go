@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -98,7 +97,7 @@ func loadOnce(t *testing.T, exe, cli, apiURL string, n int) (ms, cpuMS, rssMiB, 
 		"DISABLE_ERROR_REPORTING=1", "IS_SANDBOX=1", "TERM=dumb"}
 	cmd := exec.Command(exe)
 	cmd.Env, cmd.Dir = env, work
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	clitest.SetGroup(cmd)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -106,7 +105,7 @@ func loadOnce(t *testing.T, exe, cli, apiURL string, n int) (ms, cpuMS, rssMiB, 
 	}
 	defer func() {
 		stdin.Close()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		clitest.KillGroup(cmd)
 		cmd.Wait()
 	}()
 	var count atomic.Int64
