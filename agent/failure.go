@@ -15,47 +15,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"math"
-	"strconv"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 )
 
 // airSessionFailure is the capability name a client lists to opt in.
 const airSessionFailure = "sessionFailure"
-
-// airHas reports whether the client's clientCapabilities._meta declares the
-// AIR capability name: _meta.jetbrains.air.version must be a finite integer
-// ≥ 1 and _meta.jetbrains.air.capabilities an array holding the exact
-// string. Anything else (a string or fractional version, zero, negative,
-// a missing envelope, non-string entries) enables nothing, so a malformed
-// declaration keeps the legacy behaviour.
-func airHas(meta map[string]json.RawMessage, name string) bool {
-	var jb struct {
-		Air *struct {
-			Version      json.RawMessage   `json:"version"`
-			Capabilities []json.RawMessage `json:"capabilities"`
-		} `json:"air"`
-	}
-	if meta == nil || json.Unmarshal(meta["jetbrains"], &jb) != nil || jb.Air == nil {
-		return false
-	}
-	v := jb.Air.Version
-	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
-		return false // not a JSON number (a string, null, an object …)
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) || f < 1 {
-		return false
-	}
-	for _, c := range jb.Air.Capabilities {
-		var s string
-		if json.Unmarshal(c, &s) == nil && s == name {
-			return true
-		}
-	}
-	return false
-}
 
 // failuresOn reports whether this connection's client negotiated typed
 // session failures.
@@ -90,19 +56,7 @@ const (
 // (PromptResponse or session_info_update). Other _meta members, including
 // other AIR payloads under jetbrains.air, are kept.
 func failureMeta(base map[string]json.RawMessage, rec failureRecord) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(base)+1)
-	for k, v := range base {
-		out[k] = v
-	}
-	jb := map[string]json.RawMessage{}
-	_ = json.Unmarshal(out["jetbrains"], &jb)
-	air := map[string]json.RawMessage{}
-	_ = json.Unmarshal(jb["air"], &air)
-	air["version"] = json.RawMessage("1")
-	air[airSessionFailure] = mustJSON(rec)
-	jb["air"] = mustJSON(air)
-	out["jetbrains"] = mustJSON(jb)
-	return out
+	return airmeta.Set(base, airSessionFailure, mustJSON(rec))
 }
 
 // failureKind is the adapter's internal, fine-grained reason. It never goes

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -222,7 +223,7 @@ func TestFailureNegotiation(t *testing.T) {
 	} {
 		var meta map[string]json.RawMessage
 		_ = json.Unmarshal([]byte(tc.meta), &meta)
-		if got := airHas(meta, airSessionFailure); got != tc.want {
+		if got := airmeta.Parse(meta).Has(airSessionFailure); got != tc.want {
 			t.Errorf("%s: got %v", tc.meta, got)
 		}
 		cc := readClientCaps(acp.ClientCapabilities{Meta: meta})

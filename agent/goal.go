@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -73,7 +74,7 @@ type goalPending struct {
 // goalInitialize announces the goal extension in initialize's _meta.
 func goalInitialize(cc clientCaps, resp *acp.InitializeResponse) {
 	c := mustJSON(map[string]any{"version": 1, "controlMethod": goalControlMethod, "actions": []string{"clear"}})
-	resp.Meta = withMeta(resp.Meta, "goal", c, airClient(cc.raw.Meta))
+	resp.Meta = withMeta(resp.Meta, "goal", c, airmeta.Parse(cc.raw.Meta).Present)
 }
 
 var goalCommandRE = regexp.MustCompile(`^/goal\s+(\S[\s\S]*)$`)
@@ -181,18 +182,9 @@ func (s *session) publishGoal(snap *goalSnapshot) {
 	}
 	s.goal.sent = string(raw)
 	s.a.mu.Lock()
-	air := airClient(s.a.client.raw.Meta)
+	air := airmeta.Parse(s.a.client.raw.Meta).Present
 	s.a.mu.Unlock()
 	s.a.notify(s.id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: withMeta(nil, "goal", raw, air)}})
-}
-
-// airClient reports a JetBrains AIR client (_meta.jetbrains.air is an
-// object), which reads extension payloads under _meta.jetbrains.air.
-func airClient(meta map[string]json.RawMessage) bool {
-	var jb struct {
-		Air json.RawMessage `json:"air"`
-	}
-	return meta != nil && json.Unmarshal(meta["jetbrains"], &jb) == nil && isJSONObject(jb.Air)
 }
 
 // withMeta sets key in a _meta object, and for AIR clients also under
@@ -204,14 +196,7 @@ func withMeta(meta map[string]json.RawMessage, key string, v json.RawMessage, ai
 	}
 	out[key] = v
 	if air {
-		jb := map[string]json.RawMessage{}
-		_ = json.Unmarshal(out["jetbrains"], &jb)
-		a := map[string]json.RawMessage{}
-		_ = json.Unmarshal(jb["air"], &a)
-		a["version"] = json.RawMessage("1")
-		a[key] = v
-		jb["air"] = mustJSON(a)
-		out["jetbrains"] = mustJSON(jb)
+		out = airmeta.Set(out, key, v)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 )
 
 // supportedVersions are the ACP protocol versions this agent serves.
@@ -28,7 +29,7 @@ func readClientCaps(c acp.ClientCapabilities) clientCaps {
 	if metaBool(c.Meta, "terminal_output") || metaBool(c.Meta, "terminal_output_delta") {
 		cc.terminalOutput = true
 	}
-	cc.sessionFailure = airHas(c.Meta, airSessionFailure)
+	cc.sessionFailure = airmeta.Parse(c.Meta).Has(airSessionFailure)
 	return cc
 }
 
