@@ -96,10 +96,7 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 		return nil, err
 	}
 	var opts []acp.SessionConfigOption
-	s.do(func() {
-		opts = s.conf.configOptions(s.a.modelList())
-		s.conf.configSent = string(mustJSON(opts))
-	})
+	s.do(func() { _, opts = s.configSnapshot() })
 	return &acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
 
@@ -367,6 +364,15 @@ func (c *sessionConfig) modelOption(models []claude.ModelInfo, current claude.Mo
 
 // publishConfig sends config_option_update when the options differ from
 // what the client last got.
+// configSnapshot is the modes and config options the client is about to
+// get in a response; publishConfig later sends only what changes after it.
+func (s *session) configSnapshot() (*acp.SessionModeState, []acp.SessionConfigOption) {
+	models := s.a.modelList()
+	opts := s.conf.configOptions(models)
+	s.conf.configSent = string(mustJSON(opts))
+	return s.conf.modeState(models), opts
+}
+
 func (s *session) publishConfig() {
 	if s.conf.configSent == "" {
 		return // the client has no list yet; its setup response will carry one
@@ -461,7 +467,21 @@ func (s *session) afterStart(p *claude.Process) {
 		}, nil)
 	}
 	if s.conf.effort == "" {
-		s.learnSettings(p) // the effort the CLI applies, for the picker
+		// The effort the CLI applies, for the picker, once it says.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			st, err := p.GetSettings(ctx)
+			if err != nil {
+				return
+			}
+			s.post(func() {
+				if s.cli.proc == p && s.conf.effort == "" && st.Effort != "" {
+					s.conf.effort = st.Effort
+					s.publishConfig()
+				}
+			})
+		}()
 	}
 	s.publishConfig()
 	if init != nil {
@@ -494,25 +514,5 @@ func (s *session) tell(p *claude.Process, what string, begin func(ctx context.Co
 		if _, err := call.Wait(ctx); err != nil && !errors.Is(err, claude.ErrClosed) && !errors.Is(err, claude.ErrExited) {
 			s.post(func() { refused(err) })
 		}
-	}()
-}
-
-// learnSettings asks the CLI what it applies and, once it answers, takes
-// the effort level the session did not know.
-func (s *session) learnSettings(p *claude.Process) {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		st, err := p.GetSettings(ctx)
-		if err != nil {
-			return
-		}
-		s.post(func() {
-			if s.cli.proc != p || s.conf.effort != "" || st.Effort == "" {
-				return
-			}
-			s.conf.effort = st.Effort
-			s.publishConfig()
-		})
 	}()
 }

@@ -88,7 +88,7 @@ func (s *session) restart(setup *sessionSetup) bool {
 	s.cancelTurns(slices.Clone(s.q.turns))
 	clear(s.q.cancelledIDs) // the next CLI never saw them
 	s.conf.opts.Dir, s.conf.opts.AddDirs, s.conf.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
-	s.setCwd(setup.cwd)
+	s.tr.cwd = setup.cwd
 	if p == nil {
 		return false
 	}

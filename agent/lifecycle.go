@@ -258,10 +258,7 @@ func startFailure(id string, err error) error {
 
 // state is the session's modes and config options, read on its goroutine.
 func (s *session) state() (modes *acp.SessionModeState, opts []acp.SessionConfigOption) {
-	s.do(func() {
-		modes, opts = s.conf.modeState(s.a.modelList()), s.conf.configOptions(s.a.modelList())
-		s.conf.configSent = string(mustJSON(opts))
-	})
+	s.do(func() { modes, opts = s.configSnapshot() })
 	return modes, opts
 }
 

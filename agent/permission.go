@@ -168,7 +168,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req, s.conf.cwd); ok {
+	if ups, name, ok := alwaysAllow(req, s.conf.opts.Dir); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},

@@ -76,7 +76,6 @@ type sessionConfig struct {
 	opts        claude.Options // how to (re)start the CLI; Resume/SessionID set per start
 	modeID      string
 	model       string // the model picked in this session ("" = the CLI's default)
-	cwd         string
 	effort      string // "" until known
 	thinkingOff bool
 	configSent  string // JSON of the config options the client last got
@@ -97,18 +96,10 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	s.fail = newFailureState(a, id, s.log)
 	s.adv = newAdvisor(a, id, &s.fail)
 	// Everything the goroutine owns is set before it starts.
-	s.conf.cwd = opts.Dir
 	s.conf.opts.CanUseTool = s.canUseTool
 	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
 	go s.run()
 	return s
-}
-
-// setCwd sets the session's working directory, which tool titles and
-// paths are relative to.
-func (s *session) setCwd(cwd string) {
-	s.conf.cwd = cwd
-	s.tr.cwd = cwd
 }
 
 // do runs fn on the session goroutine and waits for it. It reports false

@@ -27,8 +27,7 @@ func (a *connection) newSession(ctx context.Context, p *acp.NewSessionRequest) (
 	var modes *acp.SessionModeState
 	var opts []acp.SessionConfigOption
 	s.do(func() {
-		modes, opts = s.conf.modeState(s.a.modelList()), s.conf.configOptions(s.a.modelList())
-		s.conf.configSent = string(mustJSON(opts))
+		modes, opts = s.configSnapshot()
 		s.startCLI()
 	})
 	return &acp.NewSessionResponse{
@@ -134,6 +133,8 @@ func (a *connection) learnModels(init *claude.InitializeResponse) {
 	a.mu.Unlock()
 }
 
+// envValue is the value of key in an environment list ("K=V" entries; the
+// last one wins, as in exec), or "". The one lookup the agent uses.
 func envValue(env []string, key string) string {
 	for i := len(env) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(env[i], key+"="); ok {

@@ -69,19 +69,19 @@ func (tr *translator) pollForeground(bg *bgTask) {
 // under CLAUDE_CODE_TMPDIR, else the TMPDIR of its environment, else /tmp
 // (Node's os.tmpdir), in claude-<uid>, the munged working directory (as
 // given and with symlinks resolved) and the CLI session id.
-func (s *session) openTaskOutput(sessionID, taskID string) *os.File {
-	env := s.conf.opts.Env
+func (c *sessionConfig) taskOutput(sessionID, taskID string) *os.File {
+	env := c.opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	base := lookupEnv(env, "CLAUDE_CODE_TMPDIR")
+	base := envValue(env, "CLAUDE_CODE_TMPDIR")
 	if base == "" {
-		base = firstNonEmpty(lookupEnv(env, "TMPDIR"), lookupEnv(env, "TMP"), lookupEnv(env, "TEMP"), "/tmp")
+		base = firstNonEmpty(envValue(env, "TMPDIR"), envValue(env, "TMP"), envValue(env, "TEMP"), "/tmp")
 		if len(base) > 1 {
 			base = strings.TrimRight(base, "/")
 		}
 	}
-	dirs := []string{firstNonEmpty(s.conf.opts.Dir, s.conf.cwd)}
+	dirs := []string{c.opts.Dir}
 	if real, err := filepath.EvalSymlinks(dirs[0]); err == nil && real != dirs[0] {
 		dirs = append(dirs, real)
 	}
@@ -95,16 +95,6 @@ func (s *session) openTaskOutput(sessionID, taskID string) *os.File {
 		}
 	}
 	return nil
-}
-
-func lookupEnv(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val // the last one wins, as in exec
-		}
-	}
-	return v
 }
 
 // foregroundOf is the live follower of a call, if any.

@@ -77,7 +77,7 @@ func (now) commandsRun() bool { return true }
 func (w now) poll(bg *bgTask, fn func(*bgTask)) { go w.s.pollEvery(bg, fn) }
 
 func (w now) taskOutput(cliSessionID, taskID string) *os.File {
-	return w.s.openTaskOutput(cliSessionID, taskID)
+	return w.s.conf.taskOutput(cliSessionID, taskID)
 }
 
 // past is a replay's world: today's file is not the one an edit saw, so
