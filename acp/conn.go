@@ -107,16 +107,12 @@ type Conn struct {
 	wmu sync.Mutex // one whole frame per Write
 	w   io.Writer
 
-	mu            sync.Mutex
-	inflight      map[string]*inflight // inbound requests by id key
-	inflightBytes int                  // their frame sizes, for MaxInFlightBytes
-	pending       map[string]*pending  // outbound calls by id key
-	initialized   bool
-
-	qmu    sync.Mutex
-	qcond  *sync.Cond
-	queue  []*inflight
-	queued int
+	// mu guards st, the connection's whole mutable state; cond signals
+	// every change of it (a message queued or handled, a dispatch, the
+	// end).
+	mu   sync.Mutex
+	cond *sync.Cond
+	st   connState
 
 	nextID atomic.Int64
 
@@ -124,9 +120,6 @@ type Conn struct {
 	// before it: a Call returns only after every notification that
 	// preceded its response has been handled, as the peer intended.
 	readSeq uint64 // last message queued (reader goroutine only)
-	seqMu   sync.Mutex
-	seqCond *sync.Cond
-	doneSeq uint64 // last message whose handler was started and released
 
 	// baseCtx is the parent of every handler context; it ends with the
 	// connection, with the shutdown cause.
@@ -135,12 +128,24 @@ type Conn struct {
 
 	handlers sync.WaitGroup
 	running  atomic.Int64 // messages dequeued and not yet fully handled
-	eof      bool         // the peer closed its side; guarded by mu
 	hmu      sync.Mutex   // orders handlers.Add against Wait after shutdown
 	done     chan struct{}
 	doneOnce sync.Once
 	cause    error
 	readDone chan struct{}
+}
+
+// connState is what changes while a connection runs, all of it behind
+// Conn.mu.
+type connState struct {
+	inflight      map[string]*inflight // inbound requests by id key
+	inflightBytes int                  // their frame sizes, for MaxInFlightBytes
+	pending       map[string]*pending  // outbound calls by id key
+	initialized   bool                 // the initialize gate is open
+	eof           bool                 // the peer closed its side
+	queue         []*inflight          // read, not yet dispatched
+	queued        int                  // bytes of queued notifications
+	doneSeq       uint64               // last message whose handler was started and released
 }
 
 // inflight tracks one inbound message from read to reply.
@@ -194,14 +199,12 @@ func NewConn(r io.Reader, w io.Writer, opts Options) *Conn {
 		reader:   r,
 		lr:       newLineReader(r, opts.MaxFrameSize),
 		w:        w,
-		inflight: make(map[string]*inflight),
-		pending:  make(map[string]*pending),
+		st:       connState{inflight: make(map[string]*inflight), pending: make(map[string]*pending)},
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
 	}
 	c.baseCtx, c.baseCancel = context.WithCancelCause(context.Background())
-	c.qcond = sync.NewCond(&c.qmu)
-	c.seqCond = sync.NewCond(&c.seqMu)
+	c.cond = sync.NewCond(&c.mu)
 	go c.readLoop()
 	c.handlers.Add(1) // the dispatcher runs notification handlers itself
 	go func() {
@@ -250,11 +253,11 @@ func (c *Conn) shutdown(cause error) {
 		c.mu.Lock()
 		c.cause = cause
 		close(c.done)
-		running := c.inflight
-		pend := c.pending
-		c.inflight = map[string]*inflight{}
-		c.inflightBytes = 0
-		c.pending = map[string]*pending{}
+		running := c.st.inflight
+		pend := c.st.pending
+		c.st.inflight = map[string]*inflight{}
+		c.st.inflightBytes = 0
+		c.st.pending = map[string]*pending{}
 		c.mu.Unlock()
 		c.baseCancel(cause)
 		for _, f := range running {
@@ -263,16 +266,16 @@ func (c *Conn) shutdown(cause error) {
 		for _, p := range pend {
 			p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + cause.Error()}}
 		}
-		c.seqMu.Lock()
-		c.seqCond.Broadcast()
-		c.seqMu.Unlock()
-		c.qmu.Lock()
-		for _, f := range c.queue {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+		c.mu.Lock()
+		for _, f := range c.st.queue {
 			f.cancel(cause)
 		}
-		c.queue = nil
-		c.qcond.Broadcast()
-		c.qmu.Unlock()
+		c.st.queue = nil
+		c.cond.Broadcast()
+		c.mu.Unlock()
 	})
 }
 
@@ -318,9 +321,9 @@ const DrainTimeout = 5 * time.Second
 // read has been handled, or after DrainTimeout.
 func (c *Conn) drain() {
 	c.mu.Lock()
-	c.eof = true
-	pend := c.pending
-	c.pending = map[string]*pending{}
+	c.st.eof = true
+	pend := c.st.pending
+	c.st.pending = map[string]*pending{}
 	c.mu.Unlock()
 	for _, p := range pend {
 		p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + ErrPeerClosed.Error()}}
@@ -331,11 +334,11 @@ func (c *Conn) drain() {
 	timeout := time.AfterFunc(DrainTimeout, func() { c.signalHandled() })
 	defer timeout.Stop()
 	deadline := time.Now().Add(DrainTimeout)
-	c.qmu.Lock()
-	for (len(c.queue) > 0 || c.running.Load() > 0) && !c.closed() && time.Now().Before(deadline) {
-		c.qcond.Wait()
+	c.mu.Lock()
+	for (len(c.st.queue) > 0 || c.running.Load() > 0) && !c.closed() && time.Now().Before(deadline) {
+		c.cond.Wait()
 	}
-	c.qmu.Unlock()
+	c.mu.Unlock()
 	c.shutdown(ErrPeerClosed)
 }
 
@@ -348,9 +351,9 @@ func (c *Conn) handled() {
 }
 
 func (c *Conn) signalHandled() {
-	c.qmu.Lock()
-	c.qcond.Broadcast()
-	c.qmu.Unlock()
+	c.mu.Lock()
+	c.cond.Broadcast()
+	c.mu.Unlock()
 }
 
 func (c *Conn) accept(in inbound) {
@@ -376,14 +379,14 @@ func (c *Conn) accept(in inbound) {
 	case kindRequest:
 		key := in.id.key()
 		c.mu.Lock()
-		_, dup := c.inflight[key]
-		over := !dup && (len(c.inflight) >= c.opts.MaxInFlight ||
-			c.inflightBytes > 0 && c.inflightBytes+in.size > c.opts.MaxInFlightBytes)
+		_, dup := c.st.inflight[key]
+		over := !dup && (len(c.st.inflight) >= c.opts.MaxInFlight ||
+			c.st.inflightBytes > 0 && c.st.inflightBytes+in.size > c.opts.MaxInFlightBytes)
 		var f *inflight
 		if !dup && !over {
 			f = c.newInflight(in)
-			c.inflight[key] = f
-			c.inflightBytes += in.size
+			c.st.inflight[key] = f
+			c.st.inflightBytes += in.size
 		}
 		c.mu.Unlock()
 		switch {
@@ -430,22 +433,22 @@ func (c *Conn) newInflight(in inbound) *inflight {
 func (c *Conn) enqueue(f *inflight) {
 	c.readSeq++
 	f.seq = c.readSeq
-	c.qmu.Lock()
-	defer c.qmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if f.req.IsNotification() {
-		for c.queued > 0 && c.queued+f.size > c.opts.MaxQueuedBytes && !c.closed() {
-			c.qcond.Wait()
+		for c.st.queued > 0 && c.st.queued+f.size > c.opts.MaxQueuedBytes && !c.closed() {
+			c.cond.Wait()
 		}
 	}
 	if c.closed() {
 		f.cancel(c.cause)
 		return
 	}
-	c.queue = append(c.queue, f)
+	c.st.queue = append(c.st.queue, f)
 	if f.req.IsNotification() {
-		c.queued += f.size
+		c.st.queued += f.size
 	}
-	c.qcond.Broadcast()
+	c.cond.Broadcast()
 }
 
 func (c *Conn) closed() bool {
@@ -458,22 +461,22 @@ func (c *Conn) closed() bool {
 }
 
 func (c *Conn) dequeue() *inflight {
-	c.qmu.Lock()
-	defer c.qmu.Unlock()
-	for len(c.queue) == 0 && !c.closed() {
-		c.qcond.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.st.queue) == 0 && !c.closed() {
+		c.cond.Wait()
 	}
 	if c.closed() {
 		return nil
 	}
-	f := c.queue[0]
-	c.queue[0] = nil
-	c.queue = c.queue[1:]
+	f := c.st.queue[0]
+	c.st.queue[0] = nil
+	c.st.queue = c.st.queue[1:]
 	c.running.Add(1) // counted before it leaves the queue, for drain
 	if f.req.IsNotification() {
-		c.queued -= f.size
+		c.st.queued -= f.size
 	}
-	c.qcond.Broadcast()
+	c.cond.Broadcast()
 	return f
 }
 
@@ -546,21 +549,21 @@ func (c *Conn) dispatchLoop() {
 }
 
 func (c *Conn) markDispatched(seq uint64) {
-	c.seqMu.Lock()
-	if seq > c.doneSeq {
-		c.doneSeq = seq
+	c.mu.Lock()
+	if seq > c.st.doneSeq {
+		c.st.doneSeq = seq
 	}
-	c.seqMu.Unlock()
-	c.seqCond.Broadcast()
+	c.mu.Unlock()
+	c.cond.Broadcast()
 }
 
 // waitDispatched blocks until every message read before seq was handled
 // (or the connection ended).
 func (c *Conn) waitDispatched(seq uint64) {
-	c.seqMu.Lock()
-	defer c.seqMu.Unlock()
-	for c.doneSeq < seq && !c.closed() {
-		c.seqCond.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.st.doneSeq < seq && !c.closed() {
+		c.cond.Wait()
 	}
 }
 
@@ -571,7 +574,7 @@ func (c *Conn) admit(f *inflight) bool {
 		return true
 	}
 	c.mu.Lock()
-	initialized := c.initialized
+	initialized := c.st.initialized
 	c.mu.Unlock()
 	switch {
 	case f.req.IsNotification() && !initialized:
@@ -665,7 +668,7 @@ func (c *Conn) run(f *inflight, hs *handlerState) {
 	default:
 		if c.reply(f, result, nil) && f.req.Method == c.opts.InitializeMethod {
 			c.mu.Lock()
-			c.initialized = true
+			c.st.initialized = true
 			c.mu.Unlock()
 		}
 	}
@@ -713,9 +716,9 @@ func (c *Conn) reply(f *inflight, result any, rerr *Error) bool {
 	}
 	f.mu.Unlock()
 	c.mu.Lock()
-	if c.inflight[f.req.ID.key()] == f {
-		delete(c.inflight, f.req.ID.key())
-		c.inflightBytes -= f.size
+	if c.st.inflight[f.req.ID.key()] == f {
+		delete(c.st.inflight, f.req.ID.key())
+		c.st.inflightBytes -= f.size
 	}
 	c.mu.Unlock()
 	defer f.cancel(nil)
@@ -752,7 +755,7 @@ func (c *Conn) cancelInbound(params json.RawMessage) {
 		return
 	}
 	c.mu.Lock()
-	f := c.inflight[idKey(p.RequestID)]
+	f := c.st.inflight[idKey(p.RequestID)]
 	c.mu.Unlock()
 	if f == nil {
 		return
@@ -813,8 +816,8 @@ func (c *Conn) failPending(id ID, e *Error) bool {
 	}
 	key := id.key()
 	c.mu.Lock()
-	p := c.pending[key]
-	delete(c.pending, key)
+	p := c.st.pending[key]
+	delete(c.st.pending, key)
 	c.mu.Unlock()
 	if p == nil {
 		return false
@@ -885,15 +888,15 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		c.mu.Unlock()
 		return c.cause
 	}
-	if c.eof {
+	if c.st.eof {
 		c.mu.Unlock()
 		return ErrPeerClosed // it can no longer answer
 	}
-	c.pending[key] = p
+	c.st.pending[key] = p
 	c.mu.Unlock()
 	if err := c.write(buf.Bytes()); err != nil {
 		c.mu.Lock()
-		delete(c.pending, key)
+		delete(c.st.pending, key)
 		c.mu.Unlock()
 		return err
 	}
@@ -947,8 +950,8 @@ func (c *Conn) sendCancel(id ID) {
 func (c *Conn) deliver(in inbound) {
 	key := in.id.key()
 	c.mu.Lock()
-	p := c.pending[key]
-	delete(c.pending, key)
+	p := c.st.pending[key]
+	delete(c.st.pending, key)
 	c.mu.Unlock()
 	if p == nil {
 		c.log.Debug("acp: response for an unknown id")
