@@ -54,9 +54,11 @@ type Config struct {
 	Version string
 	// StartupTimeout bounds a CLI's initialize handshake (default 60 s).
 	StartupTimeout time.Duration
-	// CloseTimeout bounds how long shutdown waits for each CLI to stop
-	// before killing it (the claude package escalates SIGTERM → SIGKILL).
-	CloseTimeout time.Duration
+	// MaxLiveSessions caps the sessions with a CLI running (0: no cap);
+	// past it the least recently used idle session hibernates.
+	MaxLiveSessions int
+	// IdleTimeout hibernates a session idle for that long (0: never).
+	IdleTimeout time.Duration
 }
 
 // An Agent serves ACP for Claude Code. It holds only its configuration:
@@ -80,6 +82,7 @@ type connection struct {
 	sessions map[string]*session
 	models   []claude.ModelInfo // the CLI's model list, learnt from the first session
 	closing  bool
+	live     map[*session]bool // sessions with a CLI up (hibernate.go)
 
 	// idLocks serialize load, resume and delete of one session id
 	// (lifecycle.go), so that two requests never start two CLIs for it.
@@ -135,6 +138,7 @@ func (a *connection) serve(ctx context.Context, r io.Reader, w io.Writer) error 
 		},
 	})
 	close(a.connReady)
+	go a.hibernateIdle(a.conn.Done())
 	fast := false
 	select {
 	case <-a.conn.Done():

@@ -114,6 +114,7 @@ func (s *session) applyMode(ctx context.Context, id, field string) error {
 		if valid = s.conf.hasMode(s.a.modelList(), id); !valid {
 			return
 		}
+		defer s.wake() // hibernate.go: the editor shows intent
 		prev, proc := s.conf.modeID, s.cli.proc
 		s.setModeID(id)
 		if proc == nil || prev == id {
@@ -153,6 +154,7 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 	var prev string
 	valid := false
 	s.do(func() {
+		defer s.wake()                               // hibernate.go: the editor shows intent
 		valid = value != "" && value == s.conf.model // also a fallback model's extra row
 		for _, m := range s.a.modelList() {
 			valid = valid || m.Value == value

@@ -61,14 +61,12 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		// A session that runs already keeps its CLI unless the request
 		// changes what the CLI was started with (fingerprint.go); a load
 		// replays what it has stored (nothing before its first prompt).
-		restarted, err := s.reconfigure(ctx, setup)
-		if err != nil {
+		if _, err := s.reconfigure(ctx, setup); err != nil {
 			return nil, false, startFailure(id, err)
 		}
-		started := &startOutcome{got: true}
-		if restarted {
-			started = s.waitStart()
-		}
+		// The CLI is up, restarting, or (hibernated) resumes now: the
+		// editor showed intent.
+		started := s.waitStart()
 		if path, err := a.findTranscript(id); replay != nil && err == nil {
 			if err := replay(ctx, s, path, setup, started); err != nil {
 				return nil, false, err

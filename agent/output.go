@@ -219,6 +219,7 @@ func localCommandOutput(text string) (string, bool) {
 
 // onResult ends the current turn (and any the CLI folded into it).
 func (s *session) onResult(r *claude.ResultMessage) {
+	s.touch()
 	s.tr.learnContextWindow(r)
 	s.tr.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
 	t := s.tr.current

@@ -29,14 +29,16 @@ type session struct {
 
 	// owned by run:
 	closed bool
-	cli    cliState      // the CLI process behind the session
-	q      turnQueue     // the prompts (turn.go)
-	conf   sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
-	tr     *translator   // the CLI's output as updates (translate.go)
-	cmds   commandState  // slash commands (commands.go)
-	fail   failureState  // the session failure extension (failure.go)
-	adv    advisor       // what the user is told besides Claude\'s answer (notices.go)
-	goal   goalState     // the session's /goal (goal.go)
+	// lastActive is the last prompt, answer or sign of intent (hibernate.go).
+	lastActive time.Time
+	cli        cliState      // the CLI process behind the session
+	q          turnQueue     // the prompts (turn.go)
+	conf       sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
+	tr         *translator   // the CLI's output as updates (translate.go)
+	cmds       commandState  // slash commands (commands.go)
+	fail       failureState  // the session failure extension (failure.go)
+	adv        advisor       // what the user is told besides Claude\'s answer (notices.go)
+	goal       goalState     // the session's /goal (goal.go)
 }
 
 // cliState is the CLI process behind a session, owned by its goroutine.
@@ -50,6 +52,9 @@ type cliState struct {
 	// next start stops it before it starts its successor.
 	retired *claude.Process
 	started bool // a CLI was started at least once for this id
+	// hibernated: the CLI was closed while the session was idle; the next
+	// start must resume its transcript (hibernate.go).
+	hibernated bool
 	// spawnedWith is what the CLI being started was given; settings the
 	// user changes meanwhile are sent to it once it is up.
 	spawnedWith claude.Options
@@ -60,7 +65,8 @@ type cliState struct {
 
 // turnQueue is a session's prompts, owned by its goroutine (turn.go).
 type turnQueue struct {
-	turns []*turn // unsettled turns, oldest first
+	turns    []*turn // unsettled turns, oldest first
+	accepted int     // prompts accepted so far
 	// interrupting counts interrupts not yet answered by the CLI.
 	interrupting int
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
@@ -153,14 +159,25 @@ func (s *session) startCLI() {
 	if s.cli.proc != nil || s.cli.starting || s.closed {
 		return
 	}
-	s.cli.starting = true
 	opts := s.conf.opts
-	s.cli.spawnedWith = opts // afterStart applies what changes while it starts
 	restart := s.cli.started
 	if restart {
 		// A CLI for this id ran before: continue its transcript.
 		opts = s.restartOptions(opts)
+		if s.cli.hibernated && s.q.accepted > 0 && opts.Resume == "" {
+			// The transcript went away while the session hibernated:
+			// starting afresh would silently lose the conversation.
+			err := errors.New("the session's transcript was deleted while the session was idle; its history cannot be resumed")
+			s.log.Warn("hibernated session cannot resume", "error", err)
+			for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns
+				s.settleStartFailure(t, err)
+			}
+			return
+		}
 	}
+	s.cli.starting = true
+	s.cli.spawnedWith = opts // afterStart applies what changes while it starts
+	s.a.makeRoom(s)
 	s.cli.started = true
 	old := s.cli.retired
 	s.cli.retired = nil
@@ -219,6 +236,9 @@ func (s *session) onStarted(p *claude.Process, err error) {
 		return
 	}
 	s.cli.proc, s.cli.msgs = p, p.Messages()
+	s.cli.hibernated = false
+	s.a.liveChanged(s, true)
+	s.touch()
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p) // config.go: pending settings, config and command lists
@@ -235,6 +255,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 func (s *session) onExit() {
 	err := s.cli.proc.Err()
 	s.cli.proc, s.cli.msgs = nil, nil
+	s.a.liveChanged(s, false)
 	s.tr.stopBackground() // terminal.go: its background commands died with it
 	s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
 	s.tr.current = nil
@@ -268,13 +289,14 @@ func (s *session) terminate() { s.stop((*claude.Process).Terminate) }
 
 func (s *session) stop(stopCLI func(*claude.Process) error) {
 	s.once.Do(func() {
-		var p *claude.Process
+		var p, retired *claude.Process
 		s.do(func() {
 			for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns
 				s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 			}
-			p = s.cli.proc
-			s.cli.proc, s.cli.msgs = nil, nil
+			p, retired = s.cli.proc, s.cli.retired
+			s.cli.proc, s.cli.msgs, s.cli.retired = nil, nil, nil
+			s.a.liveChanged(s, false)
 			s.closed = true
 			if s.cli.stopStart != nil {
 				s.cli.stopStart()
@@ -282,6 +304,9 @@ func (s *session) stop(stopCLI func(*claude.Process) error) {
 		})
 		if p != nil {
 			_ = stopCLI(p)
+		}
+		if retired != nil {
+			_ = stopCLI(retired) // a hibernated CLI still closing
 		}
 	})
 	<-s.quit

@@ -126,6 +126,8 @@ func (s *session) enqueue(t *turn) {
 		s.q.settle(t, nil, acp.NewSessionNotFound(s.id))
 		return
 	}
+	s.touch()
+	s.q.accepted++
 	// A prompt the client withdrew just before this one is cancelled
 	// first, so that its interrupt cannot stop this one instead.
 	var withdrawn []*turn

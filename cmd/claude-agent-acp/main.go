@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -55,6 +56,14 @@ Usage:
 Environment:
   CLAUDE_CODE_EXECUTABLE   the claude CLI to run (default: claude on PATH)
   CLAUDE_AGENT_ACP_LOG     log level on stderr: debug, info, warn (default), error
+  CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS
+                           sessions that keep a Claude Code process (~200 MiB each);
+                           past it the least recently used idle one hibernates
+                           (default 8; 0 = no cap)
+  CLAUDE_AGENT_ACP_IDLE_TIMEOUT
+                           hibernate a session idle this long, e.g. 15m
+                           (default 30m; 0 = never). A hibernated session
+                           resumes by itself, with its history, when next used.
 `
 
 func main() {
@@ -99,12 +108,46 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log.Warn("shutdown took too long; exiting")
 		os.Exit(0)
 	}()
-	a := agent.New(agent.Config{Logger: log, Version: version})
+	maxLive, idle := hibernation(log)
+	a := agent.New(agent.Config{Logger: log, Version: version, MaxLiveSessions: maxLive, IdleTimeout: idle})
 	if err := a.Serve(ctx, stdin, stdout); err != nil {
 		log.Error("connection ended", "error", err)
 		return 1
 	}
 	return 0
+}
+
+// Hibernation defaults (docs/hibernation.md): a typical editor user keeps
+// a handful of threads busy at once and many more open. Eight live CLIs
+// bound the agent's tree to about 1.7 GiB; a thread untouched for half an
+// hour costs a one- or two-second resume when it is next used.
+const (
+	defaultMaxLiveSessions = 8
+	defaultIdleTimeout     = 30 * time.Minute
+)
+
+// hibernation reads CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS and
+// CLAUDE_AGENT_ACP_IDLE_TIMEOUT: unset is the default, 0 turns it off, a
+// value that does not parse keeps the default and says so.
+func hibernation(log *slog.Logger) (maxLive int, idle time.Duration) {
+	maxLive, idle = defaultMaxLiveSessions, defaultIdleTimeout
+	if v, ok := os.LookupEnv("CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS"); ok && v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			maxLive = n
+		} else {
+			log.Warn("CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS is not a count; using the default", "default", maxLive)
+		}
+	}
+	if v, ok := os.LookupEnv("CLAUDE_AGENT_ACP_IDLE_TIMEOUT"); ok && v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			idle = d
+		} else if v == "0" {
+			idle = 0
+		} else {
+			log.Warn("CLAUDE_AGENT_ACP_IDLE_TIMEOUT is not a duration (e.g. 15m); using the default", "default", idle.String())
+		}
+	}
+	return maxLive, idle
 }
 
 // exitDeadline bounds the exit after SIGTERM, SIGINT or SIGHUP.
