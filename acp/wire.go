@@ -127,17 +127,17 @@ func appendValue(buf *bytes.Buffer, v any) error {
 	case string:
 		buf.Write(codecAppendString(buf.AvailableBuffer(), v))
 		return nil
-	case codecStruct:
+	case codecAppender:
 		if isNil(v) {
 			buf.WriteString("null")
 			return nil
 		}
-		// A generated type writes itself, compact and valid: appending in
-		// place skips encoding/json's reflection and its re-validation and
-		// compaction of MarshalJSON output, which cost more than the
-		// encoding itself on a streamed chunk.
-		w := codecWriter{buf: buf.AvailableBuffer()}
-		b, err := w.variant(v)
+		// A generated type writes itself, compact and valid, straight into
+		// the frame's buffer: appending in place skips encoding/json's
+		// reflection and its re-validation and compaction of MarshalJSON
+		// output, which cost more than the encoding itself on a streamed
+		// chunk.
+		b, err := v.appendJSON(buf.AvailableBuffer())
 		if err != nil {
 			return err
 		}
@@ -174,9 +174,7 @@ func encodeNotification(buf *bytes.Buffer, method string, params any) error {
 
 func encodeCallTail(buf *bytes.Buffer, method string, params any) error {
 	buf.WriteString(`,"method":`)
-	if err := appendValue(buf, method); err != nil {
-		return err
-	}
+	buf.Write(codecAppendString(buf.AvailableBuffer(), method)) // not boxed in an any
 	if params != nil {
 		buf.WriteString(`,"params":`)
 		if err := appendValue(buf, params); err != nil {
