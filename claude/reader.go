@@ -144,7 +144,9 @@ func (p *Process) deliverLoop() {
 	defer close(p.out)
 	for {
 		p.mu.Lock()
-		for len(p.queue) == 0 && !p.eof && !p.abandon {
+		// Frames wait for the initialize handshake (StartAsync): if it
+		// fails they are dropped with the process.
+		for !p.abandon && (len(p.queue) == 0 && !p.eof || !p.initOver) {
 			p.cond.Wait()
 		}
 		if p.abandon || len(p.queue) == 0 {
@@ -193,7 +195,7 @@ var errCanceledWrite = errors.New("canceled before write")
 // deadOrClosed is the error for a write that found stdin closed: ErrClosed
 // after Close or Kill, otherwise ErrExited.
 func (p *Process) deadOrClosed() error {
-	if p.closing.Load() {
+	if p.closing.Load() && !p.initKilled.Load() {
 		return ErrClosed
 	}
 	return p.deadError()
