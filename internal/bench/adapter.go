@@ -25,7 +25,16 @@ type adapter struct {
 
 	mu       sync.Mutex
 	sessions map[string]*chunkCount
-	updates  map[string]int // session/update notifications by session
+	updates  map[string]int       // session/update notifications by session
+	history  map[string]time.Time // the last history update (replayKinds) by session
+}
+
+// replayKinds are the session/update kinds a replay is made of: the
+// conversation itself, not the command list or title an adapter sends when
+// its CLI is up.
+var replayKinds = map[string]bool{
+	"user_message_chunk": true, "agent_message_chunk": true, "agent_thought_chunk": true,
+	"tool_call": true, "tool_call_update": true, "plan": true,
 }
 
 // chunkCount tracks the agent_message_chunk updates of one session's turn.
@@ -41,7 +50,8 @@ func startAdapter(argv []string, sb *sandbox) (*adapter, error) {
 	cmd.Env = sb.env
 	cmd.Dir = sb.work
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	a := &adapter{cmd: cmd, stderr: &tail{max: 8 << 10}, sessions: map[string]*chunkCount{}, updates: map[string]int{}}
+	a := &adapter{cmd: cmd, stderr: &tail{max: 8 << 10}, sessions: map[string]*chunkCount{}, updates: map[string]int{},
+		history: map[string]time.Time{}}
 	cmd.Stderr = a.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -80,6 +90,9 @@ func (a *adapter) handle(ctx context.Context, req *acp.Request) (any, error) {
 		}
 		a.mu.Lock()
 		a.updates[u.SessionID]++
+		if replayKinds[u.Update.Kind] {
+			a.history[u.SessionID] = now
+		}
 		if u.Update.Kind != "agent_message_chunk" {
 			a.mu.Unlock()
 			return nil, nil

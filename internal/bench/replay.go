@@ -9,12 +9,49 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
-// runReplay times session/load of a generated transcript of
-// cfg.ReplayMessages messages (internal/transcriptgen, with a rewound dead
-// branch every 25 turns), written where the CLI keeps the sandbox's
-// sessions: the answer, the updates replayed before it, and the adapter's
-// CPU and peak RSS for it.
-func runReplay(ctx context.Context, cfg *Config, argv []string) (sample, error) {
+// A replayCase is one transcript session/load replays, and the prefix of
+// its metric keys (see replayKey).
+type replayCase struct {
+	prefix string
+	opts   func(cfg *Config) transcriptgen.Options
+}
+
+// syntheticReplay is a transcriptgen transcript of cfg.ReplayMessages
+// messages: six-message turns of about 1 KB lines, one tool call each, a
+// rewound dead branch every 25 turns.
+var syntheticReplay = replayCase{prefix: "replay", opts: func(cfg *Config) transcriptgen.Options {
+	return transcriptgen.Options{Messages: cfg.ReplayMessages, RewindEvery: 25, Seed: 1}
+}}
+
+// realisticReplay is shaped like a real working session: 448 tool calls
+// whose Bash and Read results are about 13 KB (whole files, long test
+// output), 6.6 MiB in all; cfg.ReplayMessages below 5,000 (short CI runs)
+// scale it down.
+var realisticReplay = replayCase{prefix: "real", opts: func(cfg *Config) transcriptgen.Options {
+	n := 2800
+	if cfg.ReplayMessages < 5000 {
+		n = max(cfg.ReplayMessages*2800/5000, 60)
+	}
+	return transcriptgen.Options{Messages: n, RewindEvery: 25, Seed: 2, ToolOutput: 13000}
+}}
+
+// Metric key suffixes of a replay case.
+const (
+	rAnswer    = ".answer"
+	rLast      = ".last_update"
+	rPerMsg    = ".per_message"
+	rUpdates   = ".updates"
+	rCPU       = ".cpu.self"
+	rCPUPerMsg = ".cpu.per_message"
+	rRSS       = ".rss.self"
+)
+
+// runReplay times session/load of the case's transcript, written where the
+// CLI keeps the sandbox's sessions: the answer (which both adapters send
+// once their CLI is up), the last history update before it (the replay
+// itself: per message on the active branch), the updates, and the
+// adapter's CPU and peak RSS for it.
+func runReplay(ctx context.Context, cfg *Config, argv []string, rc replayCase) (sample, error) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	api, sb, err := newWorld(cfg)
@@ -22,8 +59,9 @@ func runReplay(ctx context.Context, cfg *Config, argv []string) (sample, error) 
 		return nil, err
 	}
 	defer api.Close()
-	_, st, err := transcriptgen.WriteSession(filepath.Join(sb.home, ".claude"),
-		transcriptgen.Options{Cwd: sb.work, Messages: cfg.ReplayMessages, RewindEvery: 25, Seed: 1})
+	o := rc.opts(cfg)
+	o.Cwd = sb.work
+	_, st, err := transcriptgen.WriteSession(filepath.Join(sb.home, ".claude"), o)
 	if err != nil {
 		return nil, err
 	}
@@ -54,12 +92,21 @@ func runReplay(ctx context.Context, cfg *Config, argv []string) (sample, error) 
 	}
 	a.mu.Lock()
 	updates := a.updates[st.SessionID]
+	last := a.history[st.SessionID]
 	a.mu.Unlock()
+	replayed := last.Sub(start)
+	if last.IsZero() {
+		replayed = d
+	}
+	cpu := (after.cpu - before.cpu).Seconds()
+	p := rc.prefix
 	return sample{
-		kReplay:        d.Seconds(),
-		kReplayPerMsg:  d.Seconds() / float64(st.Active),
-		kReplayUpdates: float64(updates),
-		kReplayCPU:     (after.cpu - before.cpu).Seconds(),
-		kReplayRSS:     float64(after.hwm),
+		p + rAnswer:    d.Seconds(),
+		p + rLast:      replayed.Seconds(),
+		p + rPerMsg:    replayed.Seconds() / float64(st.Active),
+		p + rUpdates:   float64(updates),
+		p + rCPU:       cpu,
+		p + rCPUPerMsg: cpu / float64(st.Active),
+		p + rRSS:       float64(after.hwm),
 	}, nil
 }
