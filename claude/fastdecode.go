@@ -100,7 +100,7 @@ var streamEventKeys = []string{"type", "subtype", "uuid", "session_id", "event",
 
 // frameType returns the common type names without allocating.
 func frameType(d *jsonfast.Dec) string {
-	raw, esc, nonASCII, ok := d.StrRaw()
+	raw, esc, ok := d.StrRaw()
 	if !ok {
 		return ""
 	}
@@ -122,7 +122,7 @@ func frameType(d *jsonfast.Dec) string {
 			return "signature_delta"
 		}
 	}
-	return jsonfast.String(raw, esc, nonASCII)
+	return jsonfast.String(raw, esc)
 }
 
 // decodeStrings decodes an array of strings; null is nil. Anything else
@@ -252,12 +252,12 @@ func decodeDelta(d *jsonfast.Dec, dl *Delta) {
 // modify (the Message keeps it as Raw anyway). Frames on this path are
 // small, so a string kept longer than its Message keeps little alive.
 func str(d *jsonfast.Dec) string {
-	raw, esc, nonASCII, ok := d.StrRaw()
+	raw, esc, ok := d.StrRaw()
 	if !ok || len(raw) == 0 {
 		return ""
 	}
-	if esc || nonASCII && !utf8.Valid(raw) {
-		return jsonfast.String(raw, esc, nonASCII)
+	if esc || !utf8.Valid(raw) {
+		return jsonfast.String(raw, esc)
 	}
 	return unsafe.String(unsafe.SliceData(raw), len(raw))
 }

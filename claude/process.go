@@ -49,19 +49,22 @@ type Process struct {
 	idPrefix string
 	nextID   atomic.Uint64
 
-	mu       sync.Mutex
-	cond     *sync.Cond // signals changes of queue, pending, eof, draining, abandon
-	queue    []Message
-	queued   int  // bytes in queue
-	eof      bool // the reader has finished; nothing more will be queued
-	draining bool // shutting down: the reader ignores the queue bound
-	abandon  bool // the owner stopped the process: drop undelivered messages
-	pending  map[string]chan controlReply
-	incoming map[string]context.CancelFunc
-	results  []*ResultMessage // error results seen before initialize finished
-	started  bool             // initialize succeeded: frames may be delivered
-	initOver bool             // initialize has ended, either way
-	err      error
+	mu     sync.Mutex
+	cond   *sync.Cond // signals changes of queue, pending, eof, draining, abandon
+	queue  []Message
+	queued int // bytes in queue
+	// delivering is set while deliverLoop holds a frame it took from the
+	// queue and has not handed over yet.
+	delivering bool
+	eof        bool // the reader has finished; nothing more will be queued
+	draining   bool // shutting down: the reader ignores the queue bound
+	abandon    bool // the owner stopped the process: drop undelivered messages
+	pending    map[string]chan controlReply
+	incoming   map[string]context.CancelFunc
+	results    []*ResultMessage // error results seen before initialize finished
+	started    bool             // initialize succeeded: frames may be delivered
+	initOver   bool             // initialize has ended, either way
+	err        error
 
 	closing   atomic.Bool // Close or Kill was called
 	closeOnce sync.Once

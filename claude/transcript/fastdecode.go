@@ -49,14 +49,14 @@ const (
 // str decodes a string member, reusing the slot's previous value when the
 // bytes are the same.
 func (rd *recordDecoder) str(slot int) string {
-	raw, esc, nonASCII, ok := rd.d.StrRaw()
+	raw, esc, ok := rd.d.StrRaw()
 	if !ok {
 		return ""
 	}
 	if slot >= 0 && !esc && string(raw) == rd.last[slot] {
 		return rd.last[slot]
 	}
-	s := jsonfast.String(raw, esc, nonASCII)
+	s := jsonfast.String(raw, esc)
 	if slot >= 0 {
 		rd.last[slot] = s
 	}
@@ -66,7 +66,7 @@ func (rd *recordDecoder) str(slot int) string {
 // uuid decodes a uuid-like member: it is most often the uuid of the record
 // before (a parentUuid) or the same as the last one seen.
 func (rd *recordDecoder) uuid(present *bool) string {
-	raw, esc, nonASCII, ok := rd.d.StrRaw()
+	raw, esc, ok := rd.d.StrRaw()
 	if !ok {
 		return ""
 	}
@@ -79,7 +79,7 @@ func (rd *recordDecoder) uuid(present *bool) string {
 			return rd.last[slotSource]
 		}
 	}
-	return jsonfast.String(raw, esc, nonASCII)
+	return jsonfast.String(raw, esc)
 }
 
 // raw copies a raw member value.
@@ -348,7 +348,7 @@ var blockKeys = []string{"type", "text", "thinking", "signature", "data", "id", 
 
 // blockType returns the common block types without allocating.
 func (rd *recordDecoder) blockType() string {
-	raw, esc, nonASCII, ok := rd.d.StrRaw()
+	raw, esc, ok := rd.d.StrRaw()
 	if !ok {
 		return ""
 	}
@@ -370,7 +370,7 @@ func (rd *recordDecoder) blockType() string {
 			return "document"
 		}
 	}
-	return jsonfast.String(raw, esc, nonASCII)
+	return jsonfast.String(raw, esc)
 }
 
 // block decodes the members of an entered content block object.

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -148,4 +149,42 @@ func FuzzFastDecode(f *testing.F) {
 func CheckFast(t *testing.T, line []byte) bool {
 	var rd recordDecoder
 	return checkFast(t, &rd, line)
+}
+
+// BenchmarkDecodeRecord decodes every line of a generated transcript: one
+// op is one line; /json is encoding/json (the fallback) for comparison.
+func BenchmarkDecodeRecord(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "gen.jsonl")
+	genTranscript(b, path, 600)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	for l := range bytes.SplitSeq(bytes.TrimSpace(data), []byte("\n")) {
+		lines = append(lines, l)
+	}
+	b.Run("fast", func(b *testing.B) {
+		var rd recordDecoder
+		b.SetBytes(int64(len(data) / len(lines)))
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, ok := rd.decode(lines[i%len(lines)]); !ok {
+				b.Fatal("fell back")
+			}
+			i++
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.SetBytes(int64(len(data) / len(lines)))
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := slowDecode(lines[i%len(lines)]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 }

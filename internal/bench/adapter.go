@@ -25,8 +25,7 @@ type adapter struct {
 
 	mu       sync.Mutex
 	sessions map[string]*chunkCount
-	updates  map[string]int       // session/update notifications by session
-	history  map[string]time.Time // the last history update (replayKinds) by session
+	updates  map[string]int // session/update notifications by session
 }
 
 // replayKinds are the session/update kinds a replay is made of: the
@@ -50,8 +49,7 @@ func startAdapter(argv []string, sb *sandbox) (*adapter, error) {
 	cmd.Env = sb.env
 	cmd.Dir = sb.work
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	a := &adapter{cmd: cmd, stderr: &tail{max: 8 << 10}, sessions: map[string]*chunkCount{}, updates: map[string]int{},
-		history: map[string]time.Time{}}
+	a := &adapter{cmd: cmd, stderr: &tail{max: 8 << 10}, sessions: map[string]*chunkCount{}, updates: map[string]int{}}
 	cmd.Stderr = a.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -90,9 +88,6 @@ func (a *adapter) handle(ctx context.Context, req *acp.Request) (any, error) {
 		}
 		a.mu.Lock()
 		a.updates[u.SessionID]++
-		if replayKinds[u.Update.Kind] {
-			a.history[u.SessionID] = now
-		}
 		if u.Update.Kind != "agent_message_chunk" {
 			a.mu.Unlock()
 			return nil, nil

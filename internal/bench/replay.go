@@ -50,7 +50,8 @@ const (
 // CLI keeps the sandbox's sessions: the answer (which both adapters send
 // once their CLI is up), the last history update before it (the replay
 // itself: per message on the active branch), the updates, and the
-// adapter's CPU and peak RSS for it.
+// adapter's CPU and peak RSS for it. The client is a lean one (lean.go), so
+// that the replay's pace is the adapter's.
 func runReplay(ctx context.Context, cfg *Config, argv []string, rc replayCase) (sample, error) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
@@ -65,37 +66,33 @@ func runReplay(ctx context.Context, cfg *Config, argv []string, rc replayCase) (
 	if err != nil {
 		return nil, err
 	}
-	a, err := startAdapter(argv, sb)
+	c, err := startLean(argv, sb)
 	if err != nil {
 		return nil, err
 	}
-	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
-	if _, err := a.initialize(ctx); err != nil {
+	defer c.close(cfg.closeTimeout())
+	defer context.AfterFunc(ctx, func() { killGroup(c.cmd.Process.Pid) })()
+	if _, err := c.call(acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		return nil, err
 	}
-	before, err := readStat(a.cmd.Process.Pid)
+	before, err := readStat(c.cmd.Process.Pid)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	var resp acp.LoadSessionResponse
-	err = a.conn.Call(ctx, acp.MethodSessionLoad, &acp.LoadSessionRequest{
-		SessionID: acp.SessionID(st.SessionID), Cwd: sb.work, MCPServers: []acp.MCPServer{}}, &resp)
-	if err != nil {
-		return nil, a.wrap("session/load", err)
-	}
-	d := time.Since(start)
-	after, err := readStat(a.cmd.Process.Pid)
+	seen, err := c.call(acp.MethodSessionLoad, &acp.LoadSessionRequest{
+		SessionID: acp.SessionID(st.SessionID), Cwd: sb.work, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	updates := a.updates[st.SessionID]
-	last := a.history[st.SessionID]
-	a.mu.Unlock()
-	replayed := last.Sub(start)
-	if last.IsZero() {
+	d := time.Since(start)
+	after, err := readStat(c.cmd.Process.Pid)
+	if err != nil {
+		return nil, err
+	}
+	updates := seen.n
+	replayed := seen.last.Sub(start)
+	if seen.last.IsZero() {
 		replayed = d
 	}
 	cpu := (after.cpu - before.cpu).Seconds()

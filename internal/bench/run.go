@@ -55,9 +55,9 @@ type Report struct {
 	// BareArgs and BareEnv are the CLI arguments and environment additions
 	// of the bare CLI column: our adapter's, read from the CLI it started.
 	BareArgs, BareEnv []string
-	Samples map[string][]sample
-	Started time.Time
-	Elapsed time.Duration
+	Samples           map[string][]sample
+	Started           time.Time
+	Elapsed           time.Duration
 }
 
 // Run measures the systems cfg names, alternating their order every
@@ -127,7 +127,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			got[sys] = m
 		}
 		replay := func(rc replayCase) func(context.Context, *Config, []string) (sample, error) {
-			return func(ctx context.Context, cfg *Config, argv []string) (sample, error) { return runReplay(ctx, cfg, argv, rc) }
+			return func(ctx context.Context, cfg *Config, argv []string) (sample, error) {
+				return runReplay(ctx, cfg, argv, rc)
+			}
 		}
 		for _, phase := range []struct {
 			name string

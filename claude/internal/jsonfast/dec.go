@@ -14,6 +14,7 @@ package jsonfast
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -171,7 +172,7 @@ func (d *Dec) key() (key []byte, esc, ok bool) {
 		return nil, false, false
 	}
 	start := d.i + 1
-	end, e, _ := d.scanString()
+	end, e := d.scanString()
 	if d.bad {
 		return nil, false, false
 	}
@@ -212,12 +213,16 @@ func (d *Dec) FirstElem() bool {
 		return false
 	}
 	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == ']' {
+	if d.i >= len(d.b) {
+		d.fail()
+		return false
+	}
+	if d.b[d.i] == ']' {
 		d.i++
 		d.depth--
 		return false
 	}
-	return d.i < len(d.b)
+	return true
 }
 
 // NextElem moves past the comma to the next element, or closes the array.
@@ -253,41 +258,41 @@ func (d *Dec) Null() bool {
 }
 
 // StrRaw consumes a string value and returns its bytes between the quotes,
-// still escaped if esc, and whether any byte is not ASCII. ok is false for
-// any other kind of value (skipped; Odd is set unless it was null).
-func (d *Dec) StrRaw() (raw []byte, esc, nonASCII, ok bool) {
+// still escaped if esc. ok is false for any other kind of value (skipped;
+// Odd is set unless it was null).
+func (d *Dec) StrRaw() (raw []byte, esc, ok bool) {
 	switch d.Kind() {
 	case '"':
 	case 'n':
 		d.Skip()
-		return nil, false, false, false
+		return nil, false, false
 	default:
 		d.Skip()
 		d.odd = true
-		return nil, false, false, false
+		return nil, false, false
 	}
 	start := d.i + 1
-	end, esc, nonASCII := d.scanString()
+	end, esc := d.scanString()
 	if d.bad {
-		return nil, false, false, false
+		return nil, false, false
 	}
-	return d.b[start:end], esc, nonASCII, true
+	return d.b[start:end], esc, true
 }
 
 // Str consumes a string value and returns it decoded as encoding/json
 // does (invalid UTF-8 becomes U+FFFD). null gives "" and other kinds set
 // Odd. present reports whether the value was a string.
 func (d *Dec) Str() (s string, present bool) {
-	raw, esc, nonASCII, ok := d.StrRaw()
+	raw, esc, ok := d.StrRaw()
 	if !ok {
 		return "", false
 	}
-	return String(raw, esc, nonASCII), true
+	return String(raw, esc), true
 }
 
 // String converts the raw bytes of a string as StrRaw returned them.
-func String(raw []byte, esc, nonASCII bool) string {
-	if !esc && (!nonASCII || utf8.Valid(raw)) {
+func String(raw []byte, esc bool) string {
+	if !esc && utf8.Valid(raw) {
 		return string(raw)
 	}
 	return string(Unescape(nil, raw))
@@ -451,42 +456,45 @@ const (
 	msb = 0x8080808080808080
 )
 
+// special flags, in the high bit of each byte of x, the bytes a string
+// scan must stop at: a quote, a backslash, a control character. x ^ 0x02
+// turns the quote (0x22) into 0x20 and keeps the controls below 0x20, so
+// one "less than 0x21" test finds both. Only the lowest flag is exact
+// (borrows may flag bytes above it), which is all the scan uses.
+func special(x uint64) uint64 {
+	t := x ^ (lsb * 0x02)
+	u := x ^ (lsb * '\\')
+	return ((t - lsb*0x21) & ^t | (u - lsb) & ^u) & msb
+}
+
 // scanString validates the string starting at the quote at d.i and moves
-// past it. It returns the offset of the closing quote, whether the string
-// holds escapes and whether it holds bytes that are not ASCII.
-func (d *Dec) scanString() (end int, esc, nonASCII bool) {
+// past it. It returns the offset of the closing quote and whether the
+// string holds escapes.
+func (d *Dec) scanString() (end int, esc bool) {
 	b := d.b
 	i := d.i + 1
 	for {
-		// Eight bytes at a time while none needs a look: no quote, no
-		// backslash, no control character.
+		// Eight bytes at a time to the next byte that needs a look.
 		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			q := x ^ (lsb * '"')
-			s := x ^ (lsb * '\\')
-			special := ((q-lsb) & ^q | (s-lsb) & ^s | (x-lsb*0x20) & ^x) & msb
-			if x&msb != 0 {
-				nonASCII = true
-			}
-			if special != 0 {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 			i += 8
 		}
 		if i >= len(b) {
 			d.fail()
-			return 0, false, false
+			return 0, false
 		}
-		c := b[i]
-		switch {
+		switch c := b[i]; {
 		case c == '"':
 			d.i = i + 1
-			return i, esc, nonASCII
+			return i, esc
 		case c == '\\':
 			esc = true
 			if i+1 >= len(b) {
 				d.fail()
-				return 0, false, false
+				return 0, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -494,21 +502,18 @@ func (d *Dec) scanString() (end int, esc, nonASCII bool) {
 			case 'u':
 				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
 					d.fail()
-					return 0, false, false
+					return 0, false
 				}
 				i += 6
 			default:
 				d.fail()
-				return 0, false, false
+				return 0, false
 			}
 		case c < 0x20:
 			d.fail()
-			return 0, false, false
+			return 0, false
 		default:
-			if c >= utf8.RuneSelf {
-				nonASCII = true
-			}
-			i++
+			i++ // the tail of the text, under eight bytes
 		}
 	}
 }
