@@ -464,7 +464,7 @@ const (
 func special(x uint64) uint64 {
 	t := x ^ (lsb * 0x02)
 	u := x ^ (lsb * '\\')
-	return ((t - lsb*0x21) & ^t | (u - lsb) & ^u) & msb
+	return ((t-lsb*0x21) & ^t | (u-lsb) & ^u) & msb
 }
 
 // scanString validates the string starting at the quote at d.i and moves
