@@ -26,7 +26,7 @@ test: deps vet fmt-check fuzz-short bench-short
 FUZZ_COUNT   ?= 1000x
 FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
 	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./claude/internal/jsonfast:FuzzDec \
-	./claude/transcript:FuzzReader ./claude/transcript:FuzzFastDecode \
+	./claude/transcript:FuzzReader ./claude/transcript:FuzzFastDecode ./acp:FuzzAppendString \
 	./agent:FuzzPromptContent ./agent:FuzzDispatch
 fuzz-short:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -10011,6 +10012,11 @@ func codecAppendMeta(dst []byte, m map[string]json.RawMessage) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
+const (
+	codecLSB = 0x0101010101010101
+	codecMSB = 0x8080808080808080
+)
+
 // codecAppendString appends s as a JSON string, escaping like encoding/json
 // with HTML escaping off.
 func codecAppendString(dst []byte, s string) []byte {
@@ -10018,6 +10024,22 @@ func codecAppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time over text that needs no escape and is
+		// ASCII (no quote, backslash, control or byte from 0x80).
+		for i+8 <= len(s) {
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			t := x ^ (codecLSB * 0x02) // the quote becomes 0x20: one test with the controls
+			u := x ^ (codecLSB * '\\')
+			if m := ((t-codecLSB*0x21)&^t | (u-codecLSB)&^u | x) & codecMSB; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // the first such byte (later flags may be false)
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
 				i++
@@ -10033,6 +10055,10 @@ func codecAppendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}

@@ -47,7 +47,7 @@ func emit(m *model, header []string) ([]byte, error) {
 	e.p("package acp")
 	e.p("")
 	e.p("import (")
-	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
+	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "math/bits", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
 		e.p("\t%q", imp)
 	}
 	e.p(")")
