@@ -122,6 +122,16 @@ func orNull(id ID) ID {
 // Encoding. Each message is built into one buffer that ends in '\n' so the
 // writer can send it with a single Write call.
 
+// AppendJSON appends the JSON of v to dst as encoding/json would write it
+// with HTML escaping off. Generated types, Opt, strings, raw JSON, _meta
+// maps and slices of these are written in place, without encoding/json's
+// reflection and without its re-validation and compaction of every
+// MarshalJSON result, which cost more than the encoding itself; other
+// values go through encoding/json. Pass pointers (&content, &update): an
+// interface holding a pointer costs no allocation, one holding a slice or a
+// struct does.
+func AppendJSON(dst []byte, v any) ([]byte, error) { return codecAppendAny(dst, v) }
+
 func appendValue(buf *bytes.Buffer, v any) error {
 	switch v := v.(type) {
 	case string:
