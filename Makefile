@@ -25,7 +25,7 @@ test: deps vet fmt-check fuzz-short bench-short
 ## "context deadline exceeded". FUZZ_COUNT=100000x for a longer run.
 FUZZ_COUNT   ?= 1000x
 FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
-	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./claude/internal/jsonfast:FuzzDec \
+	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./internal/jsonfast:FuzzDec \
 	./claude/transcript:FuzzReader ./claude/transcript:FuzzFastDecode ./acp:FuzzAppendString \
 	./agent:FuzzPromptContent ./agent:FuzzDispatch
 fuzz-short:
@@ -52,7 +52,7 @@ bench-short:
 	$(GO) test -run '^$$' -bench 'TranslateTextDelta' -benchtime 1000x -benchmem ./agent
 	$(GO) test -run '^$$' -bench 'DecodeTextDelta|ReadPipeline' -benchtime 100x -benchmem ./claude
 	$(GO) test -run '^$$' -bench 'ReadActiveChain/msgs=5000|DecodeRecord' -benchtime 3x -benchmem ./claude/transcript
-	$(GO) test -run '^$$' -bench . -benchtime 1000x -benchmem ./claude/internal/jsonfast ./acp
+	$(GO) test -run '^$$' -bench . -benchtime 1000x -benchmem ./internal/jsonfast ./acp
 
 ## bench-compare: side by side with the TypeScript reference and the bare CLI; writes BENCHMARKS.md.
 bench-compare: build deps

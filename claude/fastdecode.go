@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/claude-agent-acp/claude-agent-acp/claude/internal/jsonfast"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // streamEventPrefix starts every stream_event frame the CLI writes.

@@ -3,7 +3,7 @@ package transcript
 import (
 	"strconv"
 
-	"github.com/claude-agent-acp/claude-agent-acp/claude/internal/jsonfast"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // recordDecoder is the fast path of decodeRecord: one validating pass over

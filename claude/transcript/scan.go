@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/claude-agent-acp/claude-agent-acp/claude/internal/jsonfast"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // field names a top-level key that the first pass keeps. Everything else in a

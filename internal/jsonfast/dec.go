@@ -1,6 +1,8 @@
 // Package jsonfast is a small validating JSON cursor for the hot decoding
-// paths of the claude packages: the CLI's stream events and the records of
-// a transcript. Callers walk a value member by member and decode only what
+// paths: the CLI's stream events (package claude), the records of a
+// transcript (claude/transcript), and whatever else must not pay for
+// encoding/json's reflection and double pass (tool inputs and structured
+// results in the agent). Callers walk a value member by member and decode only what
 // they need; everything else is skipped, but every byte is validated, so a
 // text the cursor accepts is one encoding/json accepts too.
 //
