@@ -15,11 +15,13 @@
 package jsonfast
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth is encoding/json's nesting limit; deeper texts are invalid for it.
@@ -297,7 +299,11 @@ func String(raw []byte, esc bool) string {
 	if !esc && utf8.Valid(raw) {
 		return string(raw)
 	}
-	return string(Unescape(nil, raw))
+	b := Unescape(make([]byte, 0, len(raw)), raw)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b)) // b is not used again
 }
 
 // Bool consumes a boolean. null gives false; other kinds set Odd.
@@ -529,54 +535,56 @@ func isHex(c byte) bool {
 // strings: escapes resolved, bad surrogates and invalid UTF-8 replaced by
 // U+FFFD.
 func Unescape(dst, raw []byte) []byte {
-	for r := 0; r < len(raw); {
-		c := raw[r]
-		switch {
-		case c == '\\':
-			r++
-			switch raw[r] {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				rr := getu4(raw[r-1:])
-				r += 5
-				if utf16.IsSurrogate(rr) {
-					if rr1 := getu4(raw[r:]); rr1 >= 0 {
-						if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-							r += 6
-							dst = utf8.AppendRune(dst, dec)
-							continue
-						}
-					}
-					rr = unicode.ReplacementChar
-				}
-				dst = utf8.AppendRune(dst, rr)
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, raw[r])
-			}
-			r++
-		case c < utf8.RuneSelf:
-			// A run of plain ASCII at once.
-			j := r + 1
-			for j < len(raw) && raw[j] < utf8.RuneSelf && raw[j] != '\\' {
-				j++
-			}
-			dst = append(dst, raw[r:j]...)
-			r = j
-		default:
-			rr, size := utf8.DecodeRune(raw[r:])
-			r += size
-			dst = utf8.AppendRune(dst, rr)
+	for len(raw) > 0 {
+		// The text up to the next escape at once.
+		seg := raw
+		j := bytes.IndexByte(raw, '\\')
+		if j >= 0 {
+			seg = raw[:j]
 		}
+		if utf8.Valid(seg) {
+			dst = append(dst, seg...)
+		} else {
+			for len(seg) > 0 {
+				r, size := utf8.DecodeRune(seg)
+				dst = utf8.AppendRune(dst, r)
+				seg = seg[size:]
+			}
+		}
+		if j < 0 {
+			return dst
+		}
+		raw = raw[j:]
+		switch raw[1] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			rr := getu4(raw)
+			raw = raw[6:]
+			if utf16.IsSurrogate(rr) {
+				if rr1 := getu4(raw); rr1 >= 0 {
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						raw = raw[6:]
+						dst = utf8.AppendRune(dst, dec)
+						continue
+					}
+				}
+				rr = unicode.ReplacementChar
+			}
+			dst = utf8.AppendRune(dst, rr)
+			continue
+		default: // '"', '\\', '/'
+			dst = append(dst, raw[1])
+		}
+		raw = raw[2:]
 	}
 	return dst
 }
