@@ -52,7 +52,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	locs := []ToolCallLocation{{Path: "/a.go", Line: Some(uint32(3))}}
 	var nilLocs []ToolCallLocation
-	for _, v := range []any{&content, &locs, &nilLocs, chunkNotification(), &content[0], "s<>", map[string]json.RawMessage{"b": json.RawMessage(`{ "x" : 1 }`), "a": json.RawMessage(`2`)},
+	for _, v := range []any{&content, content, &locs, &nilLocs, nilLocs, nil, chunkNotification(), &content[0], "s<>", map[string]json.RawMessage{"b": json.RawMessage(`{ "x" : 1 }`), "a": json.RawMessage(`2`)},
 		Some("opt"), []string{"a", "b"}, 3.5, true} {
 		got, err := AppendJSON(nil, v)
 		if err != nil {

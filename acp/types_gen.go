@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // Method names, from the schema's x-method.
@@ -9824,7 +9826,7 @@ func (w *codecWriter) obj(k string, v codecAppender) {
 func (w *codecWriter) raw(k string, v json.RawMessage) {
 	if v == nil {
 		v = json.RawMessage("null")
-	} else if !json.Valid(v) {
+	} else if !codecValid(v) {
 		w.fail(fmt.Errorf("acp: encoding %s: invalid raw JSON", k))
 		return
 	}
@@ -9917,14 +9919,16 @@ func codecAppendAny(dst []byte, v any) ([]byte, error) {
 	case *map[string]json.RawMessage:
 		return codecAppendMeta(dst, *v)
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer {
-		return codecAppendMarshal(dst, v)
-	}
-	if rv.IsNil() {
+	if v == nil {
 		return append(dst, "null"...), nil
 	}
-	e := rv.Elem()
+	e := reflect.ValueOf(v)
+	if e.Kind() == reflect.Pointer {
+		if e.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		e = e.Elem()
+	}
 	switch e.Kind() {
 	case reflect.String:
 		return codecAppendString(dst, e.String()), nil
@@ -9936,7 +9940,7 @@ func codecAppendAny(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendUint(dst, e.Uint(), 10), nil
 	case reflect.Pointer:
 		return codecAppendAny(dst, e.Interface())
-	case reflect.Slice:
+	case reflect.Slice: // the elements of a slice are addressable, even in a copy
 		if e.IsNil() {
 			return append(dst, "null"...), nil
 		}
@@ -9966,13 +9970,22 @@ func codecAppendMarshal(dst []byte, v any) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
+// codecValid is json.Valid at the speed of a scan: raw members (rawInput,
+// rawOutput of big tool results) are checked on every write.
+func codecValid(b []byte) bool {
+	var d jsonfast.Dec
+	d.Reset(b)
+	d.Skip()
+	return d.End()
+}
+
 // codecAppendRaw appends raw JSON compacted, as encoding/json writes a
 // json.RawMessage; nil is null.
 func codecAppendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
 	if raw == nil {
 		return append(dst, "null"...), nil
 	}
-	if !json.Valid(raw) {
+	if !codecValid(raw) {
 		return nil, errors.New("invalid raw JSON")
 	}
 	if bytes.IndexAny(raw, " \t\r\n") < 0 {

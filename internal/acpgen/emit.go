@@ -50,6 +50,8 @@ func emit(m *model, header []string) ([]byte, error) {
 	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "math/bits", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
 		e.p("\t%q", imp)
 	}
+	e.p("")
+	e.p("\t%q", "github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast")
 	e.p(")")
 	e.p("")
 	e.methods(m)
