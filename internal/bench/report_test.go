@@ -102,3 +102,16 @@ func TestInvocationArgv(t *testing.T) {
 		t.Errorf("argv = %q", got)
 	}
 }
+
+func TestScanUpdate(t *testing.T) {
+	for _, c := range []struct{ in, sid, kind string }{
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}`, "s1", "agent_message_chunk"},
+		{`{"update":{"content":{"text":"\"sessionId\":\"no\""},"sessionUpdate":"tool_call"},"sessionId":"s2"}`, "s2", "tool_call"},
+		{`{ "sessionId" : "s3", "update" : { "sessionUpdate" : "plan" } }`, "s3", "plan"},
+	} {
+		u, ok := scanUpdate([]byte(c.in))
+		if !ok || u.SessionID != c.sid || u.Update.Kind != c.kind {
+			t.Errorf("scanUpdate(%s) = %+v, %v", c.in, u, ok)
+		}
+	}
+}
