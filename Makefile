@@ -3,7 +3,7 @@ GO        ?= go
 DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 
-.PHONY: run build test deps vet vet-platforms test-windows dist fmt-check tidy-check unit bench fuzz-short bench-compare
+.PHONY: run build test deps vet vet-platforms test-windows dist fmt-check tidy-check unit bench bench-short fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it).
 run: build
@@ -25,7 +25,7 @@ deps:
 	bash scripts/install-deps.sh
 
 ## test: the whole suite, exactly what CI runs (it includes a 3 s soak; see docs/reliability.md).
-test: deps vet vet-platforms fmt-check tidy-check fuzz-short test-windows
+test: deps vet vet-platforms fmt-check tidy-check fuzz-short bench-short test-windows
 	CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 
 ## fuzz-short: every fuzz target for a fixed number of inputs. Counts, not
@@ -33,7 +33,8 @@ test: deps vet vet-platforms fmt-check tidy-check fuzz-short test-windows
 ## "context deadline exceeded". FUZZ_COUNT=100000x for a longer run.
 FUZZ_COUNT   ?= 1000x
 FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
-	./claude:FuzzDecodeMessage ./claude/transcript:FuzzReader \
+	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./internal/jsonfast:FuzzDec \
+	./claude/transcript:FuzzReader ./claude/transcript:FuzzFastDecode ./acp:FuzzAppendString \
 	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch
 fuzz-short:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -68,6 +69,16 @@ fmt-check:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-short: the hot-path benchmarks (per replayed message, per relayed
+## chunk, with allocations) for a few iterations each, so that they keep
+## compiling and running; `make bench` runs them for real.
+bench-short:
+	$(GO) test -run '^$$' -bench 'Replay/msgs=5000' -benchtime 2x -benchmem ./agent
+	$(GO) test -run '^$$' -bench 'TranslateTextDelta' -benchtime 1000x -benchmem ./agent
+	$(GO) test -run '^$$' -bench 'DecodeTextDelta|ReadPipeline' -benchtime 100x -benchmem ./claude
+	$(GO) test -run '^$$' -bench 'ReadActiveChain/msgs=5000|DecodeRecord' -benchtime 3x -benchmem ./claude/transcript
+	$(GO) test -run '^$$' -bench . -benchtime 1000x -benchmem ./internal/jsonfast ./acp
 
 ## bench-compare: side by side with the TypeScript reference and the bare CLI; writes BENCHMARKS.md.
 bench-compare: build deps

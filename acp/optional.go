@@ -95,11 +95,14 @@ func (o Opt[T]) String() string {
 
 // MarshalJSON writes the value, or null when there is none. An absent Opt
 // only reaches here when it is not omitted (inside a slice, say).
-func (o Opt[T]) MarshalJSON() ([]byte, error) {
+func (o Opt[T]) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
+
+// appendJSON writes the value in place (codecAppender).
+func (o *Opt[T]) appendJSON(dst []byte) ([]byte, error) {
 	if o.state != optValue {
-		return []byte("null"), nil
+		return append(dst, "null"...), nil
 	}
-	return codecMarshal(o.v)
+	return codecAppendAny(dst, &o.v)
 }
 
 // UnmarshalJSON makes the Opt null for JSON null and a value otherwise.

@@ -12,11 +12,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // Method names, from the schema's x-method.
@@ -205,6 +208,13 @@ func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 
 func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *WriteTextFileRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *WriteTextFileRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WriteTextFileRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -223,7 +233,7 @@ func (x *WriteTextFileRequest) encodeFields(w *codecWriter) {
 	w.str("path", string(x.Path))
 	w.str("content", string(x.Content))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -261,6 +271,13 @@ func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 
 func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ReadTextFileRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ReadTextFileRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReadTextFileRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -279,13 +296,13 @@ func (x *ReadTextFileRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("path", string(x.Path))
 	if !x.Line.IsZero() {
-		w.value("line", x.Line)
+		w.obj("line", &x.Line)
 	}
 	if !x.Limit.IsZero() {
-		w.value("limit", x.Limit)
+		w.obj("limit", &x.Limit)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -315,6 +332,13 @@ func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *RequestPermissionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *RequestPermissionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -330,14 +354,14 @@ func (x *RequestPermissionRequest) decodeFields(m codecMembers) error {
 
 func (x *RequestPermissionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
-	w.value("toolCall", x.ToolCall)
+	w.obj("toolCall", &x.ToolCall)
 	if x.Options == nil {
 		w.raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", x.Options)
+		w.value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -381,6 +405,13 @@ func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -403,22 +434,22 @@ func (x *ToolCallUpdate) decodeFields(m codecMembers) error {
 func (x *ToolCallUpdate) encodeFields(w *codecWriter) {
 	w.str("toolCallId", string(x.ToolCallID))
 	if !x.Kind.IsZero() {
-		w.value("kind", x.Kind)
+		w.obj("kind", &x.Kind)
 	}
 	if !x.Status.IsZero() {
-		w.value("status", x.Status)
+		w.obj("status", &x.Status)
 	}
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.Name.IsZero() {
-		w.value("name", x.Name)
+		w.obj("name", &x.Name)
 	}
 	if !x.Content.IsZero() {
-		w.value("content", x.Content)
+		w.obj("content", &x.Content)
 	}
 	if !x.Locations.IsZero() {
-		w.value("locations", x.Locations)
+		w.obj("locations", &x.Locations)
 	}
 	if x.RawInput != nil {
 		w.raw("rawInput", x.RawInput)
@@ -427,7 +458,7 @@ func (x *ToolCallUpdate) encodeFields(w *codecWriter) {
 		w.raw("rawOutput", x.RawOutput)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -546,20 +577,31 @@ func (u ToolCallContent) Tag() string {
 	return ""
 }
 
-func (u ToolCallContent) MarshalJSON() ([]byte, error) {
+func (u ToolCallContent) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ToolCallContent) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ToolCallContent", u.Content != nil, u.Diff != nil, u.Terminal != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Content != nil:
-		return w.tagged("type", "content", u.Content)
+		w.str("type", "content")
+		u.Content.encodeFields(&w)
+		w.extra(u.Content.extraMembers())
+		return w.bytes()
 	case u.Diff != nil:
-		return w.tagged("type", "diff", u.Diff)
+		w.str("type", "diff")
+		u.Diff.encodeFields(&w)
+		w.extra(u.Diff.extraMembers())
+		return w.bytes()
 	case u.Terminal != nil:
-		return w.tagged("type", "terminal", u.Terminal)
+		w.str("type", "terminal")
+		u.Terminal.encodeFields(&w)
+		w.extra(u.Terminal.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("ToolCallContent", u.Unknown)
+	return codecAppendUnknown(dst, "ToolCallContent", u.Unknown)
 }
 
 func (u *ToolCallContent) UnmarshalJSON(data []byte) error {
@@ -649,24 +691,41 @@ func (u ContentBlock) Tag() string {
 	return ""
 }
 
-func (u ContentBlock) MarshalJSON() ([]byte, error) {
+func (u ContentBlock) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ContentBlock", u.Text != nil, u.Image != nil, u.Audio != nil, u.ResourceLink != nil, u.Resource != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Text != nil:
-		return w.tagged("type", "text", u.Text)
+		w.str("type", "text")
+		u.Text.encodeFields(&w)
+		w.extra(u.Text.extraMembers())
+		return w.bytes()
 	case u.Image != nil:
-		return w.tagged("type", "image", u.Image)
+		w.str("type", "image")
+		u.Image.encodeFields(&w)
+		w.extra(u.Image.extraMembers())
+		return w.bytes()
 	case u.Audio != nil:
-		return w.tagged("type", "audio", u.Audio)
+		w.str("type", "audio")
+		u.Audio.encodeFields(&w)
+		w.extra(u.Audio.extraMembers())
+		return w.bytes()
 	case u.ResourceLink != nil:
-		return w.tagged("type", "resource_link", u.ResourceLink)
+		w.str("type", "resource_link")
+		u.ResourceLink.encodeFields(&w)
+		w.extra(u.ResourceLink.extraMembers())
+		return w.bytes()
 	case u.Resource != nil:
-		return w.tagged("type", "resource", u.Resource)
+		w.str("type", "resource")
+		u.Resource.encodeFields(&w)
+		w.extra(u.Resource.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("ContentBlock", u.Unknown)
+	return codecAppendUnknown(dst, "ContentBlock", u.Unknown)
 }
 
 func (u *ContentBlock) UnmarshalJSON(data []byte) error {
@@ -720,6 +779,13 @@ func (x *Annotations) UnmarshalJSON(data []byte) error {
 
 func (x Annotations) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Annotations) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Annotations) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -735,16 +801,16 @@ func (x *Annotations) decodeFields(m codecMembers) error {
 
 func (x *Annotations) encodeFields(w *codecWriter) {
 	if !x.Audience.IsZero() {
-		w.value("audience", x.Audience)
+		w.obj("audience", &x.Audience)
 	}
 	if !x.LastModified.IsZero() {
-		w.value("lastModified", x.LastModified)
+		w.obj("lastModified", &x.LastModified)
 	}
 	if !x.Priority.IsZero() {
-		w.value("priority", x.Priority)
+		w.obj("priority", &x.Priority)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -792,6 +858,13 @@ func (x *TextContent) UnmarshalJSON(data []byte) error {
 
 func (x TextContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TextContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -806,11 +879,11 @@ func (x *TextContent) decodeFields(m codecMembers) error {
 
 func (x *TextContent) encodeFields(w *codecWriter) {
 	if x.Annotations != nil {
-		w.value("annotations", x.Annotations)
+		w.obj("annotations", x.Annotations)
 	}
 	w.str("text", string(x.Text))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -838,6 +911,13 @@ func (x *ImageContent) UnmarshalJSON(data []byte) error {
 
 func (x ImageContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ImageContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ImageContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -854,15 +934,15 @@ func (x *ImageContent) decodeFields(m codecMembers) error {
 
 func (x *ImageContent) encodeFields(w *codecWriter) {
 	if x.Annotations != nil {
-		w.value("annotations", x.Annotations)
+		w.obj("annotations", x.Annotations)
 	}
 	w.str("data", string(x.Data))
 	w.str("mimeType", string(x.MimeType))
 	if !x.URI.IsZero() {
-		w.value("uri", x.URI)
+		w.obj("uri", &x.URI)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -888,6 +968,13 @@ func (x *AudioContent) UnmarshalJSON(data []byte) error {
 
 func (x AudioContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AudioContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AudioContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -903,12 +990,12 @@ func (x *AudioContent) decodeFields(m codecMembers) error {
 
 func (x *AudioContent) encodeFields(w *codecWriter) {
 	if x.Annotations != nil {
-		w.value("annotations", x.Annotations)
+		w.obj("annotations", x.Annotations)
 	}
 	w.str("data", string(x.Data))
 	w.str("mimeType", string(x.MimeType))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -942,6 +1029,13 @@ func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 
 func (x ResourceLink) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ResourceLink) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResourceLink) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -961,24 +1055,24 @@ func (x *ResourceLink) decodeFields(m codecMembers) error {
 
 func (x *ResourceLink) encodeFields(w *codecWriter) {
 	if x.Annotations != nil {
-		w.value("annotations", x.Annotations)
+		w.obj("annotations", x.Annotations)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.obj("mimeType", &x.MimeType)
 	}
 	w.str("name", string(x.Name))
 	if !x.Size.IsZero() {
-		w.value("size", x.Size)
+		w.obj("size", &x.Size)
 	}
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	w.str("uri", string(x.URI))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -992,15 +1086,17 @@ type EmbeddedResourceResource struct {
 	BlobResourceContents *BlobResourceContents
 }
 
-func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
+func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("EmbeddedResourceResource", u.TextResourceContents != nil, u.BlobResourceContents != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.TextResourceContents != nil:
-		return codecMarshal(u.TextResourceContents)
+		return codecAppendAny(dst, u.TextResourceContents)
 	}
-	return codecMarshal(u.BlobResourceContents)
+	return codecAppendAny(dst, u.BlobResourceContents)
 }
 
 func (u *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
@@ -1048,6 +1144,13 @@ func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 
 func (x TextResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TextResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1063,12 +1166,12 @@ func (x *TextResourceContents) decodeFields(m codecMembers) error {
 
 func (x *TextResourceContents) encodeFields(w *codecWriter) {
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.obj("mimeType", &x.MimeType)
 	}
 	w.str("text", string(x.Text))
 	w.str("uri", string(x.URI))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1094,6 +1197,13 @@ func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *BlobResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BlobResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1110,11 +1220,11 @@ func (x *BlobResourceContents) decodeFields(m codecMembers) error {
 func (x *BlobResourceContents) encodeFields(w *codecWriter) {
 	w.str("blob", string(x.Blob))
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.obj("mimeType", &x.MimeType)
 	}
 	w.str("uri", string(x.URI))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1138,6 +1248,13 @@ func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *EmbeddedResource) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EmbeddedResource) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1152,11 +1269,11 @@ func (x *EmbeddedResource) decodeFields(m codecMembers) error {
 
 func (x *EmbeddedResource) encodeFields(w *codecWriter) {
 	if x.Annotations != nil {
-		w.value("annotations", x.Annotations)
+		w.obj("annotations", x.Annotations)
 	}
-	w.value("resource", x.Resource)
+	w.obj("resource", &x.Resource)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1178,6 +1295,13 @@ func (x *Content) UnmarshalJSON(data []byte) error {
 
 func (x Content) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Content) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Content) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Content) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1190,9 +1314,9 @@ func (x *Content) decodeFields(m codecMembers) error {
 }
 
 func (x *Content) encodeFields(w *codecWriter) {
-	w.value("content", x.Content)
+	w.obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1220,6 +1344,13 @@ func (x *Diff) UnmarshalJSON(data []byte) error {
 
 func (x Diff) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Diff) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Diff) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Diff) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1236,11 +1367,11 @@ func (x *Diff) decodeFields(m codecMembers) error {
 func (x *Diff) encodeFields(w *codecWriter) {
 	w.str("path", string(x.Path))
 	if !x.OldText.IsZero() {
-		w.value("oldText", x.OldText)
+		w.obj("oldText", &x.OldText)
 	}
 	w.str("newText", string(x.NewText))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1267,6 +1398,13 @@ func (x *Terminal) UnmarshalJSON(data []byte) error {
 
 func (x Terminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Terminal) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Terminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Terminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1281,7 +1419,7 @@ func (x *Terminal) decodeFields(m codecMembers) error {
 func (x *Terminal) encodeFields(w *codecWriter) {
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1308,6 +1446,13 @@ func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallLocation) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallLocation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallLocation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1323,10 +1468,10 @@ func (x *ToolCallLocation) decodeFields(m codecMembers) error {
 func (x *ToolCallLocation) encodeFields(w *codecWriter) {
 	w.str("path", string(x.Path))
 	if !x.Line.IsZero() {
-		w.value("line", x.Line)
+		w.obj("line", &x.Line)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1352,6 +1497,13 @@ func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 
 func (x PermissionOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PermissionOption) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PermissionOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PermissionOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1370,7 +1522,7 @@ func (x *PermissionOption) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("kind", string(x.Kind))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1440,6 +1592,13 @@ func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 
 func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CreateTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CreateTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1460,19 +1619,19 @@ func (x *CreateTerminalRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("command", string(x.Command))
 	if x.Args != nil {
-		w.value("args", x.Args)
+		w.value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", x.Env)
+		w.value("env", &x.Env)
 	}
 	if !x.Cwd.IsZero() {
-		w.value("cwd", x.Cwd)
+		w.obj("cwd", &x.Cwd)
 	}
 	if !x.OutputByteLimit.IsZero() {
-		w.value("outputByteLimit", x.OutputByteLimit)
+		w.obj("outputByteLimit", &x.OutputByteLimit)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1496,6 +1655,13 @@ func (x *EnvVariable) UnmarshalJSON(data []byte) error {
 
 func (x EnvVariable) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *EnvVariable) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *EnvVariable) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnvVariable) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1512,7 +1678,7 @@ func (x *EnvVariable) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1538,6 +1704,13 @@ func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 
 func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalOutputRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalOutputRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutputRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1554,7 +1727,7 @@ func (x *TerminalOutputRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1580,6 +1753,13 @@ func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 
 func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ReleaseTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ReleaseTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReleaseTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1596,7 +1776,7 @@ func (x *ReleaseTerminalRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1622,6 +1802,13 @@ func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 
 func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *WaitForTerminalExitRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *WaitForTerminalExitRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WaitForTerminalExitRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1638,7 +1825,7 @@ func (x *WaitForTerminalExitRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1664,6 +1851,13 @@ func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 
 func (x KillTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *KillTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *KillTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *KillTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1680,7 +1874,7 @@ func (x *KillTerminalRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1725,22 +1919,28 @@ func (u CreateElicitationRequest) Tag() string {
 	return ""
 }
 
-func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) {
+func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *CreateElicitationRequest) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("CreateElicitationRequest", u.Form != nil, u.URL != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Form != nil:
 		w.str("mode", "form")
 		u.encodeCommon(&w)
-		return w.variant(u.Form)
+		u.Form.encodeFields(&w)
+		w.extra(u.Form.extraMembers())
+		return w.bytes()
 	case u.URL != nil:
 		w.str("mode", "url")
 		u.encodeCommon(&w)
-		return w.variant(u.URL)
+		u.URL.encodeFields(&w)
+		w.extra(u.URL.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("CreateElicitationRequest", u.Unknown)
+	return codecAppendUnknown(dst, "CreateElicitationRequest", u.Unknown)
 }
 
 func (u *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
@@ -1776,7 +1976,7 @@ func (x *CreateElicitationRequest) decodeCommon(m codecMembers) error {
 func (x *CreateElicitationRequest) encodeCommon(w *codecWriter) {
 	w.str("message", string(x.Message))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1805,6 +2005,13 @@ func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationSessionScope) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationSessionScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationSessionScope) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1819,7 +2026,7 @@ func (x *ElicitationSessionScope) decodeFields(m codecMembers) error {
 func (x *ElicitationSessionScope) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if !x.ToolCallID.IsZero() {
-		w.value("toolCallId", x.ToolCallID)
+		w.obj("toolCallId", &x.ToolCallID)
 	}
 }
 
@@ -1839,6 +2046,13 @@ func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ElicitationRequestScope) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ElicitationRequestScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -1889,6 +2103,13 @@ func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationSchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationSchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationSchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1909,19 +2130,19 @@ func (x *ElicitationSchema) encodeFields(w *codecWriter) {
 		w.str("type", string(x.Type))
 	}
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if x.Properties != nil {
-		w.value("properties", x.Properties)
+		w.value("properties", &x.Properties)
 	}
 	if !x.Required.IsZero() {
-		w.value("required", x.Required)
+		w.obj("required", &x.Required)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1994,24 +2215,41 @@ func (u ElicitationPropertySchema) Tag() string {
 	return ""
 }
 
-func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
+func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ElicitationPropertySchema) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ElicitationPropertySchema", u.String != nil, u.Number != nil, u.Integer != nil, u.Boolean != nil, u.Array != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.String != nil:
-		return w.tagged("type", "string", u.String)
+		w.str("type", "string")
+		u.String.encodeFields(&w)
+		w.extra(u.String.extraMembers())
+		return w.bytes()
 	case u.Number != nil:
-		return w.tagged("type", "number", u.Number)
+		w.str("type", "number")
+		u.Number.encodeFields(&w)
+		w.extra(u.Number.extraMembers())
+		return w.bytes()
 	case u.Integer != nil:
-		return w.tagged("type", "integer", u.Integer)
+		w.str("type", "integer")
+		u.Integer.encodeFields(&w)
+		w.extra(u.Integer.extraMembers())
+		return w.bytes()
 	case u.Boolean != nil:
-		return w.tagged("type", "boolean", u.Boolean)
+		w.str("type", "boolean")
+		u.Boolean.encodeFields(&w)
+		w.extra(u.Boolean.extraMembers())
+		return w.bytes()
 	case u.Array != nil:
-		return w.tagged("type", "array", u.Array)
+		w.str("type", "array")
+		u.Array.encodeFields(&w)
+		w.extra(u.Array.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("ElicitationPropertySchema", u.Unknown)
+	return codecAppendUnknown(dst, "ElicitationPropertySchema", u.Unknown)
 }
 
 func (u *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
@@ -2095,6 +2333,13 @@ func (x *EnumOption) UnmarshalJSON(data []byte) error {
 
 func (x EnumOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *EnumOption) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *EnumOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnumOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2112,10 +2357,10 @@ func (x *EnumOption) encodeFields(w *codecWriter) {
 	w.str("const", string(x.Const))
 	w.str("title", string(x.Title))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2174,6 +2419,13 @@ func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *StringPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *StringPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2195,34 +2447,34 @@ func (x *StringPropertySchema) decodeFields(m codecMembers) error {
 
 func (x *StringPropertySchema) encodeFields(w *codecWriter) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if !x.MinLength.IsZero() {
-		w.value("minLength", x.MinLength)
+		w.obj("minLength", &x.MinLength)
 	}
 	if !x.MaxLength.IsZero() {
-		w.value("maxLength", x.MaxLength)
+		w.obj("maxLength", &x.MaxLength)
 	}
 	if !x.Pattern.IsZero() {
-		w.value("pattern", x.Pattern)
+		w.obj("pattern", &x.Pattern)
 	}
 	if !x.Format.IsZero() {
-		w.value("format", x.Format)
+		w.obj("format", &x.Format)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.obj("default", &x.Default)
 	}
 	if !x.Enum.IsZero() {
-		w.value("enum", x.Enum)
+		w.obj("enum", &x.Enum)
 	}
 	if !x.OneOf.IsZero() {
-		w.value("oneOf", x.OneOf)
+		w.obj("oneOf", &x.OneOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2262,6 +2514,13 @@ func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *NumberPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *NumberPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NumberPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2279,22 +2538,22 @@ func (x *NumberPropertySchema) decodeFields(m codecMembers) error {
 
 func (x *NumberPropertySchema) encodeFields(w *codecWriter) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if !x.Minimum.IsZero() {
-		w.value("minimum", x.Minimum)
+		w.obj("minimum", &x.Minimum)
 	}
 	if !x.Maximum.IsZero() {
-		w.value("maximum", x.Maximum)
+		w.obj("maximum", &x.Maximum)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2334,6 +2593,13 @@ func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *IntegerPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *IntegerPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IntegerPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2351,22 +2617,22 @@ func (x *IntegerPropertySchema) decodeFields(m codecMembers) error {
 
 func (x *IntegerPropertySchema) encodeFields(w *codecWriter) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if !x.Minimum.IsZero() {
-		w.value("minimum", x.Minimum)
+		w.obj("minimum", &x.Minimum)
 	}
 	if !x.Maximum.IsZero() {
-		w.value("maximum", x.Maximum)
+		w.obj("maximum", &x.Maximum)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2398,6 +2664,13 @@ func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *BooleanPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *BooleanPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BooleanPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2413,16 +2686,16 @@ func (x *BooleanPropertySchema) decodeFields(m codecMembers) error {
 
 func (x *BooleanPropertySchema) encodeFields(w *codecWriter) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2454,18 +2727,25 @@ func (u MultiSelectItems) Tag() string {
 	return ""
 }
 
-func (u MultiSelectItems) MarshalJSON() ([]byte, error) {
+func (u MultiSelectItems) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *MultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("MultiSelectItems", u.String != nil, u.Titled != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.String != nil:
-		return w.tagged("type", "string", u.String)
+		w.str("type", "string")
+		u.String.encodeFields(&w)
+		w.extra(u.String.extraMembers())
+		return w.bytes()
 	case u.Titled != nil:
-		return w.tagged("type", "", u.Titled)
+		u.Titled.encodeFields(&w)
+		w.extra(u.Titled.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("MultiSelectItems", u.Unknown)
+	return codecAppendUnknown(dst, "MultiSelectItems", u.Unknown)
 }
 
 func (u *MultiSelectItems) UnmarshalJSON(data []byte) error {
@@ -2512,6 +2792,13 @@ func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *StringMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *StringMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2527,10 +2814,10 @@ func (x *StringMultiSelectItems) encodeFields(w *codecWriter) {
 	if x.Enum == nil {
 		w.raw("enum", json.RawMessage("[]"))
 	} else {
-		w.value("enum", x.Enum)
+		w.value("enum", &x.Enum)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2552,6 +2839,13 @@ func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TitledMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TitledMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TitledMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2567,10 +2861,10 @@ func (x *TitledMultiSelectItems) encodeFields(w *codecWriter) {
 	if x.AnyOf == nil {
 		w.raw("anyOf", json.RawMessage("[]"))
 	} else {
-		w.value("anyOf", x.AnyOf)
+		w.value("anyOf", &x.AnyOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2612,6 +2906,13 @@ func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MultiSelectPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MultiSelectPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MultiSelectPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2630,23 +2931,23 @@ func (x *MultiSelectPropertySchema) decodeFields(m codecMembers) error {
 
 func (x *MultiSelectPropertySchema) encodeFields(w *codecWriter) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if !x.MinItems.IsZero() {
-		w.value("minItems", x.MinItems)
+		w.obj("minItems", &x.MinItems)
 	}
 	if !x.MaxItems.IsZero() {
-		w.value("maxItems", x.MaxItems)
+		w.obj("maxItems", &x.MaxItems)
 	}
-	w.value("items", x.Items)
+	w.obj("items", &x.Items)
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2673,6 +2974,13 @@ func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 }
 
 func (x ElicitationFormMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ElicitationFormMode) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ElicitationFormMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -2703,7 +3011,7 @@ func (x *ElicitationFormMode) decodeFields(m codecMembers) error {
 }
 
 func (x *ElicitationFormMode) encodeFields(w *codecWriter) {
-	w.value("requestedSchema", x.RequestedSchema)
+	w.obj("requestedSchema", &x.RequestedSchema)
 	if err := codecOne("ElicitationFormMode", x.Session != nil, x.Request != nil); err != nil {
 		w.fail(err)
 		return
@@ -2744,6 +3052,13 @@ func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 }
 
 func (x ElicitationURLMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ElicitationURLMode) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ElicitationURLMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -2822,6 +3137,13 @@ func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
 
 func (x InitializeResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *InitializeResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *InitializeResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2838,17 +3160,17 @@ func (x *InitializeResponse) decodeFields(m codecMembers) error {
 
 func (x *InitializeResponse) encodeFields(w *codecWriter) {
 	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	if !codecIsZero(x.AgentCapabilities) {
-		w.value("agentCapabilities", x.AgentCapabilities)
+	if !codecIsZero(&x.AgentCapabilities) {
+		w.obj("agentCapabilities", &x.AgentCapabilities)
 	}
 	if x.AuthMethods != nil {
-		w.value("authMethods", x.AuthMethods)
+		w.value("authMethods", &x.AuthMethods)
 	}
 	if x.AgentInfo != nil {
-		w.value("agentInfo", x.AgentInfo)
+		w.obj("agentInfo", x.AgentInfo)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2887,6 +3209,13 @@ func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AgentCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AgentCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2906,20 +3235,20 @@ func (x *AgentCapabilities) encodeFields(w *codecWriter) {
 	if x.LoadSession {
 		w.bool("loadSession", x.LoadSession)
 	}
-	if !codecIsZero(x.PromptCapabilities) {
-		w.value("promptCapabilities", x.PromptCapabilities)
+	if !codecIsZero(&x.PromptCapabilities) {
+		w.obj("promptCapabilities", &x.PromptCapabilities)
 	}
-	if !codecIsZero(x.MCPCapabilities) {
-		w.value("mcpCapabilities", x.MCPCapabilities)
+	if !codecIsZero(&x.MCPCapabilities) {
+		w.obj("mcpCapabilities", &x.MCPCapabilities)
 	}
-	if !codecIsZero(x.SessionCapabilities) {
-		w.value("sessionCapabilities", x.SessionCapabilities)
+	if !codecIsZero(&x.SessionCapabilities) {
+		w.obj("sessionCapabilities", &x.SessionCapabilities)
 	}
-	if !codecIsZero(x.Auth) {
-		w.value("auth", x.Auth)
+	if !codecIsZero(&x.Auth) {
+		w.obj("auth", &x.Auth)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2954,6 +3283,13 @@ func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2978,7 +3314,7 @@ func (x *PromptCapabilities) encodeFields(w *codecWriter) {
 		w.bool("embeddedContext", x.EmbeddedContext)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3002,6 +3338,13 @@ func (x *MCPCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3022,7 +3365,7 @@ func (x *MCPCapabilities) encodeFields(w *codecWriter) {
 		w.bool("sse", x.SSE)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3079,6 +3422,13 @@ func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3097,25 +3447,25 @@ func (x *SessionCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionCapabilities) encodeFields(w *codecWriter) {
 	if x.List != nil {
-		w.value("list", x.List)
+		w.obj("list", x.List)
 	}
 	if x.Delete != nil {
-		w.value("delete", x.Delete)
+		w.obj("delete", x.Delete)
 	}
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.obj("additionalDirectories", x.AdditionalDirectories)
 	}
 	if x.Fork != nil {
-		w.value("fork", x.Fork)
+		w.obj("fork", x.Fork)
 	}
 	if x.Resume != nil {
-		w.value("resume", x.Resume)
+		w.obj("resume", x.Resume)
 	}
 	if x.Close != nil {
-		w.value("close", x.Close)
+		w.obj("close", x.Close)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3137,6 +3487,13 @@ func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionListCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionListCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionListCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionListCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3149,7 +3506,7 @@ func (x *SessionListCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionListCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3171,6 +3528,13 @@ func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionDeleteCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionDeleteCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionDeleteCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3183,7 +3547,7 @@ func (x *SessionDeleteCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionDeleteCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3210,6 +3574,13 @@ func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 	return codecMarshalStruct(&x)
 }
 
+func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionAdditionalDirectoriesCapabilities) extraMembers() map[string]json.RawMessage {
 	return x.Extra
 }
@@ -3226,7 +3597,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decodeFields(m codecMembers) 
 
 func (x *SessionAdditionalDirectoriesCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3248,6 +3619,13 @@ func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionResumeCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionResumeCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionResumeCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3260,7 +3638,7 @@ func (x *SessionResumeCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionResumeCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3282,6 +3660,13 @@ func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionCloseCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionCloseCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionCloseCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3294,7 +3679,7 @@ func (x *SessionCloseCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionCloseCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3319,6 +3704,13 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AgentAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AgentAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3332,10 +3724,10 @@ func (x *AgentAuthCapabilities) decodeFields(m codecMembers) error {
 
 func (x *AgentAuthCapabilities) encodeFields(w *codecWriter) {
 	if x.Logout != nil {
-		w.value("logout", x.Logout)
+		w.obj("logout", x.Logout)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3357,6 +3749,13 @@ func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x LogoutCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LogoutCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LogoutCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3369,7 +3768,7 @@ func (x *LogoutCapabilities) decodeFields(m codecMembers) error {
 
 func (x *LogoutCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3405,18 +3804,25 @@ func (u AuthMethod) Tag() string {
 	return ""
 }
 
-func (u AuthMethod) MarshalJSON() ([]byte, error) {
+func (u AuthMethod) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *AuthMethod) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("AuthMethod", u.Terminal != nil, u.Agent != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Terminal != nil:
-		return w.tagged("type", "terminal", u.Terminal)
+		w.str("type", "terminal")
+		u.Terminal.encodeFields(&w)
+		w.extra(u.Terminal.extraMembers())
+		return w.bytes()
 	case u.Agent != nil:
-		return w.tagged("type", "", u.Agent)
+		u.Agent.encodeFields(&w)
+		w.extra(u.Agent.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("AuthMethod", u.Unknown)
+	return codecAppendUnknown(dst, "AuthMethod", u.Unknown)
 }
 
 func (u *AuthMethod) UnmarshalJSON(data []byte) error {
@@ -3487,6 +3893,13 @@ func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 
 func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AuthMethodTerminal) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AuthMethodTerminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodTerminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3506,16 +3919,16 @@ func (x *AuthMethodTerminal) encodeFields(w *codecWriter) {
 	w.str("id", string(x.ID))
 	w.str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if x.Args != nil {
-		w.value("args", x.Args)
+		w.value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", x.Env)
+		w.value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3543,6 +3956,13 @@ func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 
 func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AuthMethodAgent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AuthMethodAgent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodAgent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3560,10 +3980,10 @@ func (x *AuthMethodAgent) encodeFields(w *codecWriter) {
 	w.str("id", string(x.ID))
 	w.str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3596,6 +4016,13 @@ func (x *Implementation) UnmarshalJSON(data []byte) error {
 
 func (x Implementation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Implementation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Implementation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3612,11 +4039,11 @@ func (x *Implementation) decodeFields(m codecMembers) error {
 func (x *Implementation) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	w.str("version", string(x.Version))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3638,6 +4065,13 @@ func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 
 func (x AuthenticateResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AuthenticateResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AuthenticateResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthenticateResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3650,7 +4084,7 @@ func (x *AuthenticateResponse) decodeFields(m codecMembers) error {
 
 func (x *AuthenticateResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3672,6 +4106,13 @@ func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
 
 func (x LogoutResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LogoutResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LogoutResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3684,7 +4125,7 @@ func (x *LogoutResponse) decodeFields(m codecMembers) error {
 
 func (x *LogoutResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3714,6 +4155,13 @@ func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *NewSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *NewSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3730,13 +4178,13 @@ func (x *NewSessionResponse) decodeFields(m codecMembers) error {
 func (x *NewSessionResponse) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Modes != nil {
-		w.value("modes", x.Modes)
+		w.obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.value("configOptions", x.ConfigOptions)
+		w.obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3760,6 +4208,13 @@ func (x *SessionModeState) UnmarshalJSON(data []byte) error {
 
 func (x SessionModeState) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionModeState) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionModeState) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionModeState) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3777,10 +4232,10 @@ func (x *SessionModeState) encodeFields(w *codecWriter) {
 	if x.AvailableModes == nil {
 		w.raw("availableModes", json.RawMessage("[]"))
 	} else {
-		w.value("availableModes", x.AvailableModes)
+		w.value("availableModes", &x.AvailableModes)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3809,6 +4264,13 @@ func (x *SessionMode) UnmarshalJSON(data []byte) error {
 
 func (x SessionMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionMode) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionMode) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3826,10 +4288,10 @@ func (x *SessionMode) encodeFields(w *codecWriter) {
 	w.str("id", string(x.ID))
 	w.str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3874,22 +4336,28 @@ func (u SessionConfigOption) Tag() string {
 	return ""
 }
 
-func (u SessionConfigOption) MarshalJSON() ([]byte, error) {
+func (u SessionConfigOption) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SessionConfigOption) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SessionConfigOption", u.Select != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Select != nil:
 		w.str("type", "select")
 		u.encodeCommon(&w)
-		return w.variant(u.Select)
+		u.Select.encodeFields(&w)
+		w.extra(u.Select.extraMembers())
+		return w.bytes()
 	case u.Boolean != nil:
 		w.str("type", "boolean")
 		u.encodeCommon(&w)
-		return w.variant(u.Boolean)
+		u.Boolean.encodeFields(&w)
+		w.extra(u.Boolean.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("SessionConfigOption", u.Unknown)
+	return codecAppendUnknown(dst, "SessionConfigOption", u.Unknown)
 }
 
 func (u *SessionConfigOption) UnmarshalJSON(data []byte) error {
@@ -3929,13 +4397,13 @@ func (x *SessionConfigOption) encodeCommon(w *codecWriter) {
 	w.str("id", string(x.ID))
 	w.str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if !x.Category.IsZero() {
-		w.value("category", x.Category)
+		w.obj("category", &x.Category)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3979,15 +4447,17 @@ type SessionConfigSelectOptions struct {
 	Grouped []SessionConfigSelectGroup
 }
 
-func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
+func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SessionConfigSelectOptions) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SessionConfigSelectOptions", u.Ungrouped != nil, u.Grouped != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.Ungrouped != nil:
-		return codecMarshal(u.Ungrouped)
+		return codecAppendAny(dst, &u.Ungrouped)
 	}
-	return codecMarshal(u.Grouped)
+	return codecAppendAny(dst, &u.Grouped)
 }
 
 func (u *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
@@ -4035,6 +4505,13 @@ func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionConfigSelectOption) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionConfigSelectOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4052,10 +4529,10 @@ func (x *SessionConfigSelectOption) encodeFields(w *codecWriter) {
 	w.str("value", string(x.Value))
 	w.str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4081,6 +4558,13 @@ func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionConfigSelectGroup) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionConfigSelectGroup) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectGroup) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4100,10 +4584,10 @@ func (x *SessionConfigSelectGroup) encodeFields(w *codecWriter) {
 	if x.Options == nil {
 		w.raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", x.Options)
+		w.value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4128,6 +4612,13 @@ func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionConfigSelect) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionConfigSelect) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelect) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4141,7 +4632,7 @@ func (x *SessionConfigSelect) decodeFields(m codecMembers) error {
 
 func (x *SessionConfigSelect) encodeFields(w *codecWriter) {
 	w.str("currentValue", string(x.CurrentValue))
-	w.value("options", x.Options)
+	w.obj("options", &x.Options)
 }
 
 // SessionConfigBoolean: A boolean on/off toggle session configuration option payload.
@@ -4159,6 +4650,13 @@ func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 }
 
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *SessionConfigBoolean) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *SessionConfigBoolean) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -4196,6 +4694,13 @@ func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x LoadSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LoadSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LoadSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoadSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4210,13 +4715,13 @@ func (x *LoadSessionResponse) decodeFields(m codecMembers) error {
 
 func (x *LoadSessionResponse) encodeFields(w *codecWriter) {
 	if x.Modes != nil {
-		w.value("modes", x.Modes)
+		w.obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.value("configOptions", x.ConfigOptions)
+		w.obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4243,6 +4748,13 @@ func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ListSessionsResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ListSessionsResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4259,13 +4771,13 @@ func (x *ListSessionsResponse) encodeFields(w *codecWriter) {
 	if x.Sessions == nil {
 		w.raw("sessions", json.RawMessage("[]"))
 	} else {
-		w.value("sessions", x.Sessions)
+		w.value("sessions", &x.Sessions)
 	}
 	if !x.NextCursor.IsZero() {
-		w.value("nextCursor", x.NextCursor)
+		w.obj("nextCursor", &x.NextCursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4299,6 +4811,13 @@ func (x *SessionInfo) UnmarshalJSON(data []byte) error {
 
 func (x SessionInfo) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionInfo) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionInfo) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfo) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4318,16 +4837,16 @@ func (x *SessionInfo) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.UpdatedAt.IsZero() {
-		w.value("updatedAt", x.UpdatedAt)
+		w.obj("updatedAt", &x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4349,6 +4868,13 @@ func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *DeleteSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *DeleteSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4361,7 +4887,7 @@ func (x *DeleteSessionResponse) decodeFields(m codecMembers) error {
 
 func (x *DeleteSessionResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4387,6 +4913,13 @@ func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ResumeSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ResumeSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4401,13 +4934,13 @@ func (x *ResumeSessionResponse) decodeFields(m codecMembers) error {
 
 func (x *ResumeSessionResponse) encodeFields(w *codecWriter) {
 	if x.Modes != nil {
-		w.value("modes", x.Modes)
+		w.obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.value("configOptions", x.ConfigOptions)
+		w.obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4429,6 +4962,13 @@ func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CloseSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CloseSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4441,7 +4981,7 @@ func (x *CloseSessionResponse) decodeFields(m codecMembers) error {
 
 func (x *CloseSessionResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4463,6 +5003,13 @@ func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 
 func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SetSessionModeResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SetSessionModeResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionModeResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4475,7 +5022,7 @@ func (x *SetSessionModeResponse) decodeFields(m codecMembers) error {
 
 func (x *SetSessionModeResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4499,6 +5046,13 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SetSessionConfigOptionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SetSessionConfigOptionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionConfigOptionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4514,10 +5068,10 @@ func (x *SetSessionConfigOptionResponse) encodeFields(w *codecWriter) {
 	if x.ConfigOptions == nil {
 		w.raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", x.ConfigOptions)
+		w.value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4545,6 +5099,13 @@ func (x *PromptResponse) UnmarshalJSON(data []byte) error {
 
 func (x PromptResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4560,10 +5121,10 @@ func (x *PromptResponse) decodeFields(m codecMembers) error {
 func (x *PromptResponse) encodeFields(w *codecWriter) {
 	w.str("stopReason", string(x.StopReason))
 	if x.Usage != nil {
-		w.value("usage", x.Usage)
+		w.obj("usage", x.Usage)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4629,6 +5190,13 @@ func (x *SessionNotification) UnmarshalJSON(data []byte) error {
 
 func (x SessionNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4643,9 +5211,9 @@ func (x *SessionNotification) decodeFields(m codecMembers) error {
 
 func (x *SessionNotification) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
-	w.value("update", x.Update)
+	w.obj("update", &x.Update)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4748,42 +5316,86 @@ func (u SessionUpdate) Tag() string {
 	return ""
 }
 
-func (u SessionUpdate) MarshalJSON() ([]byte, error) {
+func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SessionUpdate) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SessionUpdate", u.UserMessageChunk != nil, u.AgentMessageChunk != nil, u.AgentThoughtChunk != nil, u.ToolCall != nil, u.ToolCallUpdate != nil, u.Plan != nil, u.AvailableCommandsUpdate != nil, u.CurrentModeUpdate != nil, u.ConfigOptionUpdate != nil, u.SessionInfoUpdate != nil, u.UsageUpdate != nil, u.Notice != nil, u.CompactionUpdate != nil, u.CompactionSummaryChunk != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.UserMessageChunk != nil:
-		return w.tagged("sessionUpdate", "user_message_chunk", u.UserMessageChunk)
+		w.str("sessionUpdate", "user_message_chunk")
+		u.UserMessageChunk.encodeFields(&w)
+		w.extra(u.UserMessageChunk.extraMembers())
+		return w.bytes()
 	case u.AgentMessageChunk != nil:
-		return w.tagged("sessionUpdate", "agent_message_chunk", u.AgentMessageChunk)
+		w.str("sessionUpdate", "agent_message_chunk")
+		u.AgentMessageChunk.encodeFields(&w)
+		w.extra(u.AgentMessageChunk.extraMembers())
+		return w.bytes()
 	case u.AgentThoughtChunk != nil:
-		return w.tagged("sessionUpdate", "agent_thought_chunk", u.AgentThoughtChunk)
+		w.str("sessionUpdate", "agent_thought_chunk")
+		u.AgentThoughtChunk.encodeFields(&w)
+		w.extra(u.AgentThoughtChunk.extraMembers())
+		return w.bytes()
 	case u.ToolCall != nil:
-		return w.tagged("sessionUpdate", "tool_call", u.ToolCall)
+		w.str("sessionUpdate", "tool_call")
+		u.ToolCall.encodeFields(&w)
+		w.extra(u.ToolCall.extraMembers())
+		return w.bytes()
 	case u.ToolCallUpdate != nil:
-		return w.tagged("sessionUpdate", "tool_call_update", u.ToolCallUpdate)
+		w.str("sessionUpdate", "tool_call_update")
+		u.ToolCallUpdate.encodeFields(&w)
+		w.extra(u.ToolCallUpdate.extraMembers())
+		return w.bytes()
 	case u.Plan != nil:
-		return w.tagged("sessionUpdate", "plan", u.Plan)
+		w.str("sessionUpdate", "plan")
+		u.Plan.encodeFields(&w)
+		w.extra(u.Plan.extraMembers())
+		return w.bytes()
 	case u.AvailableCommandsUpdate != nil:
-		return w.tagged("sessionUpdate", "available_commands_update", u.AvailableCommandsUpdate)
+		w.str("sessionUpdate", "available_commands_update")
+		u.AvailableCommandsUpdate.encodeFields(&w)
+		w.extra(u.AvailableCommandsUpdate.extraMembers())
+		return w.bytes()
 	case u.CurrentModeUpdate != nil:
-		return w.tagged("sessionUpdate", "current_mode_update", u.CurrentModeUpdate)
+		w.str("sessionUpdate", "current_mode_update")
+		u.CurrentModeUpdate.encodeFields(&w)
+		w.extra(u.CurrentModeUpdate.extraMembers())
+		return w.bytes()
 	case u.ConfigOptionUpdate != nil:
-		return w.tagged("sessionUpdate", "config_option_update", u.ConfigOptionUpdate)
+		w.str("sessionUpdate", "config_option_update")
+		u.ConfigOptionUpdate.encodeFields(&w)
+		w.extra(u.ConfigOptionUpdate.extraMembers())
+		return w.bytes()
 	case u.SessionInfoUpdate != nil:
-		return w.tagged("sessionUpdate", "session_info_update", u.SessionInfoUpdate)
+		w.str("sessionUpdate", "session_info_update")
+		u.SessionInfoUpdate.encodeFields(&w)
+		w.extra(u.SessionInfoUpdate.extraMembers())
+		return w.bytes()
 	case u.UsageUpdate != nil:
-		return w.tagged("sessionUpdate", "usage_update", u.UsageUpdate)
+		w.str("sessionUpdate", "usage_update")
+		u.UsageUpdate.encodeFields(&w)
+		w.extra(u.UsageUpdate.extraMembers())
+		return w.bytes()
 	case u.Notice != nil:
-		return w.tagged("sessionUpdate", "notice", u.Notice)
+		w.str("sessionUpdate", "notice")
+		u.Notice.encodeFields(&w)
+		w.extra(u.Notice.extraMembers())
+		return w.bytes()
 	case u.CompactionUpdate != nil:
-		return w.tagged("sessionUpdate", "compaction_update", u.CompactionUpdate)
+		w.str("sessionUpdate", "compaction_update")
+		u.CompactionUpdate.encodeFields(&w)
+		w.extra(u.CompactionUpdate.extraMembers())
+		return w.bytes()
 	case u.CompactionSummaryChunk != nil:
-		return w.tagged("sessionUpdate", "compaction_summary_chunk", u.CompactionSummaryChunk)
+		w.str("sessionUpdate", "compaction_summary_chunk")
+		u.CompactionSummaryChunk.encodeFields(&w)
+		w.extra(u.CompactionSummaryChunk.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("SessionUpdate", u.Unknown)
+	return codecAppendUnknown(dst, "SessionUpdate", u.Unknown)
 }
 
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
@@ -4859,6 +5471,13 @@ func (x *ContentChunk) UnmarshalJSON(data []byte) error {
 
 func (x ContentChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ContentChunk) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ContentChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ContentChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4872,12 +5491,12 @@ func (x *ContentChunk) decodeFields(m codecMembers) error {
 }
 
 func (x *ContentChunk) encodeFields(w *codecWriter) {
-	w.value("content", x.Content)
+	w.obj("content", &x.Content)
 	if !x.MessageID.IsZero() {
-		w.value("messageId", x.MessageID)
+		w.obj("messageId", &x.MessageID)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4923,6 +5542,13 @@ func (x *ToolCall) UnmarshalJSON(data []byte) error {
 
 func (x ToolCall) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCall) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCall) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCall) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4946,7 +5572,7 @@ func (x *ToolCall) encodeFields(w *codecWriter) {
 	w.str("toolCallId", string(x.ToolCallID))
 	w.str("title", string(x.Title))
 	if !x.Name.IsZero() {
-		w.value("name", x.Name)
+		w.obj("name", &x.Name)
 	}
 	if x.Kind != "" {
 		w.str("kind", string(x.Kind))
@@ -4955,10 +5581,10 @@ func (x *ToolCall) encodeFields(w *codecWriter) {
 		w.str("status", string(x.Status))
 	}
 	if x.Content != nil {
-		w.value("content", x.Content)
+		w.value("content", &x.Content)
 	}
 	if x.Locations != nil {
-		w.value("locations", x.Locations)
+		w.value("locations", &x.Locations)
 	}
 	if x.RawInput != nil {
 		w.raw("rawInput", x.RawInput)
@@ -4967,7 +5593,7 @@ func (x *ToolCall) encodeFields(w *codecWriter) {
 		w.raw("rawOutput", x.RawOutput)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4997,6 +5623,13 @@ func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 
 func (x PlanEntry) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PlanEntry) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PlanEntry) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanEntry) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5015,7 +5648,7 @@ func (x *PlanEntry) encodeFields(w *codecWriter) {
 	w.str("priority", string(x.Priority))
 	w.str("status", string(x.Status))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5101,6 +5734,13 @@ func (x *Plan) UnmarshalJSON(data []byte) error {
 
 func (x Plan) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Plan) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Plan) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Plan) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5116,10 +5756,10 @@ func (x *Plan) encodeFields(w *codecWriter) {
 	if x.Entries == nil {
 		w.raw("entries", json.RawMessage("[]"))
 	} else {
-		w.value("entries", x.Entries)
+		w.value("entries", &x.Entries)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5145,6 +5785,13 @@ func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
 
 func (x AvailableCommand) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AvailableCommand) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AvailableCommand) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AvailableCommand) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5162,10 +5809,10 @@ func (x *AvailableCommand) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("description", string(x.Description))
 	if x.Input != nil {
-		w.value("input", x.Input)
+		w.obj("input", x.Input)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5177,13 +5824,15 @@ type AvailableCommandInput struct {
 	Unstructured *UnstructuredCommandInput
 }
 
-func (u AvailableCommandInput) MarshalJSON() ([]byte, error) {
+func (u AvailableCommandInput) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *AvailableCommandInput) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("AvailableCommandInput", u.Unstructured != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	}
-	return codecMarshal(u.Unstructured)
+	return codecAppendAny(dst, u.Unstructured)
 }
 
 func (u *AvailableCommandInput) UnmarshalJSON(data []byte) error {
@@ -5220,6 +5869,13 @@ func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 
 func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *UnstructuredCommandInput) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *UnstructuredCommandInput) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UnstructuredCommandInput) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5234,7 +5890,7 @@ func (x *UnstructuredCommandInput) decodeFields(m codecMembers) error {
 func (x *UnstructuredCommandInput) encodeFields(w *codecWriter) {
 	w.str("hint", string(x.Hint))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5256,6 +5912,13 @@ func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AvailableCommandsUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AvailableCommandsUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AvailableCommandsUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5271,10 +5934,10 @@ func (x *AvailableCommandsUpdate) encodeFields(w *codecWriter) {
 	if x.AvailableCommands == nil {
 		w.raw("availableCommands", json.RawMessage("[]"))
 	} else {
-		w.value("availableCommands", x.AvailableCommands)
+		w.value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5296,6 +5959,13 @@ func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 
 func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CurrentModeUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CurrentModeUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CurrentModeUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5310,7 +5980,7 @@ func (x *CurrentModeUpdate) decodeFields(m codecMembers) error {
 func (x *CurrentModeUpdate) encodeFields(w *codecWriter) {
 	w.str("currentModeId", string(x.CurrentModeID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5332,6 +6002,13 @@ func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ConfigOptionUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ConfigOptionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ConfigOptionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5347,10 +6024,10 @@ func (x *ConfigOptionUpdate) encodeFields(w *codecWriter) {
 	if x.ConfigOptions == nil {
 		w.raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", x.ConfigOptions)
+		w.value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5377,6 +6054,13 @@ func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionInfoUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionInfoUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfoUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5391,13 +6075,13 @@ func (x *SessionInfoUpdate) decodeFields(m codecMembers) error {
 
 func (x *SessionInfoUpdate) encodeFields(w *codecWriter) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.obj("title", &x.Title)
 	}
 	if !x.UpdatedAt.IsZero() {
-		w.value("updatedAt", x.UpdatedAt)
+		w.obj("updatedAt", &x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5422,6 +6106,13 @@ func (x *Cost) UnmarshalJSON(data []byte) error {
 
 func (x Cost) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Cost) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Cost) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Cost) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5438,7 +6129,7 @@ func (x *Cost) encodeFields(w *codecWriter) {
 	w.value("amount", x.Amount)
 	w.str("currency", string(x.Currency))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5464,6 +6155,13 @@ func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
 
 func (x UsageUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *UsageUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *UsageUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UsageUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5481,10 +6179,10 @@ func (x *UsageUpdate) encodeFields(w *codecWriter) {
 	w.uint("used", uint64(x.Used))
 	w.uint("size", uint64(x.Size))
 	if x.Cost != nil {
-		w.value("cost", x.Cost)
+		w.obj("cost", x.Cost)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5534,6 +6232,13 @@ func (x *Notice) UnmarshalJSON(data []byte) error {
 
 func (x Notice) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Notice) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Notice) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Notice) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5551,10 +6256,10 @@ func (x *Notice) encodeFields(w *codecWriter) {
 	w.str("severity", string(x.Severity))
 	w.str("title", string(x.Title))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5608,6 +6313,13 @@ func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
 
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CompactionUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CompactionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5626,13 +6338,13 @@ func (x *CompactionUpdate) encodeFields(w *codecWriter) {
 	w.str("compactionId", string(x.CompactionID))
 	w.str("status", string(x.Status))
 	if !x.Summary.IsZero() {
-		w.value("summary", x.Summary)
+		w.obj("summary", &x.Summary)
 	}
 	if !x.Error.IsZero() {
-		w.value("error", x.Error)
+		w.obj("error", &x.Error)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5659,6 +6371,13 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CompactionSummaryChunk) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CompactionSummaryChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionSummaryChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5673,9 +6392,9 @@ func (x *CompactionSummaryChunk) decodeFields(m codecMembers) error {
 
 func (x *CompactionSummaryChunk) encodeFields(w *codecWriter) {
 	w.str("compactionId", string(x.CompactionID))
-	w.value("content", x.Content)
+	w.obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5699,6 +6418,13 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CompleteElicitationNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CompleteElicitationNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompleteElicitationNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5713,7 +6439,7 @@ func (x *CompleteElicitationNotification) decodeFields(m codecMembers) error {
 func (x *CompleteElicitationNotification) encodeFields(w *codecWriter) {
 	w.str("elicitationId", string(x.ElicitationID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5745,6 +6471,13 @@ func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 
 func (x InitializeRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *InitializeRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5760,14 +6493,14 @@ func (x *InitializeRequest) decodeFields(m codecMembers) error {
 
 func (x *InitializeRequest) encodeFields(w *codecWriter) {
 	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	if !codecIsZero(x.ClientCapabilities) {
-		w.value("clientCapabilities", x.ClientCapabilities)
+	if !codecIsZero(&x.ClientCapabilities) {
+		w.obj("clientCapabilities", &x.ClientCapabilities)
 	}
 	if x.ClientInfo != nil {
-		w.value("clientInfo", x.ClientInfo)
+		w.obj("clientInfo", x.ClientInfo)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5810,6 +6543,13 @@ func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ClientCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5826,23 +6566,23 @@ func (x *ClientCapabilities) decodeFields(m codecMembers) error {
 }
 
 func (x *ClientCapabilities) encodeFields(w *codecWriter) {
-	if !codecIsZero(x.FS) {
-		w.value("fs", x.FS)
+	if !codecIsZero(&x.FS) {
+		w.obj("fs", &x.FS)
 	}
 	if x.Terminal {
 		w.bool("terminal", x.Terminal)
 	}
 	if x.Session != nil {
-		w.value("session", x.Session)
+		w.obj("session", x.Session)
 	}
-	if !codecIsZero(x.Auth) {
-		w.value("auth", x.Auth)
+	if !codecIsZero(&x.Auth) {
+		w.obj("auth", &x.Auth)
 	}
 	if x.Elicitation != nil {
-		w.value("elicitation", x.Elicitation)
+		w.obj("elicitation", x.Elicitation)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5866,6 +6606,13 @@ func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *FileSystemCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *FileSystemCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *FileSystemCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5886,7 +6633,7 @@ func (x *FileSystemCapabilities) encodeFields(w *codecWriter) {
 		w.bool("writeTextFile", x.WriteTextFile)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5919,6 +6666,13 @@ func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ClientSessionCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ClientSessionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientSessionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5934,16 +6688,16 @@ func (x *ClientSessionCapabilities) decodeFields(m codecMembers) error {
 
 func (x *ClientSessionCapabilities) encodeFields(w *codecWriter) {
 	if x.Compaction != nil {
-		w.value("compaction", x.Compaction)
+		w.obj("compaction", x.Compaction)
 	}
 	if x.ConfigOptions != nil {
-		w.value("configOptions", x.ConfigOptions)
+		w.obj("configOptions", x.ConfigOptions)
 	}
 	if x.Notices != nil {
-		w.value("notices", x.Notices)
+		w.obj("notices", x.Notices)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5960,6 +6714,13 @@ func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 }
 
 func (x CompactionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *CompactionCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *CompactionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -5997,6 +6758,13 @@ func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
 }
 
+func (x *SessionConfigOptionsCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionConfigOptionsCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigOptionsCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6010,10 +6778,10 @@ func (x *SessionConfigOptionsCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionConfigOptionsCapabilities) encodeFields(w *codecWriter) {
 	if x.Boolean != nil {
-		w.value("boolean", x.Boolean)
+		w.obj("boolean", x.Boolean)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6035,6 +6803,13 @@ func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *BooleanConfigOptionCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *BooleanConfigOptionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BooleanConfigOptionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6047,7 +6822,7 @@ func (x *BooleanConfigOptionCapabilities) decodeFields(m codecMembers) error {
 
 func (x *BooleanConfigOptionCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6064,6 +6839,13 @@ func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 }
 
 func (x NoticeCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *NoticeCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *NoticeCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -6102,6 +6884,13 @@ func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6118,7 +6907,7 @@ func (x *AuthCapabilities) encodeFields(w *codecWriter) {
 		w.bool("terminal", x.Terminal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6148,6 +6937,13 @@ func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6162,13 +6958,13 @@ func (x *ElicitationCapabilities) decodeFields(m codecMembers) error {
 
 func (x *ElicitationCapabilities) encodeFields(w *codecWriter) {
 	if x.Form != nil {
-		w.value("form", x.Form)
+		w.obj("form", x.Form)
 	}
 	if x.URL != nil {
-		w.value("url", x.URL)
+		w.obj("url", x.URL)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6190,6 +6986,13 @@ func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationFormCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationFormCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationFormCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6202,7 +7005,7 @@ func (x *ElicitationFormCapabilities) decodeFields(m codecMembers) error {
 
 func (x *ElicitationFormCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6224,6 +7027,13 @@ func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationURLCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationURLCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationURLCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6236,7 +7046,7 @@ func (x *ElicitationURLCapabilities) decodeFields(m codecMembers) error {
 
 func (x *ElicitationURLCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6263,6 +7073,13 @@ func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 
 func (x AuthenticateRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AuthenticateRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AuthenticateRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthenticateRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6277,7 +7094,7 @@ func (x *AuthenticateRequest) decodeFields(m codecMembers) error {
 func (x *AuthenticateRequest) encodeFields(w *codecWriter) {
 	w.str("methodId", string(x.MethodID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6301,6 +7118,13 @@ func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
 
 func (x LogoutRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LogoutRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LogoutRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6313,7 +7137,7 @@ func (x *LogoutRequest) decodeFields(m codecMembers) error {
 
 func (x *LogoutRequest) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6345,6 +7169,13 @@ func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *NewSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *NewSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6361,15 +7192,15 @@ func (x *NewSessionRequest) decodeFields(m codecMembers) error {
 func (x *NewSessionRequest) encodeFields(w *codecWriter) {
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers == nil {
 		w.raw("mcpServers", json.RawMessage("[]"))
 	} else {
-		w.value("mcpServers", x.MCPServers)
+		w.value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6413,20 +7244,30 @@ func (u MCPServer) Tag() string {
 	return ""
 }
 
-func (u MCPServer) MarshalJSON() ([]byte, error) {
+func (u MCPServer) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *MCPServer) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("MCPServer", u.HTTP != nil, u.SSE != nil, u.Stdio != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.HTTP != nil:
-		return w.tagged("type", "http", u.HTTP)
+		w.str("type", "http")
+		u.HTTP.encodeFields(&w)
+		w.extra(u.HTTP.extraMembers())
+		return w.bytes()
 	case u.SSE != nil:
-		return w.tagged("type", "sse", u.SSE)
+		w.str("type", "sse")
+		u.SSE.encodeFields(&w)
+		w.extra(u.SSE.extraMembers())
+		return w.bytes()
 	case u.Stdio != nil:
-		return w.tagged("type", "", u.Stdio)
+		u.Stdio.encodeFields(&w)
+		w.extra(u.Stdio.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("MCPServer", u.Unknown)
+	return codecAppendUnknown(dst, "MCPServer", u.Unknown)
 }
 
 func (u *MCPServer) UnmarshalJSON(data []byte) error {
@@ -6483,6 +7324,13 @@ func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
 
 func (x HTTPHeader) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *HTTPHeader) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *HTTPHeader) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *HTTPHeader) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6499,7 +7347,7 @@ func (x *HTTPHeader) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6525,6 +7373,13 @@ func (x *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 
 func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPServerHTTP) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPServerHTTP) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerHTTP) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6544,10 +7399,10 @@ func (x *MCPServerHTTP) encodeFields(w *codecWriter) {
 	if x.Headers == nil {
 		w.raw("headers", json.RawMessage("[]"))
 	} else {
-		w.value("headers", x.Headers)
+		w.value("headers", &x.Headers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6573,6 +7428,13 @@ func (x *MCPServerSSE) UnmarshalJSON(data []byte) error {
 
 func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPServerSSE) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPServerSSE) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerSSE) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6592,10 +7454,10 @@ func (x *MCPServerSSE) encodeFields(w *codecWriter) {
 	if x.Headers == nil {
 		w.raw("headers", json.RawMessage("[]"))
 	} else {
-		w.value("headers", x.Headers)
+		w.value("headers", &x.Headers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6623,6 +7485,13 @@ func (x *MCPServerStdio) UnmarshalJSON(data []byte) error {
 
 func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPServerStdio) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPServerStdio) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerStdio) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6643,15 +7512,15 @@ func (x *MCPServerStdio) encodeFields(w *codecWriter) {
 	if x.Args == nil {
 		w.raw("args", json.RawMessage("[]"))
 	} else {
-		w.value("args", x.Args)
+		w.value("args", &x.Args)
 	}
 	if x.Env == nil {
 		w.raw("env", json.RawMessage("[]"))
 	} else {
-		w.value("env", x.Env)
+		w.value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6688,6 +7557,13 @@ func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x LoadSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LoadSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LoadSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoadSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6706,15 +7582,15 @@ func (x *LoadSessionRequest) encodeFields(w *codecWriter) {
 	if x.MCPServers == nil {
 		w.raw("mcpServers", json.RawMessage("[]"))
 	} else {
-		w.value("mcpServers", x.MCPServers)
+		w.value("mcpServers", &x.MCPServers)
 	}
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6742,6 +7618,13 @@ func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ListSessionsRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ListSessionsRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6756,13 +7639,13 @@ func (x *ListSessionsRequest) decodeFields(m codecMembers) error {
 
 func (x *ListSessionsRequest) encodeFields(w *codecWriter) {
 	if !x.Cwd.IsZero() {
-		w.value("cwd", x.Cwd)
+		w.obj("cwd", &x.Cwd)
 	}
 	if !x.Cursor.IsZero() {
-		w.value("cursor", x.Cursor)
+		w.obj("cursor", &x.Cursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6788,6 +7671,13 @@ func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *DeleteSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *DeleteSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6802,7 +7692,7 @@ func (x *DeleteSessionRequest) decodeFields(m codecMembers) error {
 func (x *DeleteSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6842,6 +7732,13 @@ func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ResumeSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ResumeSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6860,13 +7757,13 @@ func (x *ResumeSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", x.MCPServers)
+		w.value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6896,6 +7793,13 @@ func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CloseSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CloseSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6910,7 +7814,7 @@ func (x *CloseSessionRequest) decodeFields(m codecMembers) error {
 func (x *CloseSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6936,6 +7840,13 @@ func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 
 func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SetSessionModeRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SetSessionModeRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionModeRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6952,7 +7863,7 @@ func (x *SetSessionModeRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("modeId", string(x.ModeID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6997,21 +7908,27 @@ func (u SetSessionConfigOptionRequest) Tag() string {
 	return ""
 }
 
-func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
+func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SetSessionConfigOptionRequest) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SetSessionConfigOptionRequest", u.Boolean != nil, u.ValueID != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Boolean != nil:
 		w.str("type", "boolean")
 		u.encodeCommon(&w)
-		return w.variant(u.Boolean)
+		u.Boolean.encodeFields(&w)
+		w.extra(u.Boolean.extraMembers())
+		return w.bytes()
 	case u.ValueID != nil:
 		u.encodeCommon(&w)
-		return w.variant(u.ValueID)
+		u.ValueID.encodeFields(&w)
+		w.extra(u.ValueID.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("SetSessionConfigOptionRequest", u.Unknown)
+	return codecAppendUnknown(dst, "SetSessionConfigOptionRequest", u.Unknown)
 }
 
 func (u *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
@@ -7061,7 +7978,7 @@ func (x *SetSessionConfigOptionRequest) encodeCommon(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("configId", string(x.ConfigID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7081,6 +7998,13 @@ func (x *SetSessionConfigOptionRequestBoolean) UnmarshalJSON(data []byte) error 
 
 func (x SetSessionConfigOptionRequestBoolean) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
+}
+
+func (x *SetSessionConfigOptionRequestBoolean) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
 }
 
 func (x *SetSessionConfigOptionRequestBoolean) extraMembers() map[string]json.RawMessage {
@@ -7115,6 +8039,13 @@ func (x *SetSessionConfigOptionRequestValueID) UnmarshalJSON(data []byte) error 
 
 func (x SetSessionConfigOptionRequestValueID) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
+}
+
+func (x *SetSessionConfigOptionRequestValueID) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
 }
 
 func (x *SetSessionConfigOptionRequestValueID) extraMembers() map[string]json.RawMessage {
@@ -7160,6 +8091,13 @@ func (x *PromptRequest) UnmarshalJSON(data []byte) error {
 
 func (x PromptRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7177,10 +8115,10 @@ func (x *PromptRequest) encodeFields(w *codecWriter) {
 	if x.Prompt == nil {
 		w.raw("prompt", json.RawMessage("[]"))
 	} else {
-		w.value("prompt", x.Prompt)
+		w.value("prompt", &x.Prompt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7202,6 +8140,13 @@ func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 
 func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *WriteTextFileResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *WriteTextFileResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WriteTextFileResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7214,7 +8159,7 @@ func (x *WriteTextFileResponse) decodeFields(m codecMembers) error {
 
 func (x *WriteTextFileResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7238,6 +8183,13 @@ func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 
 func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ReadTextFileResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ReadTextFileResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReadTextFileResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7252,7 +8204,7 @@ func (x *ReadTextFileResponse) decodeFields(m codecMembers) error {
 func (x *ReadTextFileResponse) encodeFields(w *codecWriter) {
 	w.str("content", string(x.Content))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7276,6 +8228,13 @@ func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *RequestPermissionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *RequestPermissionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7288,9 +8247,9 @@ func (x *RequestPermissionResponse) decodeFields(m codecMembers) error {
 }
 
 func (x *RequestPermissionResponse) encodeFields(w *codecWriter) {
-	w.value("outcome", x.Outcome)
+	w.obj("outcome", &x.Outcome)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7326,18 +8285,26 @@ func (u RequestPermissionOutcome) Tag() string {
 	return ""
 }
 
-func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
+func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *RequestPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("RequestPermissionOutcome", u.Cancelled != nil, u.Selected != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Cancelled != nil:
-		return w.tagged("outcome", "cancelled", u.Cancelled)
+		w.str("outcome", "cancelled")
+		u.Cancelled.encodeFields(&w)
+		w.extra(u.Cancelled.extraMembers())
+		return w.bytes()
 	case u.Selected != nil:
-		return w.tagged("outcome", "selected", u.Selected)
+		w.str("outcome", "selected")
+		u.Selected.encodeFields(&w)
+		w.extra(u.Selected.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("RequestPermissionOutcome", u.Unknown)
+	return codecAppendUnknown(dst, "RequestPermissionOutcome", u.Unknown)
 }
 
 func (u *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
@@ -7379,6 +8346,13 @@ func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
 }
 
+func (x *RequestPermissionOutcomeCancelled) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *RequestPermissionOutcomeCancelled) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionOutcomeCancelled) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7408,6 +8382,13 @@ func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SelectedPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SelectedPermissionOutcome) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SelectedPermissionOutcome) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7422,7 +8403,7 @@ func (x *SelectedPermissionOutcome) decodeFields(m codecMembers) error {
 func (x *SelectedPermissionOutcome) encodeFields(w *codecWriter) {
 	w.str("optionId", string(x.OptionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7446,6 +8427,13 @@ func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 
 func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CreateTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CreateTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7460,7 +8448,7 @@ func (x *CreateTerminalResponse) decodeFields(m codecMembers) error {
 func (x *CreateTerminalResponse) encodeFields(w *codecWriter) {
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7488,6 +8476,13 @@ func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 
 func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalOutputResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalOutputResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutputResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7505,10 +8500,10 @@ func (x *TerminalOutputResponse) encodeFields(w *codecWriter) {
 	w.str("output", string(x.Output))
 	w.bool("truncated", x.Truncated)
 	if x.ExitStatus != nil {
-		w.value("exitStatus", x.ExitStatus)
+		w.obj("exitStatus", x.ExitStatus)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7532,6 +8527,13 @@ func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalExitStatus) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalExitStatus) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalExitStatus) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7546,13 +8548,13 @@ func (x *TerminalExitStatus) decodeFields(m codecMembers) error {
 
 func (x *TerminalExitStatus) encodeFields(w *codecWriter) {
 	if !x.ExitCode.IsZero() {
-		w.value("exitCode", x.ExitCode)
+		w.obj("exitCode", &x.ExitCode)
 	}
 	if !x.Signal.IsZero() {
-		w.value("signal", x.Signal)
+		w.obj("signal", &x.Signal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7574,6 +8576,13 @@ func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 
 func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ReleaseTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ReleaseTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReleaseTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7586,7 +8595,7 @@ func (x *ReleaseTerminalResponse) decodeFields(m codecMembers) error {
 
 func (x *ReleaseTerminalResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7612,6 +8621,13 @@ func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 
 func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *WaitForTerminalExitResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *WaitForTerminalExitResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WaitForTerminalExitResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7626,13 +8642,13 @@ func (x *WaitForTerminalExitResponse) decodeFields(m codecMembers) error {
 
 func (x *WaitForTerminalExitResponse) encodeFields(w *codecWriter) {
 	if !x.ExitCode.IsZero() {
-		w.value("exitCode", x.ExitCode)
+		w.obj("exitCode", &x.ExitCode)
 	}
 	if !x.Signal.IsZero() {
-		w.value("signal", x.Signal)
+		w.obj("signal", &x.Signal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7654,6 +8670,13 @@ func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 
 func (x KillTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *KillTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *KillTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *KillTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7666,7 +8689,7 @@ func (x *KillTerminalResponse) decodeFields(m codecMembers) error {
 
 func (x *KillTerminalResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7710,26 +8733,34 @@ func (u CreateElicitationResponse) Tag() string {
 	return ""
 }
 
-func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) {
+func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *CreateElicitationResponse) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("CreateElicitationResponse", u.Accept != nil, u.Decline != nil, u.Cancel != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Accept != nil:
 		w.str("action", "accept")
 		u.encodeCommon(&w)
-		return w.variant(u.Accept)
+		u.Accept.encodeFields(&w)
+		w.extra(u.Accept.extraMembers())
+		return w.bytes()
 	case u.Decline != nil:
 		w.str("action", "decline")
 		u.encodeCommon(&w)
-		return w.variant(u.Decline)
+		u.Decline.encodeFields(&w)
+		w.extra(u.Decline.extraMembers())
+		return w.bytes()
 	case u.Cancel != nil:
 		w.str("action", "cancel")
 		u.encodeCommon(&w)
-		return w.variant(u.Cancel)
+		u.Cancel.encodeFields(&w)
+		w.extra(u.Cancel.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("CreateElicitationResponse", u.Unknown)
+	return codecAppendUnknown(dst, "CreateElicitationResponse", u.Unknown)
 }
 
 func (u *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
@@ -7765,7 +8796,7 @@ func (x *CreateElicitationResponse) decodeCommon(m codecMembers) error {
 
 func (x *CreateElicitationResponse) encodeCommon(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7783,6 +8814,13 @@ func (x *CreateElicitationResponseDecline) UnmarshalJSON(data []byte) error {
 
 func (x CreateElicitationResponseDecline) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
+}
+
+func (x *CreateElicitationResponseDecline) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
 }
 
 func (x *CreateElicitationResponseDecline) extraMembers() map[string]json.RawMessage { return x.Extra }
@@ -7809,6 +8847,13 @@ func (x *CreateElicitationResponseCancel) UnmarshalJSON(data []byte) error {
 }
 
 func (x CreateElicitationResponseCancel) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *CreateElicitationResponseCancel) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *CreateElicitationResponseCancel) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -7837,21 +8882,23 @@ type ElicitationContentValue struct {
 	StringArray []string
 }
 
-func (u ElicitationContentValue) MarshalJSON() ([]byte, error) {
+func (u ElicitationContentValue) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ElicitationContentValue) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ElicitationContentValue", u.String != nil, u.Integer != nil, u.Number != nil, u.Boolean != nil, u.StringArray != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.String != nil:
-		return codecMarshal(*u.String)
+		return codecAppendAny(dst, u.String)
 	case u.Integer != nil:
-		return codecMarshal(*u.Integer)
+		return codecAppendAny(dst, u.Integer)
 	case u.Number != nil:
-		return codecMarshal(*u.Number)
+		return codecAppendAny(dst, u.Number)
 	case u.Boolean != nil:
-		return codecMarshal(*u.Boolean)
+		return codecAppendAny(dst, u.Boolean)
 	}
-	return codecMarshal(u.StringArray)
+	return codecAppendAny(dst, &u.StringArray)
 }
 
 func (u *ElicitationContentValue) UnmarshalJSON(data []byte) error {
@@ -7914,6 +8961,13 @@ func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationAcceptAction) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationAcceptAction) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationAcceptAction) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7926,7 +8980,7 @@ func (x *ElicitationAcceptAction) decodeFields(m codecMembers) error {
 
 func (x *ElicitationAcceptAction) encodeFields(w *codecWriter) {
 	if !x.Content.IsZero() {
-		w.value("content", x.Content)
+		w.obj("content", &x.Content)
 	}
 }
 
@@ -7950,6 +9004,13 @@ func (x *CancelNotification) UnmarshalJSON(data []byte) error {
 
 func (x CancelNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7964,7 +9025,7 @@ func (x *CancelNotification) decodeFields(m codecMembers) error {
 func (x *CancelNotification) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7988,6 +9049,13 @@ func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelRequestNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelRequestNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelRequestNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8002,7 +9070,7 @@ func (x *CancelRequestNotification) decodeFields(m codecMembers) error {
 func (x *CancelRequestNotification) encodeFields(w *codecWriter) {
 	w.raw("requestId", x.RequestID)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8045,6 +9113,13 @@ func (x *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x ForkSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ForkSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ForkSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8063,13 +9138,13 @@ func (x *ForkSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", x.MCPServers)
+		w.value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8099,6 +9174,13 @@ func (x *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x ForkSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ForkSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ForkSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8115,13 +9197,13 @@ func (x *ForkSessionResponse) decodeFields(m codecMembers) error {
 func (x *ForkSessionResponse) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Modes != nil {
-		w.value("modes", x.Modes)
+		w.obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.value("configOptions", x.ConfigOptions)
+		w.obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8145,6 +9227,13 @@ func (x *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionForkCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionForkCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionForkCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8157,7 +9246,7 @@ func (x *SessionForkCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionForkCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8191,6 +9280,13 @@ func (x *Usage) UnmarshalJSON(data []byte) error {
 
 func (x Usage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Usage) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Usage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Usage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8212,16 +9308,16 @@ func (x *Usage) encodeFields(w *codecWriter) {
 	w.uint("inputTokens", uint64(x.InputTokens))
 	w.uint("outputTokens", uint64(x.OutputTokens))
 	if !x.ThoughtTokens.IsZero() {
-		w.value("thoughtTokens", x.ThoughtTokens)
+		w.obj("thoughtTokens", &x.ThoughtTokens)
 	}
 	if !x.CachedReadTokens.IsZero() {
-		w.value("cachedReadTokens", x.CachedReadTokens)
+		w.obj("cachedReadTokens", &x.CachedReadTokens)
 	}
 	if !x.CachedWriteTokens.IsZero() {
-		w.value("cachedWriteTokens", x.CachedWriteTokens)
+		w.obj("cachedWriteTokens", &x.CachedWriteTokens)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8627,7 +9723,8 @@ func codecUnknown(name string, raw json.RawMessage) ([]byte, error) {
 	return raw, nil
 }
 
-func codecIsZero(v any) bool { return reflect.ValueOf(v).IsZero() }
+// codecIsZero reports whether the value p points to is its type's zero.
+func codecIsZero(p any) bool { return reflect.ValueOf(p).Elem().IsZero() }
 
 // codecMarshal encodes v like json.Marshal but without escaping <, > and &,
 // so that the text the peer sees is the text the agent wrote. An encoder
@@ -8647,10 +9744,19 @@ func codecMarshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
-// codecWriter builds one JSON object member by member.
+// codecAppender is implemented by the pointers of generated types and of
+// Opt: they append their JSON to dst, so that a nested value is written in
+// place instead of into a buffer of its own that is then copied.
+type codecAppender interface {
+	appendJSON(dst []byte) ([]byte, error)
+}
+
+// codecWriter builds one JSON object member by member, appending to buf
+// from offset start.
 type codecWriter struct {
-	buf []byte
-	err error
+	buf   []byte
+	start int
+	err   error
 }
 
 func (w *codecWriter) key(k string) {
@@ -8659,7 +9765,7 @@ func (w *codecWriter) key(k string) {
 		// from nothing a few bytes at a time.
 		w.buf = make([]byte, 0, 128)
 	}
-	if len(w.buf) == 0 {
+	if len(w.buf) == w.start {
 		w.buf = append(w.buf, '{')
 	} else {
 		w.buf = append(w.buf, ',')
@@ -8688,30 +9794,39 @@ func (w *codecWriter) bool(k string, v bool) {
 	w.buf = strconv.AppendBool(w.buf, v)
 }
 
-// value writes any value. Generated types and Opt are asked directly: their
-// output is already valid, and going through encoding/json would re-scan
-// it at every nesting level. The generated callers never pass nil pointers.
+// value writes any value (see codecAppendAny).
 func (w *codecWriter) value(k string, v any) {
-	var b []byte
-	var err error
-	if m, ok := v.(json.Marshaler); ok {
-		b, err = m.MarshalJSON()
-	} else {
-		b, err = codecMarshal(v)
+	if w.err != nil {
+		return
 	}
+	w.key(k)
+	b, err := codecAppendAny(w.buf, v)
 	if err != nil {
 		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
 		return
 	}
+	w.buf = b
+}
+
+// obj writes a generated type or an Opt in place.
+func (w *codecWriter) obj(k string, v codecAppender) {
+	if w.err != nil {
+		return
+	}
 	w.key(k)
-	w.buf = append(w.buf, b...)
+	b, err := v.appendJSON(w.buf)
+	if err != nil {
+		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
+		return
+	}
+	w.buf = b
 }
 
 // raw writes raw JSON; nil is written as null.
 func (w *codecWriter) raw(k string, v json.RawMessage) {
 	if v == nil {
 		v = json.RawMessage("null")
-	} else if !json.Valid(v) {
+	} else if !codecValid(v) {
 		w.fail(fmt.Errorf("acp: encoding %s: invalid raw JSON", k))
 		return
 	}
@@ -8756,8 +9871,8 @@ func (w *codecWriter) bytes() ([]byte, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	if len(w.buf) == 0 {
-		return []byte("{}"), nil
+	if len(w.buf) == w.start {
+		return append(w.buf, '{', '}'), nil
 	}
 	return append(w.buf, '}'), nil
 }
@@ -8767,6 +9882,154 @@ func codecMarshalStruct(s codecStruct) ([]byte, error) {
 	return w.variant(s)
 }
 
+// codecAppendStruct appends a generated struct's object to dst.
+func codecAppendStruct(dst []byte, s codecStruct) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	return w.variant(s)
+}
+
+// codecAppendUnknown appends an unknown union variant as received.
+func codecAppendUnknown(dst []byte, name string, raw json.RawMessage) ([]byte, error) {
+	b, err := codecUnknown(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// codecAppendAny appends v as encoding/json would encode it (HTML
+// characters unescaped), writing generated types, Opt, strings, numbers,
+// booleans, raw JSON, _meta maps and slices of these in place. Pointers are
+// followed: callers pass &field so that nothing is boxed. Anything else goes
+// through encoding/json.
+func codecAppendAny(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case codecAppender:
+		return v.appendJSON(dst)
+	case string:
+		return codecAppendString(dst, v), nil
+	case *string:
+		return codecAppendString(dst, *v), nil
+	case json.RawMessage:
+		return codecAppendRaw(dst, v)
+	case *json.RawMessage:
+		return codecAppendRaw(dst, *v)
+	case map[string]json.RawMessage:
+		return codecAppendMeta(dst, v)
+	case *map[string]json.RawMessage:
+		return codecAppendMeta(dst, *v)
+	}
+	if v == nil {
+		return append(dst, "null"...), nil
+	}
+	e := reflect.ValueOf(v)
+	if e.Kind() == reflect.Pointer {
+		if e.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		e = e.Elem()
+	}
+	switch e.Kind() {
+	case reflect.String:
+		return codecAppendString(dst, e.String()), nil
+	case reflect.Bool:
+		return strconv.AppendBool(dst, e.Bool()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(dst, e.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.AppendUint(dst, e.Uint(), 10), nil
+	case reflect.Pointer:
+		return codecAppendAny(dst, e.Interface())
+	case reflect.Slice: // the elements of a slice are addressable, even in a copy
+		if e.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		if e.Type().Elem().Kind() == reflect.Uint8 {
+			break // []byte is base64 in encoding/json
+		}
+		dst = append(dst, '[')
+		for i := range e.Len() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = codecAppendAny(dst, e.Index(i).Addr().Interface()); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	return codecAppendMarshal(dst, e.Interface())
+}
+
+func codecAppendMarshal(dst []byte, v any) ([]byte, error) {
+	b, err := codecMarshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// codecValid is json.Valid at the speed of a scan: raw members (rawInput,
+// rawOutput of big tool results) are checked on every write.
+func codecValid(b []byte) bool {
+	var d jsonfast.Dec
+	d.Reset(b)
+	d.Skip()
+	return d.End()
+}
+
+// codecAppendRaw appends raw JSON compacted, as encoding/json writes a
+// json.RawMessage; nil is null.
+func codecAppendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
+	if raw == nil {
+		return append(dst, "null"...), nil
+	}
+	if !codecValid(raw) {
+		return nil, errors.New("invalid raw JSON")
+	}
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		return append(dst, raw...), nil
+	}
+	b := bytes.NewBuffer(dst)
+	if err := json.Compact(b, raw); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// codecAppendMeta appends a _meta object with its keys sorted, as
+// encoding/json writes maps.
+func codecAppendMeta(dst []byte, m map[string]json.RawMessage) ([]byte, error) {
+	if m == nil {
+		return append(dst, "null"...), nil
+	}
+	var small [8]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = codecAppendString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = codecAppendRaw(dst, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+const (
+	codecLSB = 0x0101010101010101
+	codecMSB = 0x8080808080808080
+)
+
 // codecAppendString appends s as a JSON string, escaping like encoding/json
 // with HTML escaping off.
 func codecAppendString(dst []byte, s string) []byte {
@@ -8774,6 +10037,22 @@ func codecAppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time over text that needs no escape and is
+		// ASCII (no quote, backslash, control or byte from 0x80).
+		for i+8 <= len(s) {
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			t := x ^ (codecLSB * 0x02) // the quote becomes 0x20: one test with the controls
+			u := x ^ (codecLSB * '\\')
+			if m := ((t-codecLSB*0x21)&^t | (u-codecLSB)&^u | x) & codecMSB; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // the first such byte (later flags may be false)
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
 				i++
@@ -8789,6 +10068,10 @@ func codecAppendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}

@@ -184,22 +184,32 @@ func orNull(id ID) ID {
 // Encoding. Each message is built into one buffer that ends in '\n' so the
 // writer can send it with a single Write call.
 
+// AppendJSON appends the JSON of v to dst as encoding/json would write it
+// with HTML escaping off. Generated types, Opt, strings, raw JSON, _meta
+// maps and slices of these are written in place, without encoding/json's
+// reflection and without its re-validation and compaction of every
+// MarshalJSON result, which cost more than the encoding itself; other
+// values go through encoding/json. Pass pointers (&content, &update): an
+// interface holding a pointer costs no allocation, one holding a slice or a
+// struct does.
+func AppendJSON(dst []byte, v any) ([]byte, error) { return codecAppendAny(dst, v) }
+
 func appendValue(buf *bytes.Buffer, v any) error {
 	switch v := v.(type) {
 	case string:
 		buf.Write(codecAppendString(buf.AvailableBuffer(), v))
 		return nil
-	case codecStruct:
+	case codecAppender:
 		if isNil(v) {
 			buf.WriteString("null")
 			return nil
 		}
-		// A generated type writes itself, compact and valid: appending in
-		// place skips encoding/json's reflection and its re-validation and
-		// compaction of MarshalJSON output, which cost more than the
-		// encoding itself on a streamed chunk.
-		w := codecWriter{buf: buf.AvailableBuffer()}
-		b, err := w.variant(v)
+		// A generated type writes itself, compact and valid, straight into
+		// the frame's buffer: appending in place skips encoding/json's
+		// reflection and its re-validation and compaction of MarshalJSON
+		// output, which cost more than the encoding itself on a streamed
+		// chunk.
+		b, err := v.appendJSON(buf.AvailableBuffer())
 		if err != nil {
 			return err
 		}
@@ -236,9 +246,7 @@ func encodeNotification(buf *bytes.Buffer, method string, params any) error {
 
 func encodeCallTail(buf *bytes.Buffer, method string, params any) error {
 	buf.WriteString(`,"method":`)
-	if err := appendValue(buf, method); err != nil {
-		return err
-	}
+	buf.Write(codecAppendString(buf.AvailableBuffer(), method)) // not boxed in an any
 	if params != nil {
 		buf.WriteString(`,"params":`)
 		if err := appendValue(buf, params); err != nil {

@@ -39,6 +39,14 @@
 // until Close or Kill (or until it exits on its own), so a request-scoped
 // context may be passed.
 //
+// [StartAsync] does the same without waiting for the CLI's answer to
+// initialize: it returns once the CLI runs and the request is written, so
+// a first prompt can follow on stdin at once, and the CLI answers it as
+// soon as it is ready instead of a round trip later. The handshake's
+// outcome arrives on [Process.Initialized] ([Process.WaitInitialized]); a
+// failed one is the same *StartupError, from WaitInitialized and Err, and
+// no frame of the failed start is delivered.
+//
 // # Reading
 //
 // One goroutine reads the CLI's stdout. It answers control responses and

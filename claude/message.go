@@ -55,6 +55,14 @@ var errNotJSON = errors.New("not a JSON object")
 // Message with a nil Body. The returned Message keeps line as its Raw field,
 // so the caller must not modify line afterwards.
 func DecodeMessage(line []byte) (Message, error) {
+	if ev, ok := decodeStreamEvent(line); ok {
+		return Message{Type: "stream_event", Subtype: ev.Event.Type, Raw: line, Body: ev}, nil
+	}
+	return decodeMessage(line)
+}
+
+// decodeMessage is DecodeMessage with encoding/json, for every frame.
+func decodeMessage(line []byte) (Message, error) {
 	typ, sub, ok := peekEnvelope(line)
 	if !ok {
 		return Message{}, errNotJSON

@@ -49,18 +49,22 @@ type Process struct {
 	idPrefix string
 	nextID   atomic.Uint64
 
-	mu       sync.Mutex
-	cond     *sync.Cond // signals changes of queue, pending, eof, draining, abandon
-	queue    []Message
-	queued   int  // bytes in queue
-	eof      bool // the reader has finished; nothing more will be queued
-	draining bool // shutting down: the reader ignores the queue bound
-	abandon  bool // the owner stopped the process: drop undelivered messages
-	pending  map[string]chan controlReply
-	incoming map[string]context.CancelFunc
-	results  []*ResultMessage // error results seen before initialize finished
-	started  bool
-	err      error
+	mu     sync.Mutex
+	cond   *sync.Cond // signals changes of queue, pending, eof, draining, abandon
+	queue  []Message
+	queued int // bytes in queue
+	// delivering is set while deliverLoop holds a frame it took from the
+	// queue and has not handed over yet.
+	delivering bool
+	eof        bool // the reader has finished; nothing more will be queued
+	draining   bool // shutting down: the reader ignores the queue bound
+	abandon    bool // the owner stopped the process: drop undelivered messages
+	pending    map[string]chan controlReply
+	incoming   map[string]context.CancelFunc
+	results    []*ResultMessage // error results seen before initialize finished
+	started    bool             // initialize succeeded: frames may be delivered
+	initOver   bool             // initialize has ended, either way
+	err        error
 
 	closing   atomic.Bool // Close or Kill was called
 	closeOnce sync.Once
@@ -82,6 +86,13 @@ type Process struct {
 	bg           sync.WaitGroup // callbacks and cancel writers
 
 	initResp *InitializeResponse
+	// initDone is closed once the initialize handshake has ended, either
+	// way; initErr is then its *StartupError, or nil. initKilled says the
+	// handshake's failure stopped the process (not the owner), so that Err
+	// reports the startup failure.
+	initDone   chan struct{}
+	initErr    error
+	initKilled atomic.Bool
 }
 
 // Start runs the CLI with opts, performs the initialize handshake and
@@ -92,6 +103,34 @@ type Process struct {
 // pass a request-scoped context. Startup failures are *StartupError values
 // that carry the CLI's own explanation (error result text, stderr tail).
 func Start(ctx context.Context, opts Options) (*Process, error) {
+	return start(ctx, opts, false)
+}
+
+// StartAsync is Start without the wait for the CLI's answer to initialize:
+// it returns as soon as the CLI runs and the initialize request is written
+// to its stdin. Whatever the caller writes next (a user message with Send,
+// control requests) follows the initialize request on stdin, in order; the
+// CLI reads its stdin when it is ready and handles the handshake first, so
+// a prompt sent at once is answered as under Start, without the round trip
+// of the handshake in front of it.
+//
+// The handshake goes on in the background, bounded by ctx and
+// Options.StartupTimeout as in Start. [Process.Initialized] is closed when
+// it has ended; [Process.WaitInitialized] returns its outcome. Frames the
+// CLI writes meanwhile are held back from Messages until the handshake has
+// succeeded (the CLI answers initialize before it streams anything, so this
+// delays nothing). If the handshake fails, the process is killed, its
+// frames are dropped, Messages is closed, and WaitInitialized and Err
+// return the *StartupError, as Start would have.
+//
+// Errors that occur before the CLI runs (no executable, bad options) and a
+// failure to write the initialize request are returned at once, as by
+// Start.
+func StartAsync(ctx context.Context, opts Options) (*Process, error) {
+	return start(ctx, opts, true)
+}
+
+func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -132,6 +171,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		done:         make(chan struct{}),
 		out:          make(chan Message),
 		deliveryDone: make(chan struct{}),
+		initDone:     make(chan struct{}),
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -151,7 +191,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	go p.readLoop()
 	go p.deliverLoop()
 
-	if err := p.initialize(ctx); err != nil {
+	if err := p.initialize(ctx, async); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -199,15 +239,35 @@ func (p *Process) startCmd() (err error) {
 }
 
 // initialize performs the handshake and turns every failure into a
-// *StartupError after stopping the process.
-func (p *Process) initialize(ctx context.Context) error {
+// *StartupError after stopping the process. With async it returns once the
+// request is written and settles the handshake in the background.
+func (p *Process) initialize(ctx context.Context, async bool) error {
 	timeout := p.opts.StartupTimeout
 	if timeout <= 0 {
 		timeout = DefaultStartupTimeout
 	}
 	ictx, cancel := context.WithTimeoutCause(ctx, timeout, ErrStartupTimeout)
-	defer cancel()
-	raw, err := p.Request(ictx, "initialize", p.opts.initializeRequest())
+	call, err := p.Begin(ictx, "initialize", p.opts.initializeRequest())
+	if err != nil {
+		defer cancel()
+		return p.settleInit(ctx, ictx, nil, err)
+	}
+	if !async {
+		defer cancel()
+		raw, err := call.Wait(ictx)
+		return p.settleInit(ctx, ictx, raw, err)
+	}
+	go func() {
+		defer cancel()
+		raw, err := call.Wait(ictx)
+		_ = p.settleInit(ctx, ictx, raw, err)
+	}()
+	return nil
+}
+
+// settleInit records the outcome of the handshake and closes initDone.
+func (p *Process) settleInit(ctx, ictx context.Context, raw json.RawMessage, err error) error {
+	defer close(p.initDone)
 	if err == nil {
 		resp := &InitializeResponse{Raw: raw}
 		if len(raw) > 0 {
@@ -218,7 +278,9 @@ func (p *Process) initialize(ctx context.Context) error {
 		p.mu.Lock()
 		p.initResp = resp
 		p.started = true
+		p.initOver = true
 		p.results = nil
+		p.cond.Broadcast() // deliverLoop holds frames back until now
 		p.mu.Unlock()
 		return nil
 	}
@@ -239,7 +301,8 @@ func (p *Process) initialize(ctx context.Context) error {
 	default:
 		se.Err = err // for example a *ControlError
 	}
-	_ = p.Kill()
+	p.initKilled.Store(!p.closing.Load())
+	p.kill()
 	p.mu.Lock()
 	for _, r := range p.results {
 		se.Errors = append(se.Errors, r.Errors...)
@@ -247,12 +310,43 @@ func (p *Process) initialize(ctx context.Context) error {
 			se.FailureReason = r.StartupFailureReason
 		}
 	}
-	p.mu.Unlock()
 	se.Stderr = p.tail.String()
 	if se.Reason == nil {
 		se.Reason = classifyStartup(se.FailureReason, se.Errors, se.Stderr)
 	}
+	p.initErr = se
+	p.initOver = true
+	p.cond.Broadcast()
+	p.mu.Unlock()
 	return se
+}
+
+// Initialized returns a channel that is closed once the initialize
+// handshake has ended, successfully or not (at once for a Process from
+// Start). InitializeResponse and InitErr are final then.
+func (p *Process) Initialized() <-chan struct{} { return p.initDone }
+
+// InitErr returns the *StartupError the initialize handshake failed with;
+// nil while it runs and after it succeeded.
+func (p *Process) InitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.initErr
+}
+
+// WaitInitialized waits for the initialize handshake of a Process from
+// StartAsync and returns the CLI's answer, or the *StartupError it failed
+// with. ctx bounds only this wait, not the handshake.
+func (p *Process) WaitInitialized(ctx context.Context) (*InitializeResponse, error) {
+	select {
+	case <-p.initDone:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := p.InitErr(); err != nil {
+		return nil, err
+	}
+	return p.InitializeResponse(), nil
 }
 
 // pathless leaves the path out of a start error's message (it may be
@@ -305,10 +399,14 @@ func (p *Process) Wait() error {
 }
 
 // Err returns why the process ended: nil while it runs and after a clean
-// exit with status 0, ErrClosed when Close or Kill ended it, and an
-// *ExitError (with the stderr tail) when it failed on its own.
+// exit with status 0, ErrClosed when Close or Kill ended it, an *ExitError
+// (with the stderr tail) when it failed on its own, and the *StartupError
+// when the initialize handshake of StartAsync failed.
 func (p *Process) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.initKilled.Load() && p.initErr != nil {
+		return p.initErr
+	}
 	return p.err
 }

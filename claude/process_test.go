@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -434,5 +435,109 @@ func TestTailBuffer(t *testing.T) {
 	}
 	if len(tb.buf) > 32 || len(tb.String()) > 16 {
 		t.Errorf("grew to %d", len(tb.buf))
+	}
+}
+
+// TestStartAsyncFailures: every startup failure of Start is reported the
+// same by StartAsync, through WaitInitialized and Err, and no frame of a
+// failed start (resume_missing writes an error result) is delivered.
+func TestStartAsyncFailures(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		scenario string
+		timeout  time.Duration
+		reason   error
+		text     string
+	}{
+		{"hang", 200 * time.Millisecond, ErrStartupTimeout, "did not answer initialize"},
+		{"session_in_use", 0, ErrSessionInUse, "is already in use"},
+		{"resume_missing", 0, ErrSessionNotFound, "No conversation found with session ID: 7e5"},
+		{"init_error", 0, nil, "bad initialize"},
+		{"exit0_early", 0, nil, "exited before answering initialize"},
+	} {
+		t.Run(tt.scenario, func(t *testing.T) {
+			t.Parallel()
+			opts := fakeOptions(tt.scenario)
+			if tt.timeout != 0 {
+				opts.StartupTimeout = tt.timeout
+			}
+			p, err := StartAsync(context.Background(), opts)
+			if err != nil {
+				t.Fatalf("StartAsync: %v", err)
+			}
+			defer p.Close()
+			_ = p.Send(context.Background(), Text("hello")) // the prompt goes out at once
+			_, err = p.WaitInitialized(context.Background())
+			var se *StartupError
+			if !errors.As(err, &se) || tt.reason != nil && !errors.Is(err, tt.reason) || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("WaitInitialized err = %v", err)
+			}
+			if p.Err() != err || p.InitErr() != err {
+				t.Errorf("Err = %v, InitErr = %v", p.Err(), p.InitErr())
+			}
+			if got := drain(t, p); len(got) != 0 {
+				t.Errorf("%d frames of a failed start delivered, first %s", len(got), got[0].Raw)
+			}
+			if err := p.Send(context.Background(), Text("again")); !errors.Is(err, ErrExited) || !errors.As(err, &se) {
+				t.Errorf("Send after the failed start: %v", err)
+			}
+		})
+	}
+	t.Run("before the CLI runs", func(t *testing.T) {
+		opts := fakeOptions("echo")
+		opts.Executable = "/nonexistent/claude"
+		if p, err := StartAsync(context.Background(), opts); p != nil || !strings.Contains(fmt.Sprint(err), "cannot run") {
+			t.Errorf("StartAsync = %v, %v", p, err)
+		}
+	})
+	t.Run("context", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		p, err := StartAsync(ctx, fakeOptions("hang"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if _, err := p.WaitInitialized(context.Background()); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v", err)
+		}
+		p.Close()
+	})
+}
+
+// TestStartAsyncTurn: a prompt sent right after StartAsync is answered,
+// and Close during a pending handshake returns once it has ended.
+func TestStartAsyncTurn(t *testing.T) {
+	t.Parallel()
+	p, err := StartAsync(context.Background(), fakeOptions("echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sendText(t, p, "ping")
+	got := until(t, p, isType("result"))
+	if r := got[len(got)-1].Body.(*ResultMessage); r.IsError {
+		t.Errorf("result %+v", r)
+	}
+	select {
+	case <-p.Initialized():
+	default:
+		t.Error("a frame was delivered before the handshake ended")
+	}
+	if resp, err := p.WaitInitialized(context.Background()); err != nil || resp == nil {
+		t.Errorf("WaitInitialized = %v, %v", resp, err)
+	}
+
+	q, err := StartAsync(context.Background(), fakeOptions("hang"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	select {
+	case <-q.Initialized():
+	default:
+		t.Error("Close returned before the handshake ended")
+	}
+	if !errors.Is(q.Err(), ErrClosed) {
+		t.Errorf("Err after Close = %v", q.Err())
 	}
 }

@@ -120,6 +120,19 @@ func (p *Process) handleLine(line []byte) {
 	if r, ok := m.Body.(*ResultMessage); ok && !p.started && r.IsError {
 		p.results = append(p.results, r)
 	}
+	if len(p.queue) == 0 && !p.delivering && p.initOver && !p.abandon {
+		// Nothing is ahead of this frame: hand it straight to a consumer
+		// that is waiting, sparing the wake-up of deliverLoop (a goroutine
+		// switch per streamed chunk). Under p.mu, so deliverLoop cannot
+		// start delivering meanwhile; never blocking, so the reader never
+		// waits for the consumer here.
+		select {
+		case p.out <- m:
+			p.mu.Unlock()
+			return
+		default:
+		}
+	}
 	p.queue = append(p.queue, m)
 	p.queued += len(m.Raw)
 	p.cond.Broadcast()
@@ -144,7 +157,10 @@ func (p *Process) deliverLoop() {
 	defer close(p.out)
 	for {
 		p.mu.Lock()
-		for len(p.queue) == 0 && !p.eof && !p.abandon {
+		p.delivering = false
+		// Frames wait for the initialize handshake (StartAsync): if it
+		// fails they are dropped with the process.
+		for !p.abandon && (len(p.queue) == 0 && !p.eof || !p.initOver) {
 			p.cond.Wait()
 		}
 		if p.abandon || len(p.queue) == 0 {
@@ -153,6 +169,7 @@ func (p *Process) deliverLoop() {
 			return
 		}
 		m := p.queue[0]
+		p.delivering = true // handleLine must not overtake m
 		p.queue[0] = Message{}
 		p.queue = p.queue[1:]
 		p.queued -= len(m.Raw)
@@ -193,7 +210,7 @@ var errCanceledWrite = errors.New("canceled before write")
 // deadOrClosed is the error for a write that found stdin closed: ErrClosed
 // after Close or Kill, otherwise ErrExited.
 func (p *Process) deadOrClosed() error {
-	if p.closing.Load() {
+	if p.closing.Load() && !p.initKilled.Load() {
 		return ErrClosed
 	}
 	return p.deadError()

@@ -38,6 +38,7 @@ func (p *Process) Close() error {
 		}
 		p.finishShutdown()
 	})
+	<-p.initDone
 	return p.closeErr
 }
 
@@ -54,6 +55,7 @@ func (p *Process) Terminate() error {
 		}
 		p.finishShutdown()
 	})
+	<-p.initDone
 	return nil
 }
 
@@ -64,10 +66,15 @@ const terminateGrace = 200 * time.Millisecond
 // Kill stops the process group at once with SIGKILL and, like Close, returns
 // once everything has shut down.
 func (p *Process) Kill() error {
+	p.kill()
+	<-p.initDone // a handshake in the background has ended too
+	return nil
+}
+
+func (p *Process) kill() {
 	p.beginShutdown()
 	p.signal(syscall.SIGKILL)
 	p.finishShutdown()
-	return nil
 }
 
 func (p *Process) beginShutdown() {
@@ -236,6 +243,10 @@ func (p *Process) exitError() error {
 
 // deadError is the error for a call on a process that has ended.
 func (p *Process) deadError() error {
+	if p.initKilled.Load() {
+		// StartAsync's handshake failed and stopped the process.
+		return fmt.Errorf("%w: %w", ErrExited, p.Err())
+	}
 	if p.closing.Load() {
 		return ErrClosed
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // Method names, from the schema's x-method.
@@ -179,6 +181,13 @@ func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 
 func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *RequestPermissionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *RequestPermissionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -206,10 +215,10 @@ func (x *RequestPermissionRequest) encodeFields(w *codecWriter) {
 	if x.Options == nil {
 		w.raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", x.Options)
+		w.value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -247,18 +256,26 @@ func (u RequestPermissionSubject) Tag() string {
 	return ""
 }
 
-func (u RequestPermissionSubject) MarshalJSON() ([]byte, error) {
+func (u RequestPermissionSubject) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *RequestPermissionSubject) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("RequestPermissionSubject", u.ToolCall != nil, u.Command != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.ToolCall != nil:
-		return w.tagged("type", "tool_call", u.ToolCall)
+		w.str("type", "tool_call")
+		u.ToolCall.encodeFields(&w)
+		w.extra(u.ToolCall.extraMembers())
+		return w.bytes()
 	case u.Command != nil:
-		return w.tagged("type", "command", u.Command)
+		w.str("type", "command")
+		u.Command.encodeFields(&w)
+		w.extra(u.Command.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("RequestPermissionSubject", u.Unknown)
+	return codecAppendUnknown(dst, "RequestPermissionSubject", u.Unknown)
 }
 
 func (u *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
@@ -350,6 +367,13 @@ func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -400,7 +424,7 @@ func (x *ToolCallUpdate) encodeFields(w *codecWriter) {
 		w.value("capabilities", x.Capabilities)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -498,20 +522,31 @@ func (u ToolCallContent) Tag() string {
 	return ""
 }
 
-func (u ToolCallContent) MarshalJSON() ([]byte, error) {
+func (u ToolCallContent) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ToolCallContent) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ToolCallContent", u.Content != nil, u.Diff != nil, u.Terminal != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Content != nil:
-		return w.tagged("type", "content", u.Content)
+		w.str("type", "content")
+		u.Content.encodeFields(&w)
+		w.extra(u.Content.extraMembers())
+		return w.bytes()
 	case u.Diff != nil:
-		return w.tagged("type", "diff", u.Diff)
+		w.str("type", "diff")
+		u.Diff.encodeFields(&w)
+		w.extra(u.Diff.extraMembers())
+		return w.bytes()
 	case u.Terminal != nil:
-		return w.tagged("type", "terminal", u.Terminal)
+		w.str("type", "terminal")
+		u.Terminal.encodeFields(&w)
+		w.extra(u.Terminal.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("ToolCallContent", u.Unknown)
+	return codecAppendUnknown(dst, "ToolCallContent", u.Unknown)
 }
 
 func (u *ToolCallContent) UnmarshalJSON(data []byte) error {
@@ -603,24 +638,41 @@ func (u ContentBlock) Tag() string {
 	return ""
 }
 
-func (u ContentBlock) MarshalJSON() ([]byte, error) {
+func (u ContentBlock) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ContentBlock) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ContentBlock", u.Text != nil, u.Image != nil, u.Audio != nil, u.ResourceLink != nil, u.Resource != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Text != nil:
-		return w.tagged("type", "text", u.Text)
+		w.str("type", "text")
+		u.Text.encodeFields(&w)
+		w.extra(u.Text.extraMembers())
+		return w.bytes()
 	case u.Image != nil:
-		return w.tagged("type", "image", u.Image)
+		w.str("type", "image")
+		u.Image.encodeFields(&w)
+		w.extra(u.Image.extraMembers())
+		return w.bytes()
 	case u.Audio != nil:
-		return w.tagged("type", "audio", u.Audio)
+		w.str("type", "audio")
+		u.Audio.encodeFields(&w)
+		w.extra(u.Audio.extraMembers())
+		return w.bytes()
 	case u.ResourceLink != nil:
-		return w.tagged("type", "resource_link", u.ResourceLink)
+		w.str("type", "resource_link")
+		u.ResourceLink.encodeFields(&w)
+		w.extra(u.ResourceLink.extraMembers())
+		return w.bytes()
 	case u.Resource != nil:
-		return w.tagged("type", "resource", u.Resource)
+		w.str("type", "resource")
+		u.Resource.encodeFields(&w)
+		w.extra(u.Resource.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("ContentBlock", u.Unknown)
+	return codecAppendUnknown(dst, "ContentBlock", u.Unknown)
 }
 
 func (u *ContentBlock) UnmarshalJSON(data []byte) error {
@@ -681,6 +733,13 @@ func (x *Annotations) UnmarshalJSON(data []byte) error {
 
 func (x Annotations) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Annotations) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Annotations) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -705,7 +764,7 @@ func (x *Annotations) encodeFields(w *codecWriter) {
 		w.value("priority", x.Priority)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -743,6 +802,13 @@ func (x *TextContent) UnmarshalJSON(data []byte) error {
 
 func (x TextContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TextContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -761,7 +827,7 @@ func (x *TextContent) encodeFields(w *codecWriter) {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -796,6 +862,13 @@ func (x *ImageContent) UnmarshalJSON(data []byte) error {
 
 func (x ImageContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ImageContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ImageContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -820,7 +893,7 @@ func (x *ImageContent) encodeFields(w *codecWriter) {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -848,6 +921,13 @@ func (x *AudioContent) UnmarshalJSON(data []byte) error {
 
 func (x AudioContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AudioContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AudioContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -868,7 +948,7 @@ func (x *AudioContent) encodeFields(w *codecWriter) {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -906,6 +986,13 @@ func (x *Icon) UnmarshalJSON(data []byte) error {
 
 func (x Icon) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Icon) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Icon) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -932,7 +1019,7 @@ func (x *Icon) encodeFields(w *codecWriter) {
 		w.value("theme", x.Theme)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -992,6 +1079,13 @@ func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 
 func (x ResourceLink) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ResourceLink) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResourceLink) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1032,7 +1126,7 @@ func (x *ResourceLink) encodeFields(w *codecWriter) {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1046,15 +1140,17 @@ type EmbeddedResourceResource struct {
 	BlobResourceContents *BlobResourceContents
 }
 
-func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
+func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("EmbeddedResourceResource", u.TextResourceContents != nil, u.BlobResourceContents != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.TextResourceContents != nil:
-		return codecMarshal(u.TextResourceContents)
+		return codecAppendAny(dst, u.TextResourceContents)
 	}
-	return codecMarshal(u.BlobResourceContents)
+	return codecAppendAny(dst, u.BlobResourceContents)
 }
 
 func (u *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
@@ -1104,6 +1200,13 @@ func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 
 func (x TextResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TextResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1124,7 +1227,7 @@ func (x *TextResourceContents) encodeFields(w *codecWriter) {
 		w.value("mimeType", x.MimeType)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1152,6 +1255,13 @@ func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 
 func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *BlobResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BlobResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1172,7 +1282,7 @@ func (x *BlobResourceContents) encodeFields(w *codecWriter) {
 		w.value("mimeType", x.MimeType)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1198,6 +1308,13 @@ func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 
 func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *EmbeddedResource) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EmbeddedResource) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1211,12 +1328,12 @@ func (x *EmbeddedResource) decodeFields(m codecMembers) error {
 }
 
 func (x *EmbeddedResource) encodeFields(w *codecWriter) {
-	w.value("resource", x.Resource)
+	w.obj("resource", &x.Resource)
 	if !x.Annotations.IsZero() {
 		w.value("annotations", x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1238,6 +1355,13 @@ func (x *Content) UnmarshalJSON(data []byte) error {
 
 func (x Content) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Content) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Content) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Content) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1250,9 +1374,9 @@ func (x *Content) decodeFields(m codecMembers) error {
 }
 
 func (x *Content) encodeFields(w *codecWriter) {
-	w.value("content", x.Content)
+	w.obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1315,34 +1439,46 @@ func (u DiffChange) Tag() string {
 	return ""
 }
 
-func (u DiffChange) MarshalJSON() ([]byte, error) {
+func (u DiffChange) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *DiffChange) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("DiffChange", u.Add != nil, u.Delete != nil, u.Modify != nil, u.Move != nil, u.Copy != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Add != nil:
 		w.str("operation", "add")
 		u.encodeCommon(&w)
-		return w.variant(u.Add)
+		u.Add.encodeFields(&w)
+		w.extra(u.Add.extraMembers())
+		return w.bytes()
 	case u.Delete != nil:
 		w.str("operation", "delete")
 		u.encodeCommon(&w)
-		return w.variant(u.Delete)
+		u.Delete.encodeFields(&w)
+		w.extra(u.Delete.extraMembers())
+		return w.bytes()
 	case u.Modify != nil:
 		w.str("operation", "modify")
 		u.encodeCommon(&w)
-		return w.variant(u.Modify)
+		u.Modify.encodeFields(&w)
+		w.extra(u.Modify.extraMembers())
+		return w.bytes()
 	case u.Move != nil:
 		w.str("operation", "move")
 		u.encodeCommon(&w)
-		return w.variant(u.Move)
+		u.Move.encodeFields(&w)
+		w.extra(u.Move.extraMembers())
+		return w.bytes()
 	case u.Copy != nil:
 		w.str("operation", "copy")
 		u.encodeCommon(&w)
-		return w.variant(u.Copy)
+		u.Copy.encodeFields(&w)
+		w.extra(u.Copy.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("DiffChange", u.Unknown)
+	return codecAppendUnknown(dst, "DiffChange", u.Unknown)
 }
 
 func (u *DiffChange) UnmarshalJSON(data []byte) error {
@@ -1390,7 +1526,7 @@ func (x *DiffChange) encodeCommon(w *codecWriter) {
 		w.value("mimeType", x.MimeType)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1432,6 +1568,13 @@ func (x *DiffPathChange) UnmarshalJSON(data []byte) error {
 
 func (x DiffPathChange) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *DiffPathChange) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *DiffPathChange) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DiffPathChange) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1463,6 +1606,13 @@ func (x *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 }
 
 func (x DiffPathPairChange) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *DiffPathPairChange) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *DiffPathPairChange) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -1500,6 +1650,13 @@ func (x *DiffPatch) UnmarshalJSON(data []byte) error {
 
 func (x DiffPatch) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *DiffPatch) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *DiffPatch) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DiffPatch) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1516,7 +1673,7 @@ func (x *DiffPatch) encodeFields(w *codecWriter) {
 	w.str("format", string(x.Format))
 	w.str("text", string(x.Text))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1560,6 +1717,13 @@ func (x *Diff) UnmarshalJSON(data []byte) error {
 
 func (x Diff) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Diff) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Diff) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Diff) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1576,13 +1740,13 @@ func (x *Diff) encodeFields(w *codecWriter) {
 	if x.Changes == nil {
 		w.raw("changes", json.RawMessage("[]"))
 	} else {
-		w.value("changes", x.Changes)
+		w.value("changes", &x.Changes)
 	}
 	if !x.Patch.IsZero() {
 		w.value("patch", x.Patch)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1610,6 +1774,13 @@ func (x *Terminal) UnmarshalJSON(data []byte) error {
 
 func (x Terminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Terminal) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Terminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Terminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1624,7 +1795,7 @@ func (x *Terminal) decodeFields(m codecMembers) error {
 func (x *Terminal) encodeFields(w *codecWriter) {
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1652,6 +1823,13 @@ func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallLocation) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallLocation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallLocation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1670,7 +1848,7 @@ func (x *ToolCallLocation) encodeFields(w *codecWriter) {
 		w.value("line", x.Line)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1698,6 +1876,13 @@ func (x *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1714,7 +1899,7 @@ func (x *ToolCallCapabilities) encodeFields(w *codecWriter) {
 		w.value("cancel", x.Cancel)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1736,6 +1921,13 @@ func (x *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallCancelCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallCancelCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallCancelCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1748,7 +1940,7 @@ func (x *ToolCallCancelCapabilities) decodeFields(m codecMembers) error {
 
 func (x *ToolCallCancelCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1774,6 +1966,13 @@ func (x *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallPermissionSubject) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallPermissionSubject) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallPermissionSubject) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallPermissionSubject) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1786,9 +1985,9 @@ func (x *ToolCallPermissionSubject) decodeFields(m codecMembers) error {
 }
 
 func (x *ToolCallPermissionSubject) encodeFields(w *codecWriter) {
-	w.value("toolCall", x.ToolCall)
+	w.obj("toolCall", &x.ToolCall)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1816,6 +2015,13 @@ func (x *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 
 func (x CommandPermissionSubject) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CommandPermissionSubject) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CommandPermissionSubject) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CommandPermissionSubject) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1840,7 +2046,7 @@ func (x *CommandPermissionSubject) encodeFields(w *codecWriter) {
 		w.value("terminalId", x.TerminalID)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1866,6 +2072,13 @@ func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 
 func (x PermissionOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PermissionOption) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PermissionOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PermissionOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -1884,7 +2097,7 @@ func (x *PermissionOption) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("kind", string(x.Kind))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -1957,22 +2170,28 @@ func (u CreateElicitationRequest) Tag() string {
 	return ""
 }
 
-func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) {
+func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *CreateElicitationRequest) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("CreateElicitationRequest", u.Form != nil, u.URL != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Form != nil:
 		w.str("mode", "form")
 		u.encodeCommon(&w)
-		return w.variant(u.Form)
+		u.Form.encodeFields(&w)
+		w.extra(u.Form.extraMembers())
+		return w.bytes()
 	case u.URL != nil:
 		w.str("mode", "url")
 		u.encodeCommon(&w)
-		return w.variant(u.URL)
+		u.URL.encodeFields(&w)
+		w.extra(u.URL.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("CreateElicitationRequest", u.Unknown)
+	return codecAppendUnknown(dst, "CreateElicitationRequest", u.Unknown)
 }
 
 func (u *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
@@ -2008,7 +2227,7 @@ func (x *CreateElicitationRequest) decodeCommon(m codecMembers) error {
 func (x *CreateElicitationRequest) encodeCommon(w *codecWriter) {
 	w.str("message", string(x.Message))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2036,6 +2255,13 @@ func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ElicitationSessionScope) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ElicitationSessionScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -2071,6 +2297,13 @@ func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 }
 
 func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ElicitationRequestScope) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ElicitationRequestScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -2121,6 +2354,13 @@ func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationSchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationSchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationSchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2144,7 +2384,7 @@ func (x *ElicitationSchema) encodeFields(w *codecWriter) {
 	if x.Properties == nil {
 		w.raw("properties", json.RawMessage("{}"))
 	} else {
-		w.value("properties", x.Properties)
+		w.value("properties", &x.Properties)
 	}
 	if !x.Required.IsZero() {
 		w.value("required", x.Required)
@@ -2153,7 +2393,7 @@ func (x *ElicitationSchema) encodeFields(w *codecWriter) {
 		w.value("description", x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2226,24 +2466,41 @@ func (u ElicitationPropertySchema) Tag() string {
 	return ""
 }
 
-func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
+func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ElicitationPropertySchema) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ElicitationPropertySchema", u.String != nil, u.Number != nil, u.Integer != nil, u.Boolean != nil, u.Array != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.String != nil:
-		return w.tagged("type", "string", u.String)
+		w.str("type", "string")
+		u.String.encodeFields(&w)
+		w.extra(u.String.extraMembers())
+		return w.bytes()
 	case u.Number != nil:
-		return w.tagged("type", "number", u.Number)
+		w.str("type", "number")
+		u.Number.encodeFields(&w)
+		w.extra(u.Number.extraMembers())
+		return w.bytes()
 	case u.Integer != nil:
-		return w.tagged("type", "integer", u.Integer)
+		w.str("type", "integer")
+		u.Integer.encodeFields(&w)
+		w.extra(u.Integer.extraMembers())
+		return w.bytes()
 	case u.Boolean != nil:
-		return w.tagged("type", "boolean", u.Boolean)
+		w.str("type", "boolean")
+		u.Boolean.encodeFields(&w)
+		w.extra(u.Boolean.extraMembers())
+		return w.bytes()
 	case u.Array != nil:
-		return w.tagged("type", "array", u.Array)
+		w.str("type", "array")
+		u.Array.encodeFields(&w)
+		w.extra(u.Array.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("ElicitationPropertySchema", u.Unknown)
+	return codecAppendUnknown(dst, "ElicitationPropertySchema", u.Unknown)
 }
 
 func (u *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
@@ -2315,6 +2572,13 @@ func (x *EnumOption) UnmarshalJSON(data []byte) error {
 
 func (x EnumOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *EnumOption) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *EnumOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnumOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2335,7 +2599,7 @@ func (x *EnumOption) encodeFields(w *codecWriter) {
 		w.value("description", x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2396,6 +2660,13 @@ func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *StringPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *StringPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2444,7 +2715,7 @@ func (x *StringPropertySchema) encodeFields(w *codecWriter) {
 		w.value("oneOf", x.OneOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2484,6 +2755,13 @@ func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *NumberPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *NumberPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NumberPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2516,7 +2794,7 @@ func (x *NumberPropertySchema) encodeFields(w *codecWriter) {
 		w.value("default", x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2556,6 +2834,13 @@ func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *IntegerPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *IntegerPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IntegerPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2588,7 +2873,7 @@ func (x *IntegerPropertySchema) encodeFields(w *codecWriter) {
 		w.value("default", x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2620,6 +2905,13 @@ func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *BooleanPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *BooleanPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BooleanPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2644,7 +2936,7 @@ func (x *BooleanPropertySchema) encodeFields(w *codecWriter) {
 		w.value("default", x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2676,18 +2968,25 @@ func (u MultiSelectItems) Tag() string {
 	return ""
 }
 
-func (u MultiSelectItems) MarshalJSON() ([]byte, error) {
+func (u MultiSelectItems) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *MultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("MultiSelectItems", u.String != nil, u.Titled != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.String != nil:
-		return w.tagged("type", "string", u.String)
+		w.str("type", "string")
+		u.String.encodeFields(&w)
+		w.extra(u.String.extraMembers())
+		return w.bytes()
 	case u.Titled != nil:
-		return w.tagged("type", "", u.Titled)
+		u.Titled.encodeFields(&w)
+		w.extra(u.Titled.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("MultiSelectItems", u.Unknown)
+	return codecAppendUnknown(dst, "MultiSelectItems", u.Unknown)
 }
 
 func (u *MultiSelectItems) UnmarshalJSON(data []byte) error {
@@ -2734,6 +3033,13 @@ func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 
 func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *StringMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *StringMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2749,10 +3055,10 @@ func (x *StringMultiSelectItems) encodeFields(w *codecWriter) {
 	if x.Enum == nil {
 		w.raw("enum", json.RawMessage("[]"))
 	} else {
-		w.value("enum", x.Enum)
+		w.value("enum", &x.Enum)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2774,6 +3080,13 @@ func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 
 func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TitledMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TitledMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TitledMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2789,10 +3102,10 @@ func (x *TitledMultiSelectItems) encodeFields(w *codecWriter) {
 	if x.AnyOf == nil {
 		w.raw("anyOf", json.RawMessage("[]"))
 	} else {
-		w.value("anyOf", x.AnyOf)
+		w.value("anyOf", &x.AnyOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2834,6 +3147,13 @@ func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 
 func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MultiSelectPropertySchema) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MultiSelectPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MultiSelectPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -2863,12 +3183,12 @@ func (x *MultiSelectPropertySchema) encodeFields(w *codecWriter) {
 	if !x.MaxItems.IsZero() {
 		w.value("maxItems", x.MaxItems)
 	}
-	w.value("items", x.Items)
+	w.obj("items", &x.Items)
 	if !x.Default.IsZero() {
 		w.value("default", x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -2895,6 +3215,13 @@ func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 }
 
 func (x ElicitationFormMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ElicitationFormMode) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ElicitationFormMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -2925,7 +3252,7 @@ func (x *ElicitationFormMode) decodeFields(m codecMembers) error {
 }
 
 func (x *ElicitationFormMode) encodeFields(w *codecWriter) {
-	w.value("requestedSchema", x.RequestedSchema)
+	w.obj("requestedSchema", &x.RequestedSchema)
 	if err := codecOne("ElicitationFormMode", x.Session != nil, x.Request != nil); err != nil {
 		w.fail(err)
 		return
@@ -2966,6 +3293,13 @@ func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 }
 
 func (x ElicitationURLMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ElicitationURLMode) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ElicitationURLMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -3048,6 +3382,13 @@ func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
 
 func (x InitializeResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *InitializeResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *InitializeResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3064,15 +3405,15 @@ func (x *InitializeResponse) decodeFields(m codecMembers) error {
 
 func (x *InitializeResponse) encodeFields(w *codecWriter) {
 	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	w.value("info", x.Info)
-	if !codecIsZero(x.Capabilities) {
-		w.value("capabilities", x.Capabilities)
+	w.obj("info", &x.Info)
+	if !codecIsZero(&x.Capabilities) {
+		w.obj("capabilities", &x.Capabilities)
 	}
 	if x.AuthMethods != nil {
-		w.value("authMethods", x.AuthMethods)
+		w.value("authMethods", &x.AuthMethods)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3111,6 +3452,13 @@ func (x *Implementation) UnmarshalJSON(data []byte) error {
 
 func (x Implementation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Implementation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Implementation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3131,7 +3479,7 @@ func (x *Implementation) encodeFields(w *codecWriter) {
 	}
 	w.str("version", string(x.Version))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3163,6 +3511,13 @@ func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AgentCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AgentCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3183,7 +3538,7 @@ func (x *AgentCapabilities) encodeFields(w *codecWriter) {
 		w.value("auth", x.Auth)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3240,6 +3595,13 @@ func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3272,7 +3634,7 @@ func (x *SessionCapabilities) encodeFields(w *codecWriter) {
 		w.value("fork", x.Fork)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3313,6 +3675,13 @@ func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3337,7 +3706,7 @@ func (x *PromptCapabilities) encodeFields(w *codecWriter) {
 		w.value("embeddedContext", x.EmbeddedContext)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3359,6 +3728,13 @@ func (x *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x PromptImageCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptImageCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptImageCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptImageCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3371,7 +3747,7 @@ func (x *PromptImageCapabilities) decodeFields(m codecMembers) error {
 
 func (x *PromptImageCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3393,6 +3769,13 @@ func (x *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x PromptAudioCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptAudioCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptAudioCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptAudioCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3405,7 +3788,7 @@ func (x *PromptAudioCapabilities) decodeFields(m codecMembers) error {
 
 func (x *PromptAudioCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3429,6 +3812,13 @@ func (x PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
 }
 
+func (x *PromptEmbeddedContextCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptEmbeddedContextCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptEmbeddedContextCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3441,7 +3831,7 @@ func (x *PromptEmbeddedContextCapabilities) decodeFields(m codecMembers) error {
 
 func (x *PromptEmbeddedContextCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3471,6 +3861,13 @@ func (x *MCPCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3491,7 +3888,7 @@ func (x *MCPCapabilities) encodeFields(w *codecWriter) {
 		w.value("http", x.HTTP)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3513,6 +3910,13 @@ func (x *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x MCPStdioCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPStdioCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPStdioCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPStdioCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3525,7 +3929,7 @@ func (x *MCPStdioCapabilities) decodeFields(m codecMembers) error {
 
 func (x *MCPStdioCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3547,6 +3951,13 @@ func (x *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x MCPHTTPCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPHTTPCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPHTTPCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPHTTPCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3559,7 +3970,7 @@ func (x *MCPHTTPCapabilities) decodeFields(m codecMembers) error {
 
 func (x *MCPHTTPCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3581,6 +3992,13 @@ func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionDeleteCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionDeleteCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionDeleteCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3593,7 +4011,7 @@ func (x *SessionDeleteCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionDeleteCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3620,6 +4038,13 @@ func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 	return codecMarshalStruct(&x)
 }
 
+func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionAdditionalDirectoriesCapabilities) extraMembers() map[string]json.RawMessage {
 	return x.Extra
 }
@@ -3636,7 +4061,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decodeFields(m codecMembers) 
 
 func (x *SessionAdditionalDirectoriesCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3660,6 +4085,13 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AgentAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AgentAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3672,7 +4104,7 @@ func (x *AgentAuthCapabilities) decodeFields(m codecMembers) error {
 
 func (x *AgentAuthCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3709,18 +4141,26 @@ func (u AuthMethod) Tag() string {
 	return ""
 }
 
-func (u AuthMethod) MarshalJSON() ([]byte, error) {
+func (u AuthMethod) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *AuthMethod) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("AuthMethod", u.Terminal != nil, u.Agent != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Terminal != nil:
-		return w.tagged("type", "terminal", u.Terminal)
+		w.str("type", "terminal")
+		u.Terminal.encodeFields(&w)
+		w.extra(u.Terminal.extraMembers())
+		return w.bytes()
 	case u.Agent != nil:
-		return w.tagged("type", "agent", u.Agent)
+		w.str("type", "agent")
+		u.Agent.encodeFields(&w)
+		w.extra(u.Agent.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("AuthMethod", u.Unknown)
+	return codecAppendUnknown(dst, "AuthMethod", u.Unknown)
 }
 
 func (u *AuthMethod) UnmarshalJSON(data []byte) error {
@@ -3769,6 +4209,13 @@ func (x *EnvVariable) UnmarshalJSON(data []byte) error {
 
 func (x EnvVariable) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *EnvVariable) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *EnvVariable) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnvVariable) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3785,7 +4232,7 @@ func (x *EnvVariable) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3825,6 +4272,13 @@ func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 
 func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AuthMethodTerminal) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AuthMethodTerminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodTerminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3847,13 +4301,13 @@ func (x *AuthMethodTerminal) encodeFields(w *codecWriter) {
 		w.value("description", x.Description)
 	}
 	if x.Args != nil {
-		w.value("args", x.Args)
+		w.value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", x.Env)
+		w.value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3883,6 +4337,13 @@ func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 
 func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AuthMethodAgent) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AuthMethodAgent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodAgent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3903,7 +4364,7 @@ func (x *AuthMethodAgent) encodeFields(w *codecWriter) {
 		w.value("description", x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3925,6 +4386,13 @@ func (x *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 
 func (x LoginAuthResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LoginAuthResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LoginAuthResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoginAuthResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3937,7 +4405,7 @@ func (x *LoginAuthResponse) decodeFields(m codecMembers) error {
 
 func (x *LoginAuthResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -3959,6 +4427,13 @@ func (x *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 
 func (x LogoutAuthResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LogoutAuthResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LogoutAuthResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutAuthResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -3971,7 +4446,7 @@ func (x *LogoutAuthResponse) decodeFields(m codecMembers) error {
 
 func (x *LogoutAuthResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4013,6 +4488,13 @@ func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *NewSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *NewSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4029,13 +4511,13 @@ func (x *NewSessionResponse) decodeFields(m codecMembers) error {
 func (x *NewSessionResponse) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.ConfigOptions != nil {
-		w.value("configOptions", x.ConfigOptions)
+		w.value("configOptions", &x.ConfigOptions)
 	}
 	if x.AvailableCommands != nil {
-		w.value("availableCommands", x.AvailableCommands)
+		w.value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4084,22 +4566,28 @@ func (u SessionConfigOption) Tag() string {
 	return ""
 }
 
-func (u SessionConfigOption) MarshalJSON() ([]byte, error) {
+func (u SessionConfigOption) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SessionConfigOption) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SessionConfigOption", u.Select != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Select != nil:
 		w.str("type", "select")
 		u.encodeCommon(&w)
-		return w.variant(u.Select)
+		u.Select.encodeFields(&w)
+		w.extra(u.Select.extraMembers())
+		return w.bytes()
 	case u.Boolean != nil:
 		w.str("type", "boolean")
 		u.encodeCommon(&w)
-		return w.variant(u.Boolean)
+		u.Boolean.encodeFields(&w)
+		w.extra(u.Boolean.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("SessionConfigOption", u.Unknown)
+	return codecAppendUnknown(dst, "SessionConfigOption", u.Unknown)
 }
 
 func (u *SessionConfigOption) UnmarshalJSON(data []byte) error {
@@ -4145,7 +4633,7 @@ func (x *SessionConfigOption) encodeCommon(w *codecWriter) {
 		w.value("category", x.Category)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4189,15 +4677,17 @@ type SessionConfigSelectOptions struct {
 	Grouped []SessionConfigSelectGroup
 }
 
-func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
+func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SessionConfigSelectOptions) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SessionConfigSelectOptions", u.Ungrouped != nil, u.Grouped != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.Ungrouped != nil:
-		return codecMarshal(u.Ungrouped)
+		return codecAppendAny(dst, &u.Ungrouped)
 	}
-	return codecMarshal(u.Grouped)
+	return codecAppendAny(dst, &u.Grouped)
 }
 
 func (u *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
@@ -4247,6 +4737,13 @@ func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 
 func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionConfigSelectOption) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionConfigSelectOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4267,7 +4764,7 @@ func (x *SessionConfigSelectOption) encodeFields(w *codecWriter) {
 		w.value("description", x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4293,6 +4790,13 @@ func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 
 func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionConfigSelectGroup) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionConfigSelectGroup) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectGroup) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4312,10 +4816,10 @@ func (x *SessionConfigSelectGroup) encodeFields(w *codecWriter) {
 	if x.Options == nil {
 		w.raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", x.Options)
+		w.value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4341,6 +4845,13 @@ func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 
 func (x SessionConfigSelect) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionConfigSelect) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionConfigSelect) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelect) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4354,7 +4865,7 @@ func (x *SessionConfigSelect) decodeFields(m codecMembers) error {
 
 func (x *SessionConfigSelect) encodeFields(w *codecWriter) {
 	w.str("currentValue", string(x.CurrentValue))
-	w.value("options", x.Options)
+	w.obj("options", &x.Options)
 }
 
 // SessionConfigBoolean: A boolean on/off toggle session configuration option payload.
@@ -4372,6 +4883,13 @@ func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 }
 
 func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *SessionConfigBoolean) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *SessionConfigBoolean) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -4412,16 +4930,21 @@ func (u AvailableCommand) Tag() string {
 	return ""
 }
 
-func (u AvailableCommand) MarshalJSON() ([]byte, error) {
+func (u AvailableCommand) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *AvailableCommand) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("AvailableCommand", u.Command != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Command != nil:
-		return w.tagged("type", "command", u.Command)
+		w.str("type", "command")
+		u.Command.encodeFields(&w)
+		w.extra(u.Command.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("AvailableCommand", u.Unknown)
+	return codecAppendUnknown(dst, "AvailableCommand", u.Unknown)
 }
 
 func (u *AvailableCommand) UnmarshalJSON(data []byte) error {
@@ -4468,16 +4991,21 @@ func (u AvailableCommandInput) Tag() string {
 	return ""
 }
 
-func (u AvailableCommandInput) MarshalJSON() ([]byte, error) {
+func (u AvailableCommandInput) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *AvailableCommandInput) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("AvailableCommandInput", u.Text != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Text != nil:
-		return w.tagged("type", "text", u.Text)
+		w.str("type", "text")
+		u.Text.encodeFields(&w)
+		w.extra(u.Text.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("AvailableCommandInput", u.Unknown)
+	return codecAppendUnknown(dst, "AvailableCommandInput", u.Unknown)
 }
 
 func (u *AvailableCommandInput) UnmarshalJSON(data []byte) error {
@@ -4519,6 +5047,13 @@ func (x *TextCommandInput) UnmarshalJSON(data []byte) error {
 
 func (x TextCommandInput) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TextCommandInput) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TextCommandInput) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextCommandInput) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4533,7 +5068,7 @@ func (x *TextCommandInput) decodeFields(m codecMembers) error {
 func (x *TextCommandInput) encodeFields(w *codecWriter) {
 	w.str("hint", string(x.Hint))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4565,6 +5100,13 @@ func (x *Command) UnmarshalJSON(data []byte) error {
 
 func (x Command) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Command) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Command) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Command) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4585,7 +5127,7 @@ func (x *Command) encodeFields(w *codecWriter) {
 		w.value("input", x.Input)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4613,6 +5155,13 @@ func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 
 func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ListSessionsResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ListSessionsResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4629,13 +5178,13 @@ func (x *ListSessionsResponse) encodeFields(w *codecWriter) {
 	if x.Sessions == nil {
 		w.raw("sessions", json.RawMessage("[]"))
 	} else {
-		w.value("sessions", x.Sessions)
+		w.value("sessions", &x.Sessions)
 	}
 	if !x.NextCursor.IsZero() {
 		w.value("nextCursor", x.NextCursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4673,6 +5222,13 @@ func (x *SessionInfo) UnmarshalJSON(data []byte) error {
 
 func (x SessionInfo) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionInfo) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionInfo) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfo) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4692,7 +5248,7 @@ func (x *SessionInfo) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if !x.Title.IsZero() {
 		w.value("title", x.Title)
@@ -4701,7 +5257,7 @@ func (x *SessionInfo) encodeFields(w *codecWriter) {
 		w.value("updatedAt", x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4726,6 +5282,13 @@ func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *DeleteSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *DeleteSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4738,7 +5301,7 @@ func (x *DeleteSessionResponse) decodeFields(m codecMembers) error {
 
 func (x *DeleteSessionResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4776,6 +5339,13 @@ func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ResumeSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ResumeSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4790,13 +5360,13 @@ func (x *ResumeSessionResponse) decodeFields(m codecMembers) error {
 
 func (x *ResumeSessionResponse) encodeFields(w *codecWriter) {
 	if x.ConfigOptions != nil {
-		w.value("configOptions", x.ConfigOptions)
+		w.value("configOptions", &x.ConfigOptions)
 	}
 	if x.AvailableCommands != nil {
-		w.value("availableCommands", x.AvailableCommands)
+		w.value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4818,6 +5388,13 @@ func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CloseSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CloseSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4830,7 +5407,7 @@ func (x *CloseSessionResponse) decodeFields(m codecMembers) error {
 
 func (x *CloseSessionResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4852,6 +5429,13 @@ func (x *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 
 func (x CancelToolCallResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelToolCallResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelToolCallResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelToolCallResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4864,7 +5448,7 @@ func (x *CancelToolCallResponse) decodeFields(m codecMembers) error {
 
 func (x *CancelToolCallResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4886,6 +5470,13 @@ func (x *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 
 func (x CancelTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4898,7 +5489,7 @@ func (x *CancelTerminalResponse) decodeFields(m codecMembers) error {
 
 func (x *CancelTerminalResponse) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4922,6 +5513,13 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SetSessionConfigOptionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SetSessionConfigOptionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionConfigOptionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4937,10 +5535,10 @@ func (x *SetSessionConfigOptionResponse) encodeFields(w *codecWriter) {
 	if x.ConfigOptions == nil {
 		w.raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", x.ConfigOptions)
+		w.value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -4973,6 +5571,13 @@ func (x *PromptResponse) UnmarshalJSON(data []byte) error {
 
 func (x PromptResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -4987,7 +5592,7 @@ func (x *PromptResponse) decodeFields(m codecMembers) error {
 func (x *PromptResponse) encodeFields(w *codecWriter) {
 	w.str("messageId", string(x.MessageID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5027,6 +5632,13 @@ func (x *Error) UnmarshalJSON(data []byte) error {
 }
 
 func (x Error) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *Error) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *Error) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -5090,17 +5702,19 @@ type ErrorData struct {
 	Other                      *json.RawMessage
 }
 
-func (u ErrorData) MarshalJSON() ([]byte, error) {
+func (u ErrorData) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ErrorData) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ErrorData", u.UnsupportedProtocolVersion != nil, u.SessionNotFound != nil, u.Other != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.UnsupportedProtocolVersion != nil:
-		return codecMarshal(u.UnsupportedProtocolVersion)
+		return codecAppendAny(dst, u.UnsupportedProtocolVersion)
 	case u.SessionNotFound != nil:
-		return codecMarshal(u.SessionNotFound)
+		return codecAppendAny(dst, u.SessionNotFound)
 	}
-	return codecMarshal(*u.Other)
+	return codecAppendAny(dst, u.Other)
 }
 
 func (u *ErrorData) UnmarshalJSON(data []byte) error {
@@ -5155,6 +5769,13 @@ func (x UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
 }
 
+func (x *UnsupportedProtocolVersionErrorData) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *UnsupportedProtocolVersionErrorData) extraMembers() map[string]json.RawMessage {
 	return x.Extra
 }
@@ -5174,10 +5795,10 @@ func (x *UnsupportedProtocolVersionErrorData) encodeFields(w *codecWriter) {
 	if x.Supported == nil {
 		w.raw("supported", json.RawMessage("[]"))
 	} else {
-		w.value("supported", x.Supported)
+		w.value("supported", &x.Supported)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5200,6 +5821,13 @@ func (x *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 
 func (x SessionNotFoundErrorData) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionNotFoundErrorData) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionNotFoundErrorData) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionNotFoundErrorData) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5214,7 +5842,7 @@ func (x *SessionNotFoundErrorData) decodeFields(m codecMembers) error {
 func (x *SessionNotFoundErrorData) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5242,6 +5870,13 @@ func (x *UpdateSessionNotification) UnmarshalJSON(data []byte) error {
 
 func (x UpdateSessionNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *UpdateSessionNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *UpdateSessionNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UpdateSessionNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5256,9 +5891,9 @@ func (x *UpdateSessionNotification) decodeFields(m codecMembers) error {
 
 func (x *UpdateSessionNotification) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
-	w.value("update", x.Update)
+	w.obj("update", &x.Update)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5392,52 +6027,111 @@ func (u SessionUpdate) Tag() string {
 	return ""
 }
 
-func (u SessionUpdate) MarshalJSON() ([]byte, error) {
+func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SessionUpdate) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SessionUpdate", u.UserMessageChunk != nil, u.UserMessage != nil, u.AgentMessageChunk != nil, u.AgentMessage != nil, u.AgentThoughtChunk != nil, u.AgentThought != nil, u.StateUpdate != nil, u.ToolCallContentChunk != nil, u.ToolCallUpdate != nil, u.TerminalUpdate != nil, u.TerminalOutputChunk != nil, u.PlanUpdate != nil, u.AvailableCommandsUpdate != nil, u.ConfigOptionUpdate != nil, u.SessionInfoUpdate != nil, u.UsageUpdate != nil, u.Notice != nil, u.CompactionUpdate != nil, u.CompactionSummaryChunk != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.UserMessageChunk != nil:
-		return w.tagged("sessionUpdate", "user_message_chunk", u.UserMessageChunk)
+		w.str("sessionUpdate", "user_message_chunk")
+		u.UserMessageChunk.encodeFields(&w)
+		w.extra(u.UserMessageChunk.extraMembers())
+		return w.bytes()
 	case u.UserMessage != nil:
-		return w.tagged("sessionUpdate", "user_message", u.UserMessage)
+		w.str("sessionUpdate", "user_message")
+		u.UserMessage.encodeFields(&w)
+		w.extra(u.UserMessage.extraMembers())
+		return w.bytes()
 	case u.AgentMessageChunk != nil:
-		return w.tagged("sessionUpdate", "agent_message_chunk", u.AgentMessageChunk)
+		w.str("sessionUpdate", "agent_message_chunk")
+		u.AgentMessageChunk.encodeFields(&w)
+		w.extra(u.AgentMessageChunk.extraMembers())
+		return w.bytes()
 	case u.AgentMessage != nil:
-		return w.tagged("sessionUpdate", "agent_message", u.AgentMessage)
+		w.str("sessionUpdate", "agent_message")
+		u.AgentMessage.encodeFields(&w)
+		w.extra(u.AgentMessage.extraMembers())
+		return w.bytes()
 	case u.AgentThoughtChunk != nil:
-		return w.tagged("sessionUpdate", "agent_thought_chunk", u.AgentThoughtChunk)
+		w.str("sessionUpdate", "agent_thought_chunk")
+		u.AgentThoughtChunk.encodeFields(&w)
+		w.extra(u.AgentThoughtChunk.extraMembers())
+		return w.bytes()
 	case u.AgentThought != nil:
-		return w.tagged("sessionUpdate", "agent_thought", u.AgentThought)
+		w.str("sessionUpdate", "agent_thought")
+		u.AgentThought.encodeFields(&w)
+		w.extra(u.AgentThought.extraMembers())
+		return w.bytes()
 	case u.StateUpdate != nil:
-		return w.tagged("sessionUpdate", "state_update", u.StateUpdate)
+		w.str("sessionUpdate", "state_update")
+		u.StateUpdate.encodeFields(&w)
+		w.extra(u.StateUpdate.extraMembers())
+		return w.bytes()
 	case u.ToolCallContentChunk != nil:
-		return w.tagged("sessionUpdate", "tool_call_content_chunk", u.ToolCallContentChunk)
+		w.str("sessionUpdate", "tool_call_content_chunk")
+		u.ToolCallContentChunk.encodeFields(&w)
+		w.extra(u.ToolCallContentChunk.extraMembers())
+		return w.bytes()
 	case u.ToolCallUpdate != nil:
-		return w.tagged("sessionUpdate", "tool_call_update", u.ToolCallUpdate)
+		w.str("sessionUpdate", "tool_call_update")
+		u.ToolCallUpdate.encodeFields(&w)
+		w.extra(u.ToolCallUpdate.extraMembers())
+		return w.bytes()
 	case u.TerminalUpdate != nil:
-		return w.tagged("sessionUpdate", "terminal_update", u.TerminalUpdate)
+		w.str("sessionUpdate", "terminal_update")
+		u.TerminalUpdate.encodeFields(&w)
+		w.extra(u.TerminalUpdate.extraMembers())
+		return w.bytes()
 	case u.TerminalOutputChunk != nil:
-		return w.tagged("sessionUpdate", "terminal_output_chunk", u.TerminalOutputChunk)
+		w.str("sessionUpdate", "terminal_output_chunk")
+		u.TerminalOutputChunk.encodeFields(&w)
+		w.extra(u.TerminalOutputChunk.extraMembers())
+		return w.bytes()
 	case u.PlanUpdate != nil:
-		return w.tagged("sessionUpdate", "plan_update", u.PlanUpdate)
+		w.str("sessionUpdate", "plan_update")
+		u.PlanUpdate.encodeFields(&w)
+		w.extra(u.PlanUpdate.extraMembers())
+		return w.bytes()
 	case u.AvailableCommandsUpdate != nil:
-		return w.tagged("sessionUpdate", "available_commands_update", u.AvailableCommandsUpdate)
+		w.str("sessionUpdate", "available_commands_update")
+		u.AvailableCommandsUpdate.encodeFields(&w)
+		w.extra(u.AvailableCommandsUpdate.extraMembers())
+		return w.bytes()
 	case u.ConfigOptionUpdate != nil:
-		return w.tagged("sessionUpdate", "config_option_update", u.ConfigOptionUpdate)
+		w.str("sessionUpdate", "config_option_update")
+		u.ConfigOptionUpdate.encodeFields(&w)
+		w.extra(u.ConfigOptionUpdate.extraMembers())
+		return w.bytes()
 	case u.SessionInfoUpdate != nil:
-		return w.tagged("sessionUpdate", "session_info_update", u.SessionInfoUpdate)
+		w.str("sessionUpdate", "session_info_update")
+		u.SessionInfoUpdate.encodeFields(&w)
+		w.extra(u.SessionInfoUpdate.extraMembers())
+		return w.bytes()
 	case u.UsageUpdate != nil:
-		return w.tagged("sessionUpdate", "usage_update", u.UsageUpdate)
+		w.str("sessionUpdate", "usage_update")
+		u.UsageUpdate.encodeFields(&w)
+		w.extra(u.UsageUpdate.extraMembers())
+		return w.bytes()
 	case u.Notice != nil:
-		return w.tagged("sessionUpdate", "notice", u.Notice)
+		w.str("sessionUpdate", "notice")
+		u.Notice.encodeFields(&w)
+		w.extra(u.Notice.extraMembers())
+		return w.bytes()
 	case u.CompactionUpdate != nil:
-		return w.tagged("sessionUpdate", "compaction_update", u.CompactionUpdate)
+		w.str("sessionUpdate", "compaction_update")
+		u.CompactionUpdate.encodeFields(&w)
+		w.extra(u.CompactionUpdate.extraMembers())
+		return w.bytes()
 	case u.CompactionSummaryChunk != nil:
-		return w.tagged("sessionUpdate", "compaction_summary_chunk", u.CompactionSummaryChunk)
+		w.str("sessionUpdate", "compaction_summary_chunk")
+		u.CompactionSummaryChunk.encodeFields(&w)
+		w.extra(u.CompactionSummaryChunk.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("SessionUpdate", u.Unknown)
+	return codecAppendUnknown(dst, "SessionUpdate", u.Unknown)
 }
 
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
@@ -5520,6 +6214,13 @@ func (x *ContentChunk) UnmarshalJSON(data []byte) error {
 
 func (x ContentChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ContentChunk) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ContentChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ContentChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5534,9 +6235,9 @@ func (x *ContentChunk) decodeFields(m codecMembers) error {
 
 func (x *ContentChunk) encodeFields(w *codecWriter) {
 	w.str("messageId", string(x.MessageID))
-	w.value("content", x.Content)
+	w.obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5566,6 +6267,13 @@ func (x *UserMessage) UnmarshalJSON(data []byte) error {
 
 func (x UserMessage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *UserMessage) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *UserMessage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UserMessage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5584,7 +6292,7 @@ func (x *UserMessage) encodeFields(w *codecWriter) {
 		w.value("content", x.Content)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5614,6 +6322,13 @@ func (x *AgentMessage) UnmarshalJSON(data []byte) error {
 
 func (x AgentMessage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AgentMessage) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AgentMessage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentMessage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5632,7 +6347,7 @@ func (x *AgentMessage) encodeFields(w *codecWriter) {
 		w.value("content", x.Content)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5662,6 +6377,13 @@ func (x *AgentThought) UnmarshalJSON(data []byte) error {
 
 func (x AgentThought) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AgentThought) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AgentThought) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentThought) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5680,7 +6402,7 @@ func (x *AgentThought) encodeFields(w *codecWriter) {
 		w.value("content", x.Content)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5720,18 +6442,26 @@ func (u BackgroundWork) Tag() string {
 	return ""
 }
 
-func (u BackgroundWork) MarshalJSON() ([]byte, error) {
+func (u BackgroundWork) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *BackgroundWork) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("BackgroundWork", u.Terminal != nil, u.ToolCall != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Terminal != nil:
-		return w.tagged("type", "terminal", u.Terminal)
+		w.str("type", "terminal")
+		u.Terminal.encodeFields(&w)
+		w.extra(u.Terminal.extraMembers())
+		return w.bytes()
 	case u.ToolCall != nil:
-		return w.tagged("type", "tool_call", u.ToolCall)
+		w.str("type", "tool_call")
+		u.ToolCall.encodeFields(&w)
+		w.extra(u.ToolCall.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("BackgroundWork", u.Unknown)
+	return codecAppendUnknown(dst, "BackgroundWork", u.Unknown)
 }
 
 func (u *BackgroundWork) UnmarshalJSON(data []byte) error {
@@ -5775,6 +6505,13 @@ func (x *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 
 func (x BackgroundTerminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *BackgroundTerminal) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *BackgroundTerminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BackgroundTerminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5789,7 +6526,7 @@ func (x *BackgroundTerminal) decodeFields(m codecMembers) error {
 func (x *BackgroundTerminal) encodeFields(w *codecWriter) {
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5811,6 +6548,13 @@ func (x *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 
 func (x BackgroundToolCall) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *BackgroundToolCall) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *BackgroundToolCall) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BackgroundToolCall) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5825,7 +6569,7 @@ func (x *BackgroundToolCall) decodeFields(m codecMembers) error {
 func (x *BackgroundToolCall) encodeFields(w *codecWriter) {
 	w.str("toolCallId", string(x.ToolCallID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5852,6 +6596,13 @@ func (x *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 
 func (x RunningStateUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *RunningStateUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *RunningStateUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RunningStateUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -5868,7 +6619,7 @@ func (x *RunningStateUpdate) encodeFields(w *codecWriter) {
 		w.value("background", x.Background)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -5890,6 +6641,13 @@ func (x *ErrorStopReason) UnmarshalJSON(data []byte) error {
 }
 
 func (x ErrorStopReason) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *ErrorStopReason) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *ErrorStopReason) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -5994,41 +6752,57 @@ func (u IdleStateUpdate) Tag() string {
 	return ""
 }
 
-func (u IdleStateUpdate) MarshalJSON() ([]byte, error) {
+func (u IdleStateUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *IdleStateUpdate) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("IdleStateUpdate", u.EndTurn != nil, u.MaxTokens != nil, u.MaxTurnRequests != nil, u.Refusal != nil, u.Cancelled != nil, u.Error != nil, u.None != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.EndTurn != nil:
 		w.str("stopReason", "end_turn")
 		u.encodeCommon(&w)
-		return w.variant(u.EndTurn)
+		u.EndTurn.encodeFields(&w)
+		w.extra(u.EndTurn.extraMembers())
+		return w.bytes()
 	case u.MaxTokens != nil:
 		w.str("stopReason", "max_tokens")
 		u.encodeCommon(&w)
-		return w.variant(u.MaxTokens)
+		u.MaxTokens.encodeFields(&w)
+		w.extra(u.MaxTokens.extraMembers())
+		return w.bytes()
 	case u.MaxTurnRequests != nil:
 		w.str("stopReason", "max_turn_requests")
 		u.encodeCommon(&w)
-		return w.variant(u.MaxTurnRequests)
+		u.MaxTurnRequests.encodeFields(&w)
+		w.extra(u.MaxTurnRequests.extraMembers())
+		return w.bytes()
 	case u.Refusal != nil:
 		w.str("stopReason", "refusal")
 		u.encodeCommon(&w)
-		return w.variant(u.Refusal)
+		u.Refusal.encodeFields(&w)
+		w.extra(u.Refusal.extraMembers())
+		return w.bytes()
 	case u.Cancelled != nil:
 		w.str("stopReason", "cancelled")
 		u.encodeCommon(&w)
-		return w.variant(u.Cancelled)
+		u.Cancelled.encodeFields(&w)
+		w.extra(u.Cancelled.extraMembers())
+		return w.bytes()
 	case u.Error != nil:
 		w.str("stopReason", "error")
 		u.encodeCommon(&w)
-		return w.variant(u.Error)
+		u.Error.encodeFields(&w)
+		w.extra(u.Error.extraMembers())
+		return w.bytes()
 	case u.None != nil:
 		u.encodeCommon(&w)
-		return w.variant(u.None)
+		u.None.encodeFields(&w)
+		w.extra(u.None.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("IdleStateUpdate", u.Unknown)
+	return codecAppendUnknown(dst, "IdleStateUpdate", u.Unknown)
 }
 
 func (u *IdleStateUpdate) UnmarshalJSON(data []byte) error {
@@ -6166,7 +6940,7 @@ func (x *IdleStateUpdate) encodeCommon(w *codecWriter) {
 		w.value("background", x.Background)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6183,6 +6957,13 @@ func (x *IdleStateUpdateEndTurn) UnmarshalJSON(data []byte) error {
 }
 
 func (x IdleStateUpdateEndTurn) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *IdleStateUpdateEndTurn) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *IdleStateUpdateEndTurn) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -6209,6 +6990,13 @@ func (x *IdleStateUpdateMaxTokens) UnmarshalJSON(data []byte) error {
 
 func (x IdleStateUpdateMaxTokens) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *IdleStateUpdateMaxTokens) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *IdleStateUpdateMaxTokens) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateMaxTokens) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6233,6 +7021,13 @@ func (x *IdleStateUpdateMaxTurnRequests) UnmarshalJSON(data []byte) error {
 }
 
 func (x IdleStateUpdateMaxTurnRequests) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *IdleStateUpdateMaxTurnRequests) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *IdleStateUpdateMaxTurnRequests) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -6259,6 +7054,13 @@ func (x *IdleStateUpdateRefusal) UnmarshalJSON(data []byte) error {
 
 func (x IdleStateUpdateRefusal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *IdleStateUpdateRefusal) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *IdleStateUpdateRefusal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateRefusal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6284,6 +7086,13 @@ func (x *IdleStateUpdateCancelled) UnmarshalJSON(data []byte) error {
 
 func (x IdleStateUpdateCancelled) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *IdleStateUpdateCancelled) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *IdleStateUpdateCancelled) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateCancelled) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6308,6 +7117,13 @@ func (x *IdleStateUpdateNone) UnmarshalJSON(data []byte) error {
 }
 
 func (x IdleStateUpdateNone) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *IdleStateUpdateNone) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *IdleStateUpdateNone) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -6350,6 +7166,13 @@ func (x *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 
 func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *RequiresActionStateUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *RequiresActionStateUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequiresActionStateUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6366,7 +7189,7 @@ func (x *RequiresActionStateUpdate) encodeFields(w *codecWriter) {
 		w.value("background", x.Background)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6413,20 +7236,31 @@ func (u StateUpdate) Tag() string {
 	return ""
 }
 
-func (u StateUpdate) MarshalJSON() ([]byte, error) {
+func (u StateUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *StateUpdate) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("StateUpdate", u.Running != nil, u.Idle != nil, u.RequiresAction != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Running != nil:
-		return w.tagged("state", "running", u.Running)
+		w.str("state", "running")
+		u.Running.encodeFields(&w)
+		w.extra(u.Running.extraMembers())
+		return w.bytes()
 	case u.Idle != nil:
-		return w.tagged("state", "idle", u.Idle)
+		w.str("state", "idle")
+		u.Idle.encodeFields(&w)
+		w.extra(u.Idle.extraMembers())
+		return w.bytes()
 	case u.RequiresAction != nil:
-		return w.tagged("state", "requires_action", u.RequiresAction)
+		w.str("state", "requires_action")
+		u.RequiresAction.encodeFields(&w)
+		w.extra(u.RequiresAction.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("StateUpdate", u.Unknown)
+	return codecAppendUnknown(dst, "StateUpdate", u.Unknown)
 }
 
 func (u *StateUpdate) UnmarshalJSON(data []byte) error {
@@ -6532,6 +7366,13 @@ func (x *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 
 func (x ToolCallContentChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ToolCallContentChunk) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ToolCallContentChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallContentChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6546,9 +7387,9 @@ func (x *ToolCallContentChunk) decodeFields(m codecMembers) error {
 
 func (x *ToolCallContentChunk) encodeFields(w *codecWriter) {
 	w.str("toolCallId", string(x.ToolCallID))
-	w.value("content", x.Content)
+	w.obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6570,6 +7411,13 @@ func (x *TerminalOutput) UnmarshalJSON(data []byte) error {
 
 func (x TerminalOutput) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalOutput) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalOutput) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutput) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6584,7 +7432,7 @@ func (x *TerminalOutput) decodeFields(m codecMembers) error {
 func (x *TerminalOutput) encodeFields(w *codecWriter) {
 	w.str("data", string(x.Data))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6616,6 +7464,13 @@ func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 
 func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalExitStatus) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalExitStatus) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalExitStatus) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6636,7 +7491,7 @@ func (x *TerminalExitStatus) encodeFields(w *codecWriter) {
 		w.value("signal", x.Signal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6660,6 +7515,13 @@ func (x *TerminalSize) UnmarshalJSON(data []byte) error {
 
 func (x TerminalSize) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalSize) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalSize) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalSize) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6676,7 +7538,7 @@ func (x *TerminalSize) encodeFields(w *codecWriter) {
 	w.uint("cols", uint64(x.Cols))
 	w.uint("rows", uint64(x.Rows))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6704,6 +7566,13 @@ func (x *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x TerminalCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6720,7 +7589,7 @@ func (x *TerminalCapabilities) encodeFields(w *codecWriter) {
 		w.value("cancel", x.Cancel)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6742,6 +7611,13 @@ func (x *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x TerminalCancelCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalCancelCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalCancelCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalCancelCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6754,7 +7630,7 @@ func (x *TerminalCancelCapabilities) decodeFields(m codecMembers) error {
 
 func (x *TerminalCancelCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6800,6 +7676,13 @@ func (x *TerminalUpdate) UnmarshalJSON(data []byte) error {
 
 func (x TerminalUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6838,7 +7721,7 @@ func (x *TerminalUpdate) encodeFields(w *codecWriter) {
 		w.value("capabilities", x.Capabilities)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6862,6 +7745,13 @@ func (x *TerminalOutputChunk) UnmarshalJSON(data []byte) error {
 
 func (x TerminalOutputChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalOutputChunk) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalOutputChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutputChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6878,7 +7768,7 @@ func (x *TerminalOutputChunk) encodeFields(w *codecWriter) {
 	w.str("terminalId", string(x.TerminalID))
 	w.str("data", string(x.Data))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -6905,16 +7795,21 @@ func (u PlanUpdateContent) Tag() string {
 	return ""
 }
 
-func (u PlanUpdateContent) MarshalJSON() ([]byte, error) {
+func (u PlanUpdateContent) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *PlanUpdateContent) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("PlanUpdateContent", u.Items != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Items != nil:
-		return w.tagged("type", "items", u.Items)
+		w.str("type", "items")
+		u.Items.encodeFields(&w)
+		w.extra(u.Items.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("PlanUpdateContent", u.Unknown)
+	return codecAppendUnknown(dst, "PlanUpdateContent", u.Unknown)
 }
 
 func (u *PlanUpdateContent) UnmarshalJSON(data []byte) error {
@@ -6967,6 +7862,13 @@ func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 
 func (x PlanEntry) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PlanEntry) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PlanEntry) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanEntry) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -6985,7 +7887,7 @@ func (x *PlanEntry) encodeFields(w *codecWriter) {
 	w.str("priority", string(x.Priority))
 	w.str("status", string(x.Status))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7047,6 +7949,13 @@ func (x *PlanItems) UnmarshalJSON(data []byte) error {
 
 func (x PlanItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PlanItems) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PlanItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7064,10 +7973,10 @@ func (x *PlanItems) encodeFields(w *codecWriter) {
 	if x.Entries == nil {
 		w.raw("entries", json.RawMessage("[]"))
 	} else {
-		w.value("entries", x.Entries)
+		w.value("entries", &x.Entries)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7089,6 +7998,13 @@ func (x *PlanUpdate) UnmarshalJSON(data []byte) error {
 
 func (x PlanUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PlanUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PlanUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7101,9 +8017,9 @@ func (x *PlanUpdate) decodeFields(m codecMembers) error {
 }
 
 func (x *PlanUpdate) encodeFields(w *codecWriter) {
-	w.value("plan", x.Plan)
+	w.obj("plan", &x.Plan)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7125,6 +8041,13 @@ func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 
 func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *AvailableCommandsUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *AvailableCommandsUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AvailableCommandsUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7140,10 +8063,10 @@ func (x *AvailableCommandsUpdate) encodeFields(w *codecWriter) {
 	if x.AvailableCommands == nil {
 		w.raw("availableCommands", json.RawMessage("[]"))
 	} else {
-		w.value("availableCommands", x.AvailableCommands)
+		w.value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7165,6 +8088,13 @@ func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 
 func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ConfigOptionUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ConfigOptionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ConfigOptionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7180,10 +8110,10 @@ func (x *ConfigOptionUpdate) encodeFields(w *codecWriter) {
 	if x.ConfigOptions == nil {
 		w.raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", x.ConfigOptions)
+		w.value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7214,6 +8144,13 @@ func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 
 func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionInfoUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionInfoUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfoUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7234,7 +8171,7 @@ func (x *SessionInfoUpdate) encodeFields(w *codecWriter) {
 		w.value("updatedAt", x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7259,6 +8196,13 @@ func (x *Cost) UnmarshalJSON(data []byte) error {
 
 func (x Cost) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Cost) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Cost) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Cost) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7275,7 +8219,7 @@ func (x *Cost) encodeFields(w *codecWriter) {
 	w.value("amount", x.Amount)
 	w.str("currency", string(x.Currency))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7303,6 +8247,13 @@ func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
 
 func (x UsageUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *UsageUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *UsageUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UsageUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7323,7 +8274,7 @@ func (x *UsageUpdate) encodeFields(w *codecWriter) {
 		w.value("cost", x.Cost)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7369,6 +8320,13 @@ func (x *Notice) UnmarshalJSON(data []byte) error {
 
 func (x Notice) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Notice) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Notice) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Notice) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7389,7 +8347,7 @@ func (x *Notice) encodeFields(w *codecWriter) {
 		w.value("description", x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7442,6 +8400,13 @@ func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
 
 func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CompactionUpdate) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CompactionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7466,7 +8431,7 @@ func (x *CompactionUpdate) encodeFields(w *codecWriter) {
 		w.value("error", x.Error)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7491,6 +8456,13 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 
 func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CompactionSummaryChunk) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CompactionSummaryChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionSummaryChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7505,9 +8477,9 @@ func (x *CompactionSummaryChunk) decodeFields(m codecMembers) error {
 
 func (x *CompactionSummaryChunk) encodeFields(w *codecWriter) {
 	w.str("compactionId", string(x.CompactionID))
-	w.value("content", x.Content)
+	w.obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7533,6 +8505,13 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CompleteElicitationNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CompleteElicitationNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompleteElicitationNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7547,7 +8526,7 @@ func (x *CompleteElicitationNotification) decodeFields(m codecMembers) error {
 func (x *CompleteElicitationNotification) encodeFields(w *codecWriter) {
 	w.str("elicitationId", string(x.ElicitationID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7577,6 +8556,13 @@ func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 
 func (x InitializeRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *InitializeRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7592,12 +8578,12 @@ func (x *InitializeRequest) decodeFields(m codecMembers) error {
 
 func (x *InitializeRequest) encodeFields(w *codecWriter) {
 	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	w.value("info", x.Info)
-	if !codecIsZero(x.Capabilities) {
-		w.value("capabilities", x.Capabilities)
+	w.obj("info", &x.Info)
+	if !codecIsZero(&x.Capabilities) {
+		w.obj("capabilities", &x.Capabilities)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7633,6 +8619,13 @@ func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ClientCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7653,7 +8646,7 @@ func (x *ClientCapabilities) encodeFields(w *codecWriter) {
 		w.value("elicitation", x.Elicitation)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7684,6 +8677,13 @@ func (x *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ClientAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ClientAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ClientAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7700,7 +8700,7 @@ func (x *ClientAuthCapabilities) encodeFields(w *codecWriter) {
 		w.value("terminal", x.Terminal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7724,6 +8724,13 @@ func (x *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x TerminalAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *TerminalAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *TerminalAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7736,7 +8743,7 @@ func (x *TerminalAuthCapabilities) decodeFields(m codecMembers) error {
 
 func (x *TerminalAuthCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7766,6 +8773,13 @@ func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7786,7 +8800,7 @@ func (x *ElicitationCapabilities) encodeFields(w *codecWriter) {
 		w.value("url", x.URL)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7808,6 +8822,13 @@ func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationFormCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationFormCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationFormCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7820,7 +8841,7 @@ func (x *ElicitationFormCapabilities) decodeFields(m codecMembers) error {
 
 func (x *ElicitationFormCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7842,6 +8863,13 @@ func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationURLCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationURLCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationURLCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7854,7 +8882,7 @@ func (x *ElicitationURLCapabilities) decodeFields(m codecMembers) error {
 
 func (x *ElicitationURLCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7885,6 +8913,13 @@ func (x *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 
 func (x LoginAuthRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LoginAuthRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LoginAuthRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoginAuthRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7899,7 +8934,7 @@ func (x *LoginAuthRequest) decodeFields(m codecMembers) error {
 func (x *LoginAuthRequest) encodeFields(w *codecWriter) {
 	w.str("methodId", string(x.MethodID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7927,6 +8962,13 @@ func (x *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 
 func (x LogoutAuthRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *LogoutAuthRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *LogoutAuthRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutAuthRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7939,7 +8981,7 @@ func (x *LogoutAuthRequest) decodeFields(m codecMembers) error {
 
 func (x *LogoutAuthRequest) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -7971,6 +9013,13 @@ func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *NewSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *NewSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -7987,13 +9036,13 @@ func (x *NewSessionRequest) decodeFields(m codecMembers) error {
 func (x *NewSessionRequest) encodeFields(w *codecWriter) {
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", x.MCPServers)
+		w.value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8032,18 +9081,26 @@ func (u MCPServer) Tag() string {
 	return ""
 }
 
-func (u MCPServer) MarshalJSON() ([]byte, error) {
+func (u MCPServer) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *MCPServer) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("MCPServer", u.HTTP != nil, u.Stdio != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.HTTP != nil:
-		return w.tagged("type", "http", u.HTTP)
+		w.str("type", "http")
+		u.HTTP.encodeFields(&w)
+		w.extra(u.HTTP.extraMembers())
+		return w.bytes()
 	case u.Stdio != nil:
-		return w.tagged("type", "stdio", u.Stdio)
+		w.str("type", "stdio")
+		u.Stdio.encodeFields(&w)
+		w.extra(u.Stdio.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("MCPServer", u.Unknown)
+	return codecAppendUnknown(dst, "MCPServer", u.Unknown)
 }
 
 func (u *MCPServer) UnmarshalJSON(data []byte) error {
@@ -8089,6 +9146,13 @@ func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
 
 func (x HTTPHeader) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *HTTPHeader) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *HTTPHeader) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *HTTPHeader) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8105,7 +9169,7 @@ func (x *HTTPHeader) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8132,6 +9196,13 @@ func (x *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 
 func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPServerHTTP) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPServerHTTP) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerHTTP) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8149,10 +9220,10 @@ func (x *MCPServerHTTP) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("url", string(x.URL))
 	if x.Headers != nil {
-		w.value("headers", x.Headers)
+		w.value("headers", &x.Headers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8181,6 +9252,13 @@ func (x *MCPServerStdio) UnmarshalJSON(data []byte) error {
 
 func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *MCPServerStdio) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *MCPServerStdio) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerStdio) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8199,13 +9277,13 @@ func (x *MCPServerStdio) encodeFields(w *codecWriter) {
 	w.str("name", string(x.Name))
 	w.str("command", string(x.Command))
 	if x.Args != nil {
-		w.value("args", x.Args)
+		w.value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", x.Env)
+		w.value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8236,6 +9314,13 @@ func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 
 func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ListSessionsRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ListSessionsRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8256,7 +9341,7 @@ func (x *ListSessionsRequest) encodeFields(w *codecWriter) {
 		w.value("cursor", x.Cursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8282,6 +9367,13 @@ func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *DeleteSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *DeleteSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8296,7 +9388,7 @@ func (x *DeleteSessionRequest) decodeFields(m codecMembers) error {
 func (x *DeleteSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8342,6 +9434,13 @@ func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ResumeSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ResumeSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8361,16 +9460,16 @@ func (x *ResumeSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", x.MCPServers)
+		w.value("mcpServers", &x.MCPServers)
 	}
 	if !x.ReplayFrom.IsZero() {
 		w.value("replayFrom", x.ReplayFrom)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8399,16 +9498,21 @@ func (u ReplayFrom) Tag() string {
 	return ""
 }
 
-func (u ReplayFrom) MarshalJSON() ([]byte, error) {
+func (u ReplayFrom) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ReplayFrom) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ReplayFrom", u.Start != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Start != nil:
-		return w.tagged("type", "start", u.Start)
+		w.str("type", "start")
+		u.Start.encodeFields(&w)
+		w.extra(u.Start.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("ReplayFrom", u.Unknown)
+	return codecAppendUnknown(dst, "ReplayFrom", u.Unknown)
 }
 
 func (u *ReplayFrom) UnmarshalJSON(data []byte) error {
@@ -8448,6 +9552,13 @@ func (x *ReplayFromStart) UnmarshalJSON(data []byte) error {
 
 func (x ReplayFromStart) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ReplayFromStart) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ReplayFromStart) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReplayFromStart) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8460,7 +9571,7 @@ func (x *ReplayFromStart) decodeFields(m codecMembers) error {
 
 func (x *ReplayFromStart) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8492,6 +9603,13 @@ func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CloseSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CloseSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8506,7 +9624,7 @@ func (x *CloseSessionRequest) decodeFields(m codecMembers) error {
 func (x *CloseSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8538,6 +9656,13 @@ func (x *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 
 func (x CancelToolCallRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelToolCallRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelToolCallRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelToolCallRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8554,7 +9679,7 @@ func (x *CancelToolCallRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("toolCallId", string(x.ToolCallID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8587,6 +9712,13 @@ func (x *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 
 func (x CancelTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8603,7 +9735,7 @@ func (x *CancelTerminalRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8650,22 +9782,28 @@ func (u SetSessionConfigOptionRequest) Tag() string {
 	return ""
 }
 
-func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
+func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *SetSessionConfigOptionRequest) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("SetSessionConfigOptionRequest", u.ID != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.ID != nil:
 		w.str("type", "id")
 		u.encodeCommon(&w)
-		return w.variant(u.ID)
+		u.ID.encodeFields(&w)
+		w.extra(u.ID.extraMembers())
+		return w.bytes()
 	case u.Boolean != nil:
 		w.str("type", "boolean")
 		u.encodeCommon(&w)
-		return w.variant(u.Boolean)
+		u.Boolean.encodeFields(&w)
+		w.extra(u.Boolean.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("SetSessionConfigOptionRequest", u.Unknown)
+	return codecAppendUnknown(dst, "SetSessionConfigOptionRequest", u.Unknown)
 }
 
 func (u *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
@@ -8703,7 +9841,7 @@ func (x *SetSessionConfigOptionRequest) encodeCommon(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("configId", string(x.ConfigID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8722,6 +9860,13 @@ func (x *SetSessionConfigOptionRequestID) UnmarshalJSON(data []byte) error {
 }
 
 func (x SetSessionConfigOptionRequestID) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *SetSessionConfigOptionRequestID) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *SetSessionConfigOptionRequestID) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -8753,6 +9898,13 @@ func (x *SetSessionConfigOptionRequestBoolean) UnmarshalJSON(data []byte) error 
 
 func (x SetSessionConfigOptionRequestBoolean) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
+}
+
+func (x *SetSessionConfigOptionRequestBoolean) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
 }
 
 func (x *SetSessionConfigOptionRequestBoolean) extraMembers() map[string]json.RawMessage {
@@ -8798,6 +9950,13 @@ func (x *PromptRequest) UnmarshalJSON(data []byte) error {
 
 func (x PromptRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *PromptRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *PromptRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8815,10 +9974,10 @@ func (x *PromptRequest) encodeFields(w *codecWriter) {
 	if x.Prompt == nil {
 		w.raw("prompt", json.RawMessage("[]"))
 	} else {
-		w.value("prompt", x.Prompt)
+		w.value("prompt", &x.Prompt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8842,6 +10001,13 @@ func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 
 func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *RequestPermissionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *RequestPermissionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8854,9 +10020,9 @@ func (x *RequestPermissionResponse) decodeFields(m codecMembers) error {
 }
 
 func (x *RequestPermissionResponse) encodeFields(w *codecWriter) {
-	w.value("outcome", x.Outcome)
+	w.obj("outcome", &x.Outcome)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8893,18 +10059,26 @@ func (u RequestPermissionOutcome) Tag() string {
 	return ""
 }
 
-func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
+func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *RequestPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("RequestPermissionOutcome", u.Cancelled != nil, u.Selected != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Cancelled != nil:
-		return w.tagged("outcome", "cancelled", u.Cancelled)
+		w.str("outcome", "cancelled")
+		u.Cancelled.encodeFields(&w)
+		w.extra(u.Cancelled.extraMembers())
+		return w.bytes()
 	case u.Selected != nil:
-		return w.tagged("outcome", "selected", u.Selected)
+		w.str("outcome", "selected")
+		u.Selected.encodeFields(&w)
+		w.extra(u.Selected.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("RequestPermissionOutcome", u.Unknown)
+	return codecAppendUnknown(dst, "RequestPermissionOutcome", u.Unknown)
 }
 
 func (u *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
@@ -8946,6 +10120,13 @@ func (x *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 
 func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelledPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelledPermissionOutcome) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelledPermissionOutcome) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8958,7 +10139,7 @@ func (x *CancelledPermissionOutcome) decodeFields(m codecMembers) error {
 
 func (x *CancelledPermissionOutcome) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -8980,6 +10161,13 @@ func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 
 func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SelectedPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SelectedPermissionOutcome) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SelectedPermissionOutcome) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -8994,7 +10182,7 @@ func (x *SelectedPermissionOutcome) decodeFields(m codecMembers) error {
 func (x *SelectedPermissionOutcome) encodeFields(w *codecWriter) {
 	w.str("optionId", string(x.OptionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9038,26 +10226,34 @@ func (u CreateElicitationResponse) Tag() string {
 	return ""
 }
 
-func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) {
+func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *CreateElicitationResponse) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("CreateElicitationResponse", u.Accept != nil, u.Decline != nil, u.Cancel != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	var w codecWriter
+	w := codecWriter{buf: dst, start: len(dst)}
 	switch {
 	case u.Accept != nil:
 		w.str("action", "accept")
 		u.encodeCommon(&w)
-		return w.variant(u.Accept)
+		u.Accept.encodeFields(&w)
+		w.extra(u.Accept.extraMembers())
+		return w.bytes()
 	case u.Decline != nil:
 		w.str("action", "decline")
 		u.encodeCommon(&w)
-		return w.variant(u.Decline)
+		u.Decline.encodeFields(&w)
+		w.extra(u.Decline.extraMembers())
+		return w.bytes()
 	case u.Cancel != nil:
 		w.str("action", "cancel")
 		u.encodeCommon(&w)
-		return w.variant(u.Cancel)
+		u.Cancel.encodeFields(&w)
+		w.extra(u.Cancel.extraMembers())
+		return w.bytes()
 	}
-	return codecUnknown("CreateElicitationResponse", u.Unknown)
+	return codecAppendUnknown(dst, "CreateElicitationResponse", u.Unknown)
 }
 
 func (u *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
@@ -9093,7 +10289,7 @@ func (x *CreateElicitationResponse) decodeCommon(m codecMembers) error {
 
 func (x *CreateElicitationResponse) encodeCommon(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9111,6 +10307,13 @@ func (x *CreateElicitationResponseDecline) UnmarshalJSON(data []byte) error {
 
 func (x CreateElicitationResponseDecline) MarshalJSON() ([]byte, error) {
 	return codecMarshalStruct(&x)
+}
+
+func (x *CreateElicitationResponseDecline) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
 }
 
 func (x *CreateElicitationResponseDecline) extraMembers() map[string]json.RawMessage { return x.Extra }
@@ -9137,6 +10340,13 @@ func (x *CreateElicitationResponseCancel) UnmarshalJSON(data []byte) error {
 }
 
 func (x CreateElicitationResponseCancel) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+
+func (x *CreateElicitationResponseCancel) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
 
 func (x *CreateElicitationResponseCancel) extraMembers() map[string]json.RawMessage { return x.Extra }
 
@@ -9170,23 +10380,25 @@ type ElicitationContentValue struct {
 	Other *json.RawMessage
 }
 
-func (u ElicitationContentValue) MarshalJSON() ([]byte, error) {
+func (u ElicitationContentValue) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+
+func (u *ElicitationContentValue) appendJSON(dst []byte) ([]byte, error) {
 	if err := codecOne("ElicitationContentValue", u.String != nil, u.Integer != nil, u.Number != nil, u.Boolean != nil, u.StringArray != nil, u.Other != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.String != nil:
-		return codecMarshal(*u.String)
+		return codecAppendAny(dst, u.String)
 	case u.Integer != nil:
-		return codecMarshal(*u.Integer)
+		return codecAppendAny(dst, u.Integer)
 	case u.Number != nil:
-		return codecMarshal(*u.Number)
+		return codecAppendAny(dst, u.Number)
 	case u.Boolean != nil:
-		return codecMarshal(*u.Boolean)
+		return codecAppendAny(dst, u.Boolean)
 	case u.StringArray != nil:
-		return codecMarshal(u.StringArray)
+		return codecAppendAny(dst, &u.StringArray)
 	}
-	return codecMarshal(*u.Other)
+	return codecAppendAny(dst, u.Other)
 }
 
 func (u *ElicitationContentValue) UnmarshalJSON(data []byte) error {
@@ -9258,6 +10470,13 @@ func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 
 func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ElicitationAcceptAction) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ElicitationAcceptAction) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationAcceptAction) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -9294,6 +10513,13 @@ func (x *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 
 func (x CancelSessionNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelSessionNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelSessionNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelSessionNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -9308,7 +10534,7 @@ func (x *CancelSessionNotification) decodeFields(m codecMembers) error {
 func (x *CancelSessionNotification) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9333,6 +10559,13 @@ func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 
 func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *CancelRequestNotification) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *CancelRequestNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelRequestNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -9347,7 +10580,7 @@ func (x *CancelRequestNotification) decodeFields(m codecMembers) error {
 func (x *CancelRequestNotification) encodeFields(w *codecWriter) {
 	w.raw("requestId", x.RequestID)
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9390,6 +10623,13 @@ func (x *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 
 func (x ForkSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ForkSessionRequest) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ForkSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -9408,13 +10648,13 @@ func (x *ForkSessionRequest) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	w.str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", x.MCPServers)
+		w.value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9452,6 +10692,13 @@ func (x *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 
 func (x ForkSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *ForkSessionResponse) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *ForkSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -9468,13 +10715,13 @@ func (x *ForkSessionResponse) decodeFields(m codecMembers) error {
 func (x *ForkSessionResponse) encodeFields(w *codecWriter) {
 	w.str("sessionId", string(x.SessionID))
 	if x.ConfigOptions != nil {
-		w.value("configOptions", x.ConfigOptions)
+		w.value("configOptions", &x.ConfigOptions)
 	}
 	if x.AvailableCommands != nil {
-		w.value("availableCommands", x.AvailableCommands)
+		w.value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9498,6 +10745,13 @@ func (x *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 
 func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *SessionForkCapabilities) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *SessionForkCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionForkCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -9510,7 +10764,7 @@ func (x *SessionForkCapabilities) decodeFields(m codecMembers) error {
 
 func (x *SessionForkCapabilities) encodeFields(w *codecWriter) {
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9550,6 +10804,13 @@ func (x *Usage) UnmarshalJSON(data []byte) error {
 
 func (x Usage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
 
+func (x *Usage) appendJSON(dst []byte) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	x.encodeFields(&w)
+	w.extra(x.Extra)
+	return w.bytes()
+}
+
 func (x *Usage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Usage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
@@ -9580,7 +10841,7 @@ func (x *Usage) encodeFields(w *codecWriter) {
 		w.value("cachedWriteTokens", x.CachedWriteTokens)
 	}
 	if x.Meta != nil {
-		w.value("_meta", x.Meta)
+		w.value("_meta", &x.Meta)
 	}
 }
 
@@ -9989,7 +11250,8 @@ func codecUnknown(name string, raw json.RawMessage) ([]byte, error) {
 	return raw, nil
 }
 
-func codecIsZero(v any) bool { return reflect.ValueOf(v).IsZero() }
+// codecIsZero reports whether the value p points to is its type's zero.
+func codecIsZero(p any) bool { return reflect.ValueOf(p).Elem().IsZero() }
 
 // codecMarshal encodes v like json.Marshal but without escaping <, > and &,
 // so that the text the peer sees is the text the agent wrote. An encoder
@@ -10009,10 +11271,19 @@ func codecMarshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
-// codecWriter builds one JSON object member by member.
+// codecAppender is implemented by the pointers of generated types and of
+// Opt: they append their JSON to dst, so that a nested value is written in
+// place instead of into a buffer of its own that is then copied.
+type codecAppender interface {
+	appendJSON(dst []byte) ([]byte, error)
+}
+
+// codecWriter builds one JSON object member by member, appending to buf
+// from offset start.
 type codecWriter struct {
-	buf []byte
-	err error
+	buf   []byte
+	start int
+	err   error
 }
 
 func (w *codecWriter) key(k string) {
@@ -10021,7 +11292,7 @@ func (w *codecWriter) key(k string) {
 		// from nothing a few bytes at a time.
 		w.buf = make([]byte, 0, 128)
 	}
-	if len(w.buf) == 0 {
+	if len(w.buf) == w.start {
 		w.buf = append(w.buf, '{')
 	} else {
 		w.buf = append(w.buf, ',')
@@ -10050,30 +11321,39 @@ func (w *codecWriter) bool(k string, v bool) {
 	w.buf = strconv.AppendBool(w.buf, v)
 }
 
-// value writes any value. Generated types and Opt are asked directly: their
-// output is already valid, and going through encoding/json would re-scan
-// it at every nesting level. The generated callers never pass nil pointers.
+// value writes any value (see codecAppendAny).
 func (w *codecWriter) value(k string, v any) {
-	var b []byte
-	var err error
-	if m, ok := v.(json.Marshaler); ok {
-		b, err = m.MarshalJSON()
-	} else {
-		b, err = codecMarshal(v)
+	if w.err != nil {
+		return
 	}
+	w.key(k)
+	b, err := codecAppendAny(w.buf, v)
 	if err != nil {
 		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
 		return
 	}
+	w.buf = b
+}
+
+// obj writes a generated type or an Opt in place.
+func (w *codecWriter) obj(k string, v codecAppender) {
+	if w.err != nil {
+		return
+	}
 	w.key(k)
-	w.buf = append(w.buf, b...)
+	b, err := v.appendJSON(w.buf)
+	if err != nil {
+		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
+		return
+	}
+	w.buf = b
 }
 
 // raw writes raw JSON; nil is written as null.
 func (w *codecWriter) raw(k string, v json.RawMessage) {
 	if v == nil {
 		v = json.RawMessage("null")
-	} else if !json.Valid(v) {
+	} else if !codecValid(v) {
 		w.fail(fmt.Errorf("acp: encoding %s: invalid raw JSON", k))
 		return
 	}
@@ -10118,8 +11398,8 @@ func (w *codecWriter) bytes() ([]byte, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	if len(w.buf) == 0 {
-		return []byte("{}"), nil
+	if len(w.buf) == w.start {
+		return append(w.buf, '{', '}'), nil
 	}
 	return append(w.buf, '}'), nil
 }
@@ -10129,6 +11409,154 @@ func codecMarshalStruct(s codecStruct) ([]byte, error) {
 	return w.variant(s)
 }
 
+// codecAppendStruct appends a generated struct's object to dst.
+func codecAppendStruct(dst []byte, s codecStruct) ([]byte, error) {
+	w := codecWriter{buf: dst, start: len(dst)}
+	return w.variant(s)
+}
+
+// codecAppendUnknown appends an unknown union variant as received.
+func codecAppendUnknown(dst []byte, name string, raw json.RawMessage) ([]byte, error) {
+	b, err := codecUnknown(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// codecAppendAny appends v as encoding/json would encode it (HTML
+// characters unescaped), writing generated types, Opt, strings, numbers,
+// booleans, raw JSON, _meta maps and slices of these in place. Pointers are
+// followed: callers pass &field so that nothing is boxed. Anything else goes
+// through encoding/json.
+func codecAppendAny(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case codecAppender:
+		return v.appendJSON(dst)
+	case string:
+		return codecAppendString(dst, v), nil
+	case *string:
+		return codecAppendString(dst, *v), nil
+	case json.RawMessage:
+		return codecAppendRaw(dst, v)
+	case *json.RawMessage:
+		return codecAppendRaw(dst, *v)
+	case map[string]json.RawMessage:
+		return codecAppendMeta(dst, v)
+	case *map[string]json.RawMessage:
+		return codecAppendMeta(dst, *v)
+	}
+	if v == nil {
+		return append(dst, "null"...), nil
+	}
+	e := reflect.ValueOf(v)
+	if e.Kind() == reflect.Pointer {
+		if e.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		e = e.Elem()
+	}
+	switch e.Kind() {
+	case reflect.String:
+		return codecAppendString(dst, e.String()), nil
+	case reflect.Bool:
+		return strconv.AppendBool(dst, e.Bool()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(dst, e.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.AppendUint(dst, e.Uint(), 10), nil
+	case reflect.Pointer:
+		return codecAppendAny(dst, e.Interface())
+	case reflect.Slice: // the elements of a slice are addressable, even in a copy
+		if e.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		if e.Type().Elem().Kind() == reflect.Uint8 {
+			break // []byte is base64 in encoding/json
+		}
+		dst = append(dst, '[')
+		for i := range e.Len() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = codecAppendAny(dst, e.Index(i).Addr().Interface()); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	return codecAppendMarshal(dst, e.Interface())
+}
+
+func codecAppendMarshal(dst []byte, v any) ([]byte, error) {
+	b, err := codecMarshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// codecValid is json.Valid at the speed of a scan: raw members (rawInput,
+// rawOutput of big tool results) are checked on every write.
+func codecValid(b []byte) bool {
+	var d jsonfast.Dec
+	d.Reset(b)
+	d.Skip()
+	return d.End()
+}
+
+// codecAppendRaw appends raw JSON compacted, as encoding/json writes a
+// json.RawMessage; nil is null.
+func codecAppendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
+	if raw == nil {
+		return append(dst, "null"...), nil
+	}
+	if !codecValid(raw) {
+		return nil, errors.New("invalid raw JSON")
+	}
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		return append(dst, raw...), nil
+	}
+	b := bytes.NewBuffer(dst)
+	if err := json.Compact(b, raw); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// codecAppendMeta appends a _meta object with its keys sorted, as
+// encoding/json writes maps.
+func codecAppendMeta(dst []byte, m map[string]json.RawMessage) ([]byte, error) {
+	if m == nil {
+		return append(dst, "null"...), nil
+	}
+	var small [8]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = codecAppendString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = codecAppendRaw(dst, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+const (
+	codecLSB = 0x0101010101010101
+	codecMSB = 0x8080808080808080
+)
+
 // codecAppendString appends s as a JSON string, escaping like encoding/json
 // with HTML escaping off.
 func codecAppendString(dst []byte, s string) []byte {
@@ -10136,6 +11564,22 @@ func codecAppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time over text that needs no escape and is
+		// ASCII (no quote, backslash, control or byte from 0x80).
+		for i+8 <= len(s) {
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			t := x ^ (codecLSB * 0x02) // the quote becomes 0x20: one test with the controls
+			u := x ^ (codecLSB * '\\')
+			if m := ((t-codecLSB*0x21)&^t | (u-codecLSB)&^u | x) & codecMSB; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // the first such byte (later flags may be false)
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
 				i++
@@ -10151,6 +11595,10 @@ func codecAppendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}

@@ -17,15 +17,20 @@ func (r *Reader) index(src io.Reader, size int64) (*index, error) {
 	for {
 		s.reset()
 		start := off
-		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			off += int64(len(chunk))
+		chunk, err := br.ReadSlice('\n')
+		off += int64(len(chunk))
+		switch {
+		case err == bufio.ErrBufferFull:
+			// A line longer than the buffer: scanned in pieces.
 			s.feed(chunk)
-			if err != bufio.ErrBufferFull {
-				break
+			for err == bufio.ErrBufferFull {
+				chunk, err = br.ReadSlice('\n')
+				off += int64(len(chunk))
+				s.feed(chunk)
 			}
+		case !s.scanLine(chunk):
+			s.reset()
+			s.feed(chunk)
 		}
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("transcript: reading: %w", err)

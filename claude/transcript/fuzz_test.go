@@ -46,9 +46,27 @@ func FuzzReader(f *testing.F) {
 			half := len(line) / 2
 			s.feed(line[:half])
 			s.feed(line[half:])
+			// The whole-line scan agrees with the chunked one wherever it
+			// applies.
+			var w scanner
+			w.reset()
+			if w.scanLine(line) {
+				if !s.valid() {
+					t.Fatalf("scanLine accepts what feed rejects: %q", line)
+				}
+				for f := range w.vals {
+					a, b := &w.vals[f], &s.vals[f]
+					if a.set != b.set || a.kind != b.kind || a.esc != b.esc || a.trunc != b.trunc || !bytes.Equal(a.raw, b.raw) {
+						t.Fatalf("field %d: scanLine %+v, feed %+v in %q", f, *a, *b, line)
+					}
+				}
+			}
 			var m map[string]any
 			if json.Unmarshal(line, &m) != nil || m == nil {
 				continue
+			}
+			if !w.scanLine(line) {
+				t.Fatalf("scanLine rejects a valid object: %q", line)
 			}
 			if !s.valid() {
 				t.Fatalf("scanner rejects a valid object: %q", line)

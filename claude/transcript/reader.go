@@ -63,7 +63,11 @@ type Reader struct {
 	stats  Stats
 	prompt []int64 // offsets of the first user lines, for Title
 	plen   []int32
-	buf    []byte
+	buf    []byte // a line too long for the window
+	win    []byte // a window of the file, read ahead (readWindow)
+	winOff int64  // offset of win in the file
+	size   int64  // bytes indexed
+	dec    recordDecoder
 	log    *slog.Logger
 	logged int
 	sc     scanner // for the second pass
@@ -99,7 +103,7 @@ func Open(path string, opts *Options) (*Reader, error) {
 
 // NewReader indexes the first size bytes of ra. Only I/O errors fail it.
 func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
-	r := &Reader{ra: ra, log: slog.New(slog.DiscardHandler)}
+	r := &Reader{ra: ra, size: size, log: slog.New(slog.DiscardHandler)}
 	if opts != nil && opts.Logger != nil {
 		r.log = opts.Logger
 	}
@@ -201,24 +205,69 @@ func (r *Reader) Collect(ctx context.Context) ([]*Record, error) {
 // maxKeptBuffer is the largest line buffer a Reader keeps between reads.
 const maxKeptBuffer = 1 << 20
 
+// readWindow is how much of the file one read brings in. The active branch
+// runs forward through the file, so one read serves the next records too;
+// a line longer than half the window is read on its own.
+const readWindow = 256 << 10
+
+// line returns the n bytes at off, valid until the next call; nil, nil if
+// the file no longer holds them (it shrank since it was indexed).
+func (r *Reader) line(off int64, n int32) ([]byte, error) {
+	end := off + int64(n)
+	if off >= r.winOff && end <= r.winOff+int64(len(r.win)) {
+		return r.win[off-r.winOff : end-r.winOff], nil
+	}
+	if n > readWindow/2 {
+		if cap(r.buf) < int(n) {
+			r.buf = make([]byte, n)
+		}
+		b := r.buf[:n]
+		if _, err := r.ra.ReadAt(b, off); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	if r.win == nil {
+		r.win = make([]byte, readWindow)
+	}
+	want := int64(readWindow)
+	if rest := r.size - off; rest < want && rest >= int64(n) {
+		want = rest
+	}
+	got, err := r.ra.ReadAt(r.win[:want], off)
+	r.win, r.winOff = r.win[:got], off
+	if got < int(n) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return r.win[:n], nil
+}
+
 // read decodes the line at off; it returns nil, nil for a line that does
 // not decode (counted as corrupt).
 func (r *Reader) read(off int64, n int32) (*Record, error) {
-	if cap(r.buf) < int(n) {
-		r.buf = make([]byte, n)
-	}
-	b := r.buf[:n]
-	if _, err := r.ra.ReadAt(b, off); err != nil {
-		if errors.Is(err, io.EOF) { // the file shrank since it was indexed
-			r.skip(off, "line is past the end of the file")
-			return nil, nil
-		}
+	b, err := r.line(off, n)
+	if err != nil {
 		return nil, fmt.Errorf("transcript: reading line at offset %d: %w", off, err)
 	}
-	rec, err := decodeRecord(b)
-	if cap(r.buf) > maxKeptBuffer {
-		r.buf = nil // do not hold on to one huge line (a pasted image) for the Reader's life
+	if b == nil {
+		r.skip(off, "line is past the end of the file")
+		return nil, nil
 	}
+	defer func() {
+		if cap(r.buf) > maxKeptBuffer {
+			r.buf = nil // do not hold on to one huge line (a pasted image) for the Reader's life
+		}
+	}()
+	if rec, ok := r.dec.decode(b); ok {
+		return rec, nil
+	}
+	rec, err := decodeRecord(b)
 	if err != nil {
 		r.skip(off, err.Error())
 		return nil, nil

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // field names a top-level key that the first pass keeps. Everything else in a
@@ -187,6 +189,7 @@ type scanner struct {
 	lit      [8]byte
 	litLen   int
 	vals     [numFields]value
+	dec      jsonfast.Dec // for scanLine
 }
 
 // reset prepares the scanner for a new line, keeping its buffers.
@@ -435,4 +438,53 @@ func (s *scanner) text(f field) string { return s.vals[f].str() }
 func (s *scanner) isTrue(f field) bool {
 	v := &s.vals[f]
 	return v.set && v.kind == kindTrue
+}
+
+// scanLine is feed for a whole line at once: one validating pass of the
+// jsonfast cursor over the top-level members, which skips nested values
+// and long strings many bytes at a time. It leaves the scanner exactly as
+// feed would and reports true, or reports false for a line that is not a
+// valid JSON object (or only white space), which the caller then feeds to
+// the byte-by-byte scanner: its looser check of nested values decides
+// about such lines, as before.
+func (s *scanner) scanLine(line []byte) bool {
+	d := &s.dec
+	d.Reset(line)
+	if d.Kind() != '{' || !d.Object() {
+		return false
+	}
+	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
+		f := fNone
+		if !esc {
+			f = lookupField(key)
+		}
+		if f == fNone {
+			d.Skip()
+			continue
+		}
+		v := &s.vals[f]
+		switch d.Kind() {
+		case '"':
+			raw, e, _ := d.StrRaw()
+			v.set, v.kind, v.esc, v.trunc = true, kindString, e, len(raw) > maxCapture
+			v.raw = append(v.raw[:0], raw[:min(len(raw), maxCapture)]...)
+		case 't':
+			d.Skip()
+			v.set, v.kind, v.esc, v.trunc, v.raw = true, kindTrue, false, false, v.raw[:0]
+		case 'f':
+			d.Skip()
+			v.set, v.kind, v.esc, v.trunc, v.raw = true, kindFalse, false, false, v.raw[:0]
+		case 'n':
+			d.Skip()
+			v.set, v.kind, v.esc, v.trunc, v.raw = true, kindNull, false, false, v.raw[:0]
+		default:
+			d.Skip()
+			v.set, v.kind, v.esc, v.trunc, v.raw = true, kindOther, false, false, v.raw[:0]
+		}
+	}
+	if !d.End() {
+		return false
+	}
+	s.state, s.nonEmpty = stDone, true
+	return true
 }

@@ -48,6 +48,9 @@ var runtimeNames = []string{
 
 type emitter struct {
 	bytes.Buffer
+	// shared: the package takes Opt from acp, whose in-place encoder is
+	// not this package's; its Opt fields are written through MarshalJSON.
+	shared bool
 }
 
 func (e *emitter) p(format string, args ...any) {
@@ -67,7 +70,7 @@ func (e *emitter) doc(indent string, lines []string) {
 
 // emit renders the model as gofmt'ed Go source.
 func emit(m *model, header []string) ([]byte, error) {
-	var e emitter
+	e := emitter{shared: m.Config.sharedRuntime}
 	for _, h := range header {
 		e.p("// %s", h)
 	}
@@ -79,11 +82,12 @@ func emit(m *model, header []string) ([]byte, error) {
 	e.p("package %s", m.Config.pkg)
 	e.p("")
 	e.p("import (")
-	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
+	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "math/bits", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
 		e.p("\t%q", imp)
 	}
+	e.p("")
+	e.p("\t%q", "github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast")
 	if m.Config.sharedRuntime {
-		e.p("")
 		e.p("\t%q", acpImport)
 	}
 	e.p(")")
@@ -223,6 +227,15 @@ func (e *emitter) structType(t *goType) {
 	e.p("")
 	e.p("func (x %s) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }", t.Name)
 	e.p("")
+	// Concrete calls, not codecAppendStruct's interface ones, keep the
+	// writer on the stack.
+	e.p("func (x *%s) appendJSON(dst []byte) ([]byte, error) {", t.Name)
+	e.p("\tw := codecWriter{buf: dst, start: len(dst)}")
+	e.p("\tx.encodeFields(&w)")
+	e.p("\tw.extra(x.Extra)")
+	e.p("\treturn w.bytes()")
+	e.p("}")
+	e.p("")
 	e.p("func (x *%s) extraMembers() map[string]json.RawMessage { return x.Extra }", t.Name)
 	e.p("")
 	e.p("func (x *%s) setExtra(m map[string]json.RawMessage) { x.Extra = m }", t.Name)
@@ -341,18 +354,21 @@ func (e *emitter) encodeFields(fields []*field) {
 		case tFloat:
 			cond, write = v+" != 0", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
 		case tObject:
-			cond, write = "!codecIsZero("+v+")", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+			// Generated types append themselves in place; a pointer in an
+			// interface costs no allocation, a struct value would.
+			cond, write = "!codecIsZero(&"+v+")", fmt.Sprintf("w.obj(%q, &%s)", f.JSON, v)
 		case tRaw:
 			cond, write = v+" != nil", fmt.Sprintf("w.raw(%q, %s)", f.JSON, v)
 		case tSlice, tMap, tMeta:
-			cond, write = v+" != nil", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+			cond, write = v+" != nil", fmt.Sprintf("w.value(%q, &%s)", f.JSON, v)
 		}
 		if f.Nullable {
-			write = fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
 			if f.Ptr {
-				cond = v + " != nil"
+				cond, write = v+" != nil", fmt.Sprintf("w.obj(%q, %s)", f.JSON, v)
+			} else if e.shared {
+				cond, write = "!"+v+".IsZero()", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
 			} else {
-				cond = "!" + v + ".IsZero()"
+				cond, write = "!"+v+".IsZero()", fmt.Sprintf("w.obj(%q, &%s)", f.JSON, v)
 			}
 		}
 		switch {
@@ -442,26 +458,28 @@ func (e *emitter) union(t *goType) {
 		set = append(set, "u."+v.Field+" != nil")
 	}
 	set = append(set, "u.Unknown != nil")
-	e.p("func (u %s) MarshalJSON() ([]byte, error) {", t.Name)
+	e.p("func (u %s) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }", t.Name)
+	e.p("")
+	e.p("func (u *%s) appendJSON(dst []byte) ([]byte, error) {", t.Name)
 	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
 	e.p("\t\treturn nil, err")
 	e.p("\t}")
-	e.p("\tvar w codecWriter")
+	e.p("\tw := codecWriter{buf: dst, start: len(dst)}")
 	e.p("\tswitch {")
 	for _, v := range t.Variants {
 		e.p("\tcase u.%s != nil:", v.Field)
-		if len(t.Fields) == 0 {
-			e.p("\t\treturn w.tagged(%q, %q, u.%s)", t.Tag, v.Tag, v.Field)
-			continue
-		}
 		if v.Tag != "" {
 			e.p("\t\tw.str(%q, %q)", t.Tag, v.Tag)
 		}
-		e.p("\t\tu.encodeCommon(&w)")
-		e.p("\t\treturn w.variant(u.%s)", v.Field)
+		if len(t.Fields) > 0 {
+			e.p("\t\tu.encodeCommon(&w)")
+		}
+		e.p("\t\tu.%s.encodeFields(&w)", v.Field)
+		e.p("\t\tw.extra(u.%s.extraMembers())", v.Field)
+		e.p("\t\treturn w.bytes()")
 	}
 	e.p("\t}")
-	e.p("\treturn codecUnknown(%q, u.Unknown)", t.Name)
+	e.p("\treturn codecAppendUnknown(dst, %q, u.Unknown)", t.Name)
 	e.p("}")
 	e.p("")
 
@@ -651,17 +669,19 @@ func (e *emitter) valueUnion(t *goType) {
 	for _, v := range t.Variants {
 		set = append(set, "u."+v.Field+" != nil")
 	}
-	e.p("func (u %s) MarshalJSON() ([]byte, error) {", t.Name)
+	e.p("func (u %s) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }", t.Name)
+	e.p("")
+	e.p("func (u *%s) appendJSON(dst []byte) ([]byte, error) {", t.Name)
 	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
 	e.p("\t\treturn nil, err")
 	e.p("\t}")
 	e.p("\tswitch {")
 	for _, v := range t.Variants[:len(t.Variants)-1] {
 		e.p("\tcase u.%s != nil:", v.Field)
-		e.p("\t\treturn codecMarshal(%s)", valueDeref(v))
+		e.p("\t\treturn codecAppendAny(dst, %s)", valueRef(v))
 	}
 	e.p("\t}")
-	e.p("\treturn codecMarshal(%s)", valueDeref(t.Variants[len(t.Variants)-1]))
+	e.p("\treturn codecAppendAny(dst, %s)", valueRef(t.Variants[len(t.Variants)-1]))
 	e.p("}")
 	e.p("")
 	e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
@@ -700,11 +720,13 @@ func valueFieldType(v *variant) string {
 	return "*" + v.Type.Go
 }
 
-func valueDeref(v *variant) string {
-	if v.Type.Kind == tSlice || v.Type.Kind == tObject {
-		return "u." + v.Field
+// valueRef is a pointer to a value union's form: what codecAppendAny
+// writes without boxing a copy.
+func valueRef(v *variant) string {
+	if v.Type.Kind == tSlice {
+		return "&u." + v.Field
 	}
-	return "*u." + v.Field
+	return "u." + v.Field
 }
 
 func (e *emitter) methods(m *model) {

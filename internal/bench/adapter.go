@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,14 @@ type adapter struct {
 	mu       sync.Mutex
 	sessions map[string]*chunkCount
 	updates  map[string]int // session/update notifications by session
+}
+
+// replayKinds are the session/update kinds a replay is made of: the
+// conversation itself, not the command list or title an adapter sends when
+// its CLI is up.
+var replayKinds = map[string]bool{
+	"user_message_chunk": true, "agent_message_chunk": true, "agent_thought_chunk": true,
+	"tool_call": true, "tool_call_update": true, "plan": true,
 }
 
 // chunkCount tracks the agent_message_chunk updates of one session's turn.
@@ -69,12 +78,40 @@ type update struct {
 	} `json:"update"`
 }
 
+// scanUpdate finds the session id and the update kind of a session/update
+// by a byte search, the least a client can do (the bare CLI's reader does
+// as little), and decodes the params only when that fails: at 20,000 chunks
+// a turn, a full decode per chunk would make the client, not the adapter,
+// set the pace of the streaming turn.
+func scanUpdate(params []byte) (update, bool) {
+	var u update
+	field := func(key string) (string, bool) {
+		i := bytes.Index(params, []byte(key))
+		if i < 0 {
+			return "", false
+		}
+		rest := params[i+len(key):]
+		j := bytes.IndexByte(rest, '"')
+		if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+			return "", false
+		}
+		return string(rest[:j]), true
+	}
+	sid, ok1 := field(`"sessionId":"`)
+	kind, ok2 := field(`"sessionUpdate":"`)
+	if ok1 && ok2 {
+		u.SessionID, u.Update.Kind = sid, kind
+		return u, true
+	}
+	return u, json.Unmarshal(params, &u) == nil
+}
+
 func (a *adapter) handle(ctx context.Context, req *acp.Request) (any, error) {
 	switch req.Method {
 	case acp.MethodSessionUpdate:
 		now := time.Now()
-		var u update
-		if err := json.Unmarshal(req.Params, &u); err != nil {
+		u, ok := scanUpdate(req.Params)
+		if !ok {
 			return nil, nil
 		}
 		a.mu.Lock()

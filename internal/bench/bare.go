@@ -13,23 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// bareArgs start the CLI the way our adapter does in the sandbox
-// (claude.Options as agent.sessionSetup fills them; IS_SANDBOX allows
-// bypassPermissions), so the baseline does the same work.
-var bareArgs = []string{
-	"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
-	"--permission-prompt-tool=stdio", "--disallowedTools=AskUserQuestion",
-	"--setting-sources=user,project,local", "--permission-mode=default",
-	"--allow-dangerously-skip-permissions", "--include-partial-messages", "--replay-user-messages",
-}
-
-// bareEnv is what the claude package adds to the CLI's environment.
-var bareEnv = []string{
-	"CLAUDE_CODE_ENTRYPOINT=sdk-ts",
-	"CLAUDE_CODE_SDK_READS_SESSION_STATE=1",
-	"CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1",
-}
-
 // bareCLI is the Claude Code CLI driven directly over stream-json with no
 // adapter: the baseline. Its reader does the least a client can, a
 // prefix test per line.
@@ -41,9 +24,11 @@ type bareCLI struct {
 	stderr *tail
 }
 
-func startBare(cli string, sb *sandbox) (*bareCLI, error) {
-	cmd := exec.Command(cli, append(bareArgs, "--session-id="+uuid.NewString())...)
-	cmd.Env = append(append([]string(nil), sb.env...), bareEnv...)
+// startBare runs the CLI with the argv and the environment additions our
+// adapter gives it (probeAgentCLI), in sandbox sb.
+func startBare(cli string, inv cliInvocation, sb *sandbox) (*bareCLI, error) {
+	cmd := exec.Command(cli, inv.argv()...)
+	cmd.Env = append(append([]string(nil), sb.env...), inv.env...)
 	cmd.Dir = sb.work
 	setGroup(cmd)
 	b := &bareCLI{cmd: cmd, stderr: &tail{max: 8 << 10}}

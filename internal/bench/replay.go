@@ -9,12 +9,50 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
-// runReplay times session/load of a generated transcript of
-// cfg.ReplayMessages messages (internal/transcriptgen, with a rewound dead
-// branch every 25 turns), written where the CLI keeps the sandbox's
-// sessions: the answer, the updates replayed before it, and the adapter's
-// CPU and peak RSS for it.
-func runReplay(ctx context.Context, cfg *Config, argv []string) (sample, error) {
+// A replayCase is one transcript session/load replays, and the prefix of
+// its metric keys (see replayKey).
+type replayCase struct {
+	prefix string
+	opts   func(cfg *Config) transcriptgen.Options
+}
+
+// syntheticReplay is a transcriptgen transcript of cfg.ReplayMessages
+// messages: six-message turns of about 1 KB lines, one tool call each, a
+// rewound dead branch every 25 turns.
+var syntheticReplay = replayCase{prefix: "replay", opts: func(cfg *Config) transcriptgen.Options {
+	return transcriptgen.Options{Messages: cfg.ReplayMessages, RewindEvery: 25, Seed: 1}
+}}
+
+// realisticReplay is shaped like a real working session: 448 tool calls
+// whose Bash and Read results are about 13 KB (whole files, long test
+// output), 6.6 MiB in all; cfg.ReplayMessages below 5,000 (short CI runs)
+// scale it down.
+var realisticReplay = replayCase{prefix: "real", opts: func(cfg *Config) transcriptgen.Options {
+	n := 2800
+	if cfg.ReplayMessages < 5000 {
+		n = max(cfg.ReplayMessages*2800/5000, 60)
+	}
+	return transcriptgen.Options{Messages: n, RewindEvery: 25, Seed: 2, ToolOutput: 13000}
+}}
+
+// Metric key suffixes of a replay case.
+const (
+	rAnswer    = ".answer"
+	rLast      = ".last_update"
+	rPerMsg    = ".per_message"
+	rUpdates   = ".updates"
+	rCPU       = ".cpu.self"
+	rCPUPerMsg = ".cpu.per_message"
+	rRSS       = ".rss.self"
+)
+
+// runReplay times session/load of the case's transcript, written where the
+// CLI keeps the sandbox's sessions: the answer (which both adapters send
+// once their CLI is up), the last history update before it (the replay
+// itself: per message on the active branch), the updates, and the
+// adapter's CPU and peak RSS for it. The client is a lean one (lean.go), so
+// that the replay's pace is the adapter's.
+func runReplay(ctx context.Context, cfg *Config, argv []string, rc replayCase) (sample, error) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	api, sb, err := newWorld(cfg)
@@ -22,44 +60,50 @@ func runReplay(ctx context.Context, cfg *Config, argv []string) (sample, error) 
 		return nil, err
 	}
 	defer api.Close()
-	_, st, err := transcriptgen.WriteSession(filepath.Join(sb.home, ".claude"),
-		transcriptgen.Options{Cwd: sb.work, Messages: cfg.ReplayMessages, RewindEvery: 25, Seed: 1})
+	o := rc.opts(cfg)
+	o.Cwd = sb.work
+	_, st, err := transcriptgen.WriteSession(filepath.Join(sb.home, ".claude"), o)
 	if err != nil {
 		return nil, err
 	}
-	a, err := startAdapter(argv, sb)
+	c, err := startLean(argv, sb)
 	if err != nil {
 		return nil, err
 	}
-	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
-	if _, err := a.initialize(ctx); err != nil {
+	defer c.close(cfg.closeTimeout())
+	defer context.AfterFunc(ctx, func() { killGroup(c.cmd.Process.Pid) })()
+	if _, err := c.call(acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		return nil, err
 	}
-	before, err := readStat(a.cmd.Process.Pid)
+	before, err := readStat(c.cmd.Process.Pid)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	var resp acp.LoadSessionResponse
-	err = a.conn.Call(ctx, acp.MethodSessionLoad, &acp.LoadSessionRequest{
-		SessionID: acp.SessionID(st.SessionID), Cwd: sb.work, MCPServers: []acp.MCPServer{}}, &resp)
-	if err != nil {
-		return nil, a.wrap("session/load", err)
-	}
-	d := time.Since(start)
-	after, err := readStat(a.cmd.Process.Pid)
+	seen, err := c.call(acp.MethodSessionLoad, &acp.LoadSessionRequest{
+		SessionID: acp.SessionID(st.SessionID), Cwd: sb.work, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	updates := a.updates[st.SessionID]
-	a.mu.Unlock()
+	d := time.Since(start)
+	after, err := readStat(c.cmd.Process.Pid)
+	if err != nil {
+		return nil, err
+	}
+	updates := seen.n
+	replayed := seen.last.Sub(start)
+	if seen.last.IsZero() {
+		replayed = d
+	}
+	cpu := (after.cpu - before.cpu).Seconds()
+	p := rc.prefix
 	return sample{
-		kReplay:        d.Seconds(),
-		kReplayPerMsg:  d.Seconds() / float64(st.Active),
-		kReplayUpdates: float64(updates),
-		kReplayCPU:     (after.cpu - before.cpu).Seconds(),
-		kReplayRSS:     float64(after.hwm),
+		p + rAnswer:    d.Seconds(),
+		p + rLast:      replayed.Seconds(),
+		p + rPerMsg:    replayed.Seconds() / float64(st.Active),
+		p + rUpdates:   float64(updates),
+		p + rCPU:       cpu,
+		p + rCPUPerMsg: cpu / float64(st.Active),
+		p + rRSS:       float64(after.hwm),
 	}, nil
 }

@@ -60,3 +60,58 @@ func TestMarkdownFromSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue16Rows: the ratios to the bare CLI, the realistic replay and
+// the issue 16 goals are rendered and judged.
+func TestIssue16Rows(t *testing.T) {
+	r := &Report{
+		Config: Config{Reference: []string{"ref"}, Iterations: 1, Turns: 1, Deltas: 100, Sessions: 8, ReplayMessages: 5000},
+		Samples: map[string][]sample{
+			Ours: {{kRatioStart: 1.02, kRatioStream: 1.3, kRealLast: 0.05, kRealPerMsg: 12e-6, kReplayPerMsg: 16e-6,
+				kStreamCPUPerChunk: 4e-6}},
+			Reference: {{kRealLast: 1.0}},
+			Bare:      {{}},
+		},
+		BareArgs: []string{"--output-format", "stream-json"}, BareEnv: []string{"CLAUDE_CODE_ENTRYPOINT=sdk-ts"},
+	}
+	md := r.Markdown()
+	for _, want := range []string{
+		"|   cold first answer, ratio to the bare CLI (same iteration) | 1.02× | – |  |  |",
+		"| cold first answer at most 1.05× the bare CLI's | 1.02× | yes |",
+		"| `session/load` replay at least 10× faster than the reference (realistic transcript) | 20× | yes |",
+		"| `session/load` replay at most 15 µs per message (realistic transcript) | 12 µs | yes |",
+		"| `session/load` replay at most 15 µs per message (synthetic transcript) | 16 µs | **no** |",
+		"| streaming: adapter CPU at most 5 µs per relayed chunk | 4 µs | yes |",
+		"| streaming turn at most 1.2× the bare CLI's | 1.3× | **no** |",
+		"realistic transcript (2800 messages, Bash and Read results of ~13 KB)",
+		"- bare CLI: `claude --output-format stream-json`, environment plus `CLAUDE_CODE_ENTRYPOINT=sdk-ts`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestInvocationArgv: each bare run gets its own session id in place of
+// the probe's.
+func TestInvocationArgv(t *testing.T) {
+	inv := cliInvocation{args: []string{"--output-format", "stream-json", "--session-id=abc", "--resume", "def", "--verbose"}}
+	got := inv.argv()
+	if len(got) != 5 || got[0] != "--output-format" || got[4] != "--verbose" ||
+		!strings.HasPrefix(got[2], "--session-id=") || got[2] == "--session-id=abc" || !strings.HasPrefix(got[3], "--session-id=") {
+		t.Errorf("argv = %q", got)
+	}
+}
+
+func TestScanUpdate(t *testing.T) {
+	for _, c := range []struct{ in, sid, kind string }{
+		{`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}`, "s1", "agent_message_chunk"},
+		{`{"update":{"content":{"text":"\"sessionId\":\"no\""},"sessionUpdate":"tool_call"},"sessionId":"s2"}`, "s2", "tool_call"},
+		{`{ "sessionId" : "s3", "update" : { "sessionUpdate" : "plan" } }`, "s3", "plan"},
+	} {
+		u, ok := scanUpdate([]byte(c.in))
+		if !ok || u.SessionID != c.sid || u.Update.Kind != c.kind {
+			t.Errorf("scanUpdate(%s) = %+v, %v", c.in, u, ok)
+		}
+	}
+}

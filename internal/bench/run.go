@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -34,7 +35,8 @@ type Config struct {
 	// Log receives one line per finished run; nil discards.
 	Log io.Writer
 
-	tmp string
+	tmp  string
+	bare cliInvocation // how our adapter runs the CLI (probeAgentCLI)
 }
 
 func (c *Config) closeTimeout() time.Duration { return 10 * time.Second }
@@ -50,9 +52,12 @@ const (
 type Report struct {
 	Config  Config
 	Machine Machine
-	Samples map[string][]sample
-	Started time.Time
-	Elapsed time.Duration
+	// BareArgs and BareEnv are the CLI arguments and environment additions
+	// of the bare CLI column: our adapter's, read from the CLI it started.
+	BareArgs, BareEnv []string
+	Samples           map[string][]sample
+	Started           time.Time
+	Elapsed           time.Duration
 }
 
 // Run measures the systems cfg names, alternating their order every
@@ -89,6 +94,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.tmp = tmp
 
 	r := &Report{Config: cfg, Machine: describeMachine(cfg), Samples: map[string][]sample{}, Started: time.Now()}
+	// The bare CLI runs with our adapter's argv and environment.
+	if cfg.bare, err = probeAgentCLI(ctx, &cfg); err != nil {
+		return nil, fmt.Errorf("bench: probing how the adapter runs the CLI: %w", err)
+	}
+	r.BareArgs, r.BareEnv = cfg.bare.argv(), cfg.bare.env
+	fmt.Fprintf(cfg.Log, "bare CLI: %s (env + %s)\n", strings.Join(cfg.bare.args, " "), strings.Join(cfg.bare.env, " "))
 	adapters := map[string][]string{Ours: cfg.Ours}
 	order := []string{Bare, Ours}
 	if len(cfg.Reference) > 0 {
@@ -115,10 +126,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 			got[sys] = m
 		}
+		replay := func(rc replayCase) func(context.Context, *Config, []string) (sample, error) {
+			return func(ctx context.Context, cfg *Config, argv []string) (sample, error) {
+				return runReplay(ctx, cfg, argv, rc)
+			}
+		}
 		for _, phase := range []struct {
 			name string
 			run  func(context.Context, *Config, []string) (sample, error)
-		}{{"concurrent", runConcurrent}, {"session/load", runReplay}} {
+		}{{"concurrent", runConcurrent}, {"session/load", replay(syntheticReplay)}, {"session/load realistic", replay(realisticReplay)}} {
 			for _, sys := range order {
 				if sys == Bare {
 					continue
@@ -148,6 +164,8 @@ func overBare(m, bare sample, deltas int) {
 	m[kOverDone] = m[kTurnDone] - bare[kTurnDone]
 	m[kOverStart] = m[kFirst] - bare[kFirst]
 	m[kOverChunk] = (m[kStreamDone] - bare[kStreamDone]) / float64(deltas)
+	m[kRatioStart] = m[kFirst] / bare[kFirst]
+	m[kRatioStream] = m[kStreamDone] / bare[kStreamDone]
 }
 
 func timed(log io.Writer, i int, sys, what string, f func() (sample, error)) (sample, error) {

@@ -101,7 +101,7 @@ func runBare(ctx context.Context, cfg *Config) (sample, error) {
 	}
 	defer api.Close()
 	api.Script(streamStep(cfg.Deltas))
-	b, err := startBare(cfg.CLI, sb)
+	b, err := startBare(cfg.CLI, cfg.bare, sb)
 	if err != nil {
 		return nil, err
 	}

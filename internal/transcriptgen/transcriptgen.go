@@ -46,6 +46,10 @@ type Options struct {
 	Seed int64
 	// PermissionMode is recorded with every prompt; "" is "default".
 	PermissionMode string
+	// ToolOutput is about how many characters of output a Bash or Read
+	// call returns (stored twice: the tool result and the structured
+	// result); 0 is 900. Real sessions read whole files: a few thousand.
+	ToolOutput int
 }
 
 // Stats describe what was written.
@@ -90,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PermissionMode == "" {
 		o.PermissionMode = "default"
+	}
+	if o.ToolOutput <= 0 {
+		o.ToolOutput = 900
 	}
 	return o
 }
@@ -246,11 +253,11 @@ func (g *gen) tool(turn int) (name string, input obj, result string, structured 
 	file := fmt.Sprintf("%s/pkg/file%d.go", g.o.Cwd, turn%17)
 	switch turn % 6 {
 	case 0:
-		out := g.words(900)
+		out := g.words(g.o.ToolOutput)
 		return "Bash", obj{"command": "go test ./...", "description": "Run the tests"}, out,
 			obj{"stdout": out, "stderr": "", "interrupted": false, "isImage": false}
 	case 1:
-		lines := g.words(900)
+		lines := g.words(g.o.ToolOutput)
 		return "Read", obj{"file_path": file}, "     1\t" + strings.ReplaceAll(lines, " the ", "\n     2\t"),
 			obj{"type": "text", "file": obj{"filePath": file, "content": lines, "numLines": 20, "startLine": 1, "totalLines": 20}}
 	case 2:

@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// leanClient is an ACP client that does the least a client can, for the
+// session/load runs: it frames lines and looks at a few bytes of each
+// (like the bare CLI's reader), instead of validating and decoding every
+// notification as acp.Conn does. A replay of big tool results is a few
+// hundred kilobytes of notifications per second, and a full decode of
+// each would make the client, not the adapter, set the pace.
+type leanClient struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	stderr *tail
+	nextID int
+}
+
+func startLean(argv []string, sb *sandbox) (*leanClient, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = sb.env
+	cmd.Dir = sb.work
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c := &leanClient{cmd: cmd, stderr: &tail{max: 8 << 10}}
+	cmd.Stderr = c.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	c.stdin, c.out = stdin, bufio.NewReaderSize(stdout, 1<<20)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// leanUpdates is what a call saw before its answer.
+type leanUpdates struct {
+	n    int       // session/update notifications
+	last time.Time // arrival of the last history update (replayKinds)
+}
+
+var (
+	sessionUpdateMethod = []byte(`"method":"session/update"`)
+	sessionUpdateKind   = []byte(`"sessionUpdate":"`)
+	methodKey           = []byte(`"method":`)
+)
+
+// call sends a request and reads until its answer, counting the
+// session/update notifications on the way. Requests of the adapter are
+// answered with method-not-found.
+func (c *leanClient) call(method string, params any) (leanUpdates, error) {
+	var seen leanUpdates
+	c.nextID++
+	id := c.nextID
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		return seen, err
+	}
+	if _, err := c.stdin.Write(append(line, '\n')); err != nil {
+		return seen, c.wrap(method, err)
+	}
+	idKey := []byte(`"id":` + strconv.Itoa(id) + `,`)
+	idEnd := []byte(`"id":` + strconv.Itoa(id) + `}`)
+	for {
+		l, err := c.readLine()
+		if err != nil {
+			return seen, c.wrap(method, err)
+		}
+		if bytes.Contains(l, sessionUpdateMethod) {
+			now := time.Now()
+			seen.n++
+			if i := bytes.Index(l, sessionUpdateKind); i >= 0 {
+				kind := l[i+len(sessionUpdateKind):]
+				if j := bytes.IndexByte(kind, '"'); j >= 0 && replayKinds[string(kind[:j])] {
+					seen.last = now
+				}
+			}
+			continue
+		}
+		isResponse := !bytes.Contains(l, methodKey)
+		if isResponse && (bytes.Contains(l, idKey) || bytes.Contains(l, idEnd)) {
+			if bytes.Contains(l, []byte(`"error":`)) && !bytes.Contains(l, []byte(`"result":`)) {
+				return seen, c.wrap(method, fmt.Errorf("error answer: %.300s", l))
+			}
+			return seen, nil
+		}
+		if !isResponse {
+			c.refuse(l)
+		}
+	}
+}
+
+// refuse answers a request of the adapter with method-not-found.
+func (c *leanClient) refuse(line []byte) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &req) != nil || len(req.ID) == 0 {
+		return // a notification
+	}
+	resp := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32601,"message":"method not found"}}` + "\n"
+	_, _ = io.WriteString(c.stdin, resp)
+}
+
+func (c *leanClient) readLine() ([]byte, error) {
+	line, err := c.out.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	long := append([]byte(nil), line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = c.out.ReadSlice('\n')
+		long = append(long, line...)
+	}
+	return long, err
+}
+
+func (c *leanClient) wrap(what string, err error) error {
+	return fmt.Errorf("%s: %w (stderr: %s)", what, err, c.stderr)
+}
+
+// close ends the adapter as an editor does, by closing stdin.
+func (c *leanClient) close(timeout time.Duration) {
+	pid := c.cmd.Process.Pid
+	before := descendants(pid)
+	_ = c.stdin.Close()
+	done := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, c.out); _ = c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		killGroup(pid)
+		<-done
+	}
+	killGroup(pid)
+	killLeftovers(before)
+}
