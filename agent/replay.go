@@ -132,7 +132,7 @@ func (rp *replayer) assistant(rec *transcript.Record) {
 		Base: claude.Base{Type: "assistant", UUID: rec.UUID, SessionID: rec.SessionID},
 		Message: claude.APIMessage{
 			ID: m.ID, Type: "message", Role: "assistant", Model: m.Model,
-			Content: claudeContent(m.Content), StopReason: m.StopReason,
+			Content: claude.Content(m.Content), StopReason: m.StopReason,
 		},
 		RequestID: rec.RequestID,
 		Timestamp: rec.Timestamp,
@@ -154,7 +154,7 @@ func (rp *replayer) user(rec *transcript.Record) {
 	// Tool results and local command output, as live.
 	rp.tr.translate(claude.Message{Type: "user", Body: &claude.UserFrame{
 		Base:          claude.Base{Type: "user", UUID: rec.UUID, SessionID: rec.SessionID},
-		Message:       claude.UserMessageBody{Role: "user", Content: claudeContent(rec.Message.Content)},
+		Message:       claude.UserMessageBody{Role: "user", Content: claude.Content(rec.Message.Content)},
 		ToolUseResult: rec.ToolUseResult,
 		Timestamp:     rec.Timestamp,
 	}})
@@ -173,18 +173,6 @@ func hiddenOrigin(o *transcript.Origin) bool {
 		return true
 	}
 	return false
-}
-
-func claudeContent(c transcript.Content) claude.Content {
-	out := make(claude.Content, len(c))
-	for i, b := range c {
-		out[i] = claude.ContentBlock{
-			Type: b.Type, Text: b.Text, Thinking: b.Thinking, Signature: b.Signature, Data: b.Data,
-			ID: b.ID, Name: b.Name, Input: b.Input,
-			ToolUseID: b.ToolUseID, Content: b.ToolContent, IsError: b.IsError, Source: b.Source,
-		}
-	}
-	return out
 }
 
 func blocksText(c transcript.Content) string {

@@ -83,7 +83,7 @@ func (rp *replayer) replaySubagent(launch string, sa transcript.Subagent) {
 				Base: claude.Base{Type: "assistant", UUID: rec.UUID, SessionID: rec.SessionID},
 				Message: claude.APIMessage{
 					ID: msg.ID, Type: "message", Role: "assistant", Model: msg.Model,
-					Content: claudeContent(msg.Content), StopReason: msg.StopReason,
+					Content: claude.Content(msg.Content), StopReason: msg.StopReason,
 				},
 				ParentToolUseID: launch, AgentID: sa.AgentID, RequestID: rec.RequestID, Timestamp: rec.Timestamp,
 			}})
@@ -94,7 +94,7 @@ func (rp *replayer) replaySubagent(launch string, sa transcript.Subagent) {
 			}
 			rp.tr.translate(claude.Message{Type: "user", Body: &claude.UserFrame{
 				Base:            claude.Base{Type: "user", UUID: rec.UUID, SessionID: rec.SessionID},
-				Message:         claude.UserMessageBody{Role: "user", Content: claudeContent(rec.Message.Content)},
+				Message:         claude.UserMessageBody{Role: "user", Content: claude.Content(rec.Message.Content)},
 				ParentToolUseID: launch, AgentID: sa.AgentID, ToolUseResult: rec.ToolUseResult, Timestamp: rec.Timestamp,
 			}})
 		}

@@ -344,7 +344,7 @@ func (rd *recordDecoder) content() Content {
 }
 
 var blockKeys = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input",
-	"tool_use_id", "content", "is_error", "source"}
+	"tool_use_id", "content", "is_error", "source", "citations"}
 
 // blockType returns the common block types without allocating.
 func (rd *recordDecoder) blockType() string {
@@ -414,13 +414,16 @@ func (rd *recordDecoder) block(b *Block) {
 			b.ToolUseID = rd.str(-1)
 		case "content":
 			bit = 9
-			b.ToolContent = rd.raw()
+			b.Content = rd.raw()
 		case "is_error":
 			bit = 10
 			b.IsError = d.Bool()
 		case "source":
 			bit = 11
 			b.Source = rd.raw()
+		case "citations":
+			bit = 12
+			b.Citations = rd.raw()
 		default:
 			if jsonfast.FoldKey(key, blockKeys...) {
 				d.SetOdd()

@@ -80,7 +80,7 @@ func TestRecordsDecodeEveryKind(t *testing.T) {
 		t.Errorf("assistant record = %+v", a.Message)
 	}
 	tr := recs[2]
-	if b := tr.Message.Content[0]; b.Type != "tool_result" || b.ToolUseID != "toolu_1" || string(b.ToolContent) != `"a\nb"` {
+	if b := tr.Message.Content[0]; b.Type != "tool_result" || b.ToolUseID != "toolu_1" || string(b.Content) != `"a\nb"` {
 		t.Errorf("tool_result block = %+v", b)
 	}
 	if string(tr.ToolUseResult) != `{"stderr":"","stdout":"a\nb"}` || tr.SourceToolAssistantUUID != uid(2) ||

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"time"
 )
 
@@ -135,25 +136,14 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Block is one content block. Which fields are set depends on Type: text
-// (Text), thinking (Thinking, Signature), redacted_thinking (Data), tool_use
-// (ID, Name, Input), tool_result (ToolUseID, ToolContent, IsError), image and
-// document (Source). Inputs and results stay raw JSON for the caller to
-// decode per tool.
-type Block struct {
-	Type        string          `json:"type"`
-	Text        string          `json:"text,omitempty"`
-	Thinking    string          `json:"thinking,omitempty"`
-	Signature   string          `json:"signature,omitempty"`
-	Data        string          `json:"data,omitempty"`
-	ID          string          `json:"id,omitempty"`
-	Name        string          `json:"name,omitempty"`
-	Input       json.RawMessage `json:"input,omitempty"`
-	ToolUseID   string          `json:"tool_use_id,omitempty"`
-	ToolContent json.RawMessage `json:"content,omitempty"`
-	IsError     bool            `json:"is_error,omitempty"`
-	Source      json.RawMessage `json:"source,omitempty"`
-}
+// Block is one content block: the CLI driver's own type, so a stored
+// block is exactly the block the CLI printed live (Citations included).
+// Which fields are set depends on Type: text (Text, Citations), thinking
+// (Thinking, Signature), redacted_thinking (Data), tool_use (ID, Name,
+// Input), tool_result (ToolUseID, Content, IsError), image and document
+// (Source). Inputs and results stay raw JSON for the caller to decode per
+// tool.
+type Block = claude.ContentBlock
 
 // wireRecord is the line as the CLI writes it.
 type wireRecord struct {
