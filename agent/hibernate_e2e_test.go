@@ -1,0 +1,106 @@
+package agent_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// TestHibernationCap: with a cap of two live CLIs, five sessions each get
+// a prompt in turn; never more than two claude processes run, and every
+// session answers a follow-up that needs its earlier history (the model
+// request carries it), resumed with --resume from its transcript.
+func TestHibernationCap(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.MaxLiveSessions = 2 }})
+	const n = 5
+	var sids []string
+	peak := 0
+	watch := func() {
+		if live := len(clitest.LivePIDs(t)); live > peak {
+			peak = live
+		}
+	}
+	for i := range n {
+		sid := h.NewSession(t.TempDir())
+		sids = append(sids, sid)
+		h.API().Script(fakeapi.Text(fmt.Sprintf("noted %d", i)))
+		if r, err := h.Prompt(sid, fmt.Sprintf("remember the word apple-%d", i)); err != nil || r.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt %d: %+v %v", i, r, err)
+		}
+		watch()
+		// The cap applies once the hibernated CLI has had time to close.
+		h.WaitFor("at most two live CLIs", 15*time.Second, func() bool { watch(); return len(clitest.LivePIDs(t)) <= 2 })
+	}
+	for i, sid := range sids {
+		h.API().Script(fakeapi.Text(fmt.Sprintf("you said apple-%d", i)))
+		if r, err := h.Prompt(sid, "what word did I give you?"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("follow-up %d: %+v %v", i, r, err)
+		}
+		reqs := h.API().MainRequests()
+		last := reqs[len(reqs)-1]
+		if !strings.Contains(string(last.Body), fmt.Sprintf("apple-%d", i)) {
+			t.Errorf("session %d resumed without its history", i)
+		}
+		h.WaitFor("at most two live CLIs", 15*time.Second, func() bool { watch(); return len(clitest.LivePIDs(t)) <= 2 })
+	}
+	// Between a start and the close of the one it displaces, three may
+	// overlap for a moment; more would mean the cap did nothing.
+	if peak > 3 {
+		t.Errorf("%d claude processes at once with a cap of 2", peak)
+	}
+}
+
+// TestHibernationIdle: an idle session's CLI is closed after the idle
+// timeout; the next prompt resumes it with its history, mode and model.
+func TestHibernationIdle(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	var sm acp.SetSessionModeResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "acceptEdits"}, &sm); err != nil {
+		t.Fatal(err)
+	}
+	h.API().Script(fakeapi.Text("noted"))
+	if _, err := h.Prompt(sid, "remember banana"); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
+	h.API().Script(fakeapi.Text("banana"))
+	if r, err := h.Prompt(sid, "which fruit?"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after hibernation: %+v %v", r, err)
+	}
+	reqs := h.API().MainRequests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "remember banana") {
+		t.Errorf("resumed without its history")
+	}
+	for _, u := range h.Updates(sid) {
+		if m := u.CurrentModeUpdate; m != nil && m.CurrentModeID != "acceptEdits" {
+			t.Errorf("the mode changed to %s across hibernation", m.CurrentModeID)
+		}
+	}
+}
+
+// TestHibernationNeverWhileBusy: a session with a permission request open
+// keeps its CLI however long the idle timeout has passed.
+func TestHibernationNeverWhileBusy(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond }})
+	withdrawn := holdPermissions(h)
+	h.API().Script(toolUse("toolu_w", "Write", map[string]any{"file_path": h.Sandbox.WorkDir + "/x.txt", "content": "x\n"}), fakeapi.Text("done"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := make(chan error, 1)
+	go func() { _, err := h.Prompt(sid, "write x.txt"); done <- err }()
+	h.WaitFor("the permission request", 30*time.Second, func() bool { return len(h.Permissions()) == 1 })
+	time.Sleep(time.Second) // five idle timeouts
+	if len(clitest.LivePIDs(t)) == 0 {
+		t.Fatal("a session with a permission request open hibernated")
+	}
+	h.Cancel(sid)
+	<-done
+	wantWithdrawn(t, withdrawn)
+}
