@@ -14,11 +14,13 @@ import (
 type outputState struct {
 	messageID string          // API message id of the streaming message
 	streamed  map[string]bool // message ids whose text/thinking streamed
-	toolIndex map[int]string  // content block index → tool_use id
-	usage     claude.Usage    // latest top-level usage
-	lastUsed  uint64          // last used sent in usage_update
-	model     string          // model of the latest top-level message
-	size      uint64          // context window
+	// lastStreamed is the id last added to streamed (most chunks repeat it).
+	lastStreamed string
+	toolIndex    map[int]string // content block index → tool_use id
+	usage        claude.Usage   // latest top-level usage
+	lastUsed     uint64         // last used sent in usage_update
+	model        string         // model of the latest top-level message
+	size         uint64         // context window
 }
 
 func (o *outputState) reset() {
@@ -146,15 +148,23 @@ func (tr *translator) chunk(thought bool, text, messageID string) {
 	if tr.current != nil {
 		tr.current.streamed = true
 	}
-	tr.out.streamed[messageID] = true
-	c := &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
+	if messageID != tr.out.lastStreamed || messageID == "" {
+		tr.out.streamed[messageID] = true
+		tr.out.lastStreamed = messageID
+	}
+	// The hot path of a long answer: the chunk is built in the
+	// translator's scratch space, since the sink encodes it before it
+	// returns and keeps nothing.
+	sc := &tr.scratch
+	sc.text = acp.TextContent{Text: text}
+	sc.chunk = acp.ContentChunk{Content: acp.ContentBlock{Text: &sc.text}}
 	if messageID != "" {
-		c.MessageID = acp.Some(acp.MessageID(messageID))
+		sc.chunk.MessageID = acp.Some(acp.MessageID(messageID))
 	}
 	if thought {
-		tr.notify(tr.id, acp.SessionUpdate{AgentThoughtChunk: c})
+		tr.notify(tr.id, acp.SessionUpdate{AgentThoughtChunk: &sc.chunk})
 	} else {
-		tr.notify(tr.id, acp.SessionUpdate{AgentMessageChunk: c})
+		tr.notify(tr.id, acp.SessionUpdate{AgentMessageChunk: &sc.chunk})
 	}
 }
 

@@ -43,8 +43,8 @@ type sentFields struct {
 	title     string
 	kind      acp.ToolKind
 	status    acp.ToolCallStatus
-	content   string // JSON
-	locations string // JSON
+	content   uint64 // hash of the JSON (viewKey)
+	locations uint64
 	rawInput  bool
 }
 
@@ -175,10 +175,27 @@ func (tr *translator) reportTool(ts *toolState) {
 	ts.reported = true
 	ts.sent = sentFields{
 		title: v.Title, kind: v.Kind, status: acp.ToolCallStatusPending,
-		content: string(mustJSON(v.Content)), locations: string(mustJSON(v.Locations)),
+		content: tr.viewKey(&v.Content), locations: tr.viewKey(&v.Locations),
 		rawInput: ts.complete,
 	}
 	tr.notify(tr.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
+}
+
+// viewKey identifies a part of a call's view by its JSON (FNV-1a of the
+// in-place encoding, in a buffer the translator reuses): an update carries
+// the part only when its key changed, without keeping the JSON itself.
+func (tr *translator) viewKey(v any) uint64 {
+	b, err := acp.AppendJSON(tr.keyBuf[:0], v)
+	if err != nil {
+		b = mustJSON(v)
+	}
+	tr.keyBuf = b
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // updateTool sends what changed in the call's view since the last report,
@@ -202,10 +219,10 @@ func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch
 	if p.status != "" && p.status != ts.sent.status {
 		u.Status, ts.sent.status, changed = acp.Some(p.status), p.status, true
 	}
-	if c := string(mustJSON(v.Content)); v.Content != nil && c != ts.sent.content {
+	if c := tr.viewKey(&v.Content); v.Content != nil && c != ts.sent.content {
 		u.Content, ts.sent.content, changed = acp.Some(v.Content), c, true
 	}
-	if l := string(mustJSON(v.Locations)); v.Locations != nil && l != ts.sent.locations {
+	if l := tr.viewKey(&v.Locations); v.Locations != nil && l != ts.sent.locations {
 		u.Locations, ts.sent.locations, changed = acp.Some(v.Locations), l, true
 	}
 	if ts.complete && !ts.sent.rawInput {

@@ -27,7 +27,8 @@ type translator struct {
 	cwd string
 	log *slog.Logger
 	// sink receives every update, with the session it is for (a subagent
-	// shown as a child session has its own id).
+	// shown as a child session has its own id). It must be done with the
+	// update when it returns (chunk reuses its parts).
 	sink func(sessionID string, u acp.SessionUpdate)
 	// world is what translating needs beyond the frames.
 	world world
@@ -42,6 +43,11 @@ type translator struct {
 	current *turn
 
 	out     outputState
+	keyBuf  []byte   // viewKey's encoding buffer
+	scratch struct { // chunk's reused notification parts
+		chunk acp.ContentChunk
+		text  acp.TextContent
+	}
 	tools   map[string]*toolState // tool calls reported and not finished
 	plan    planState
 	sub     subagentState      // subagent runs (subagent.go)
