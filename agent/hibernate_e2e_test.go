@@ -1,16 +1,21 @@
 package agent_test
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
 )
 
 // TestHibernationCap: with a cap of two live CLIs, five sessions each get
@@ -103,4 +108,86 @@ func TestHibernationNeverWhileBusy(t *testing.T) {
 	h.Cancel(sid)
 	<-done
 	wantWithdrawn(t, withdrawn)
+}
+
+// TestHibernationTranscriptDeleted: the transcript of a hibernated session
+// is deleted; the next prompt fails with a clear error rather than starting
+// a CLI that has forgotten the conversation.
+func TestHibernationTranscriptDeleted(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	h.API().Script(fakeapi.Text("noted"))
+	if _, err := h.Prompt(sid, "remember cherry"); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
+	path, err := transcript.Find(h.Sandbox.ConfigDir, sid)
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Prompt(sid, "which fruit?")
+	var ae *acp.Error
+	if !errors.As(err, &ae) || !strings.Contains(ae.Message+string(ae.Data), "transcript was deleted") {
+		t.Fatalf("want a clear error about the deleted transcript, got %v", err)
+	}
+	if n := len(h.API().MainRequests()); n != 1 {
+		t.Errorf("%d model requests: a CLI without the history answered", n)
+	}
+}
+
+// TestHibernationResumeCrash: the CLI that resumes a hibernated session
+// fails to start; the prompt gets the reason, and the next one, once the
+// CLI can start again, goes on with the session.
+func TestHibernationResumeCrash(t *testing.T) {
+	configDir := t.TempDir()
+	h, dir := startFake(t, func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond },
+		faultcli.EnvStart+"=exit", "CLAUDE_CONFIG_DIR="+configDir)
+	if err := faultcli.Heal(dir); err != nil {
+		t.Fatal(err)
+	}
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	wantEndTurn(t, h, sid, "first", "first")
+	// The fake keeps no transcript; the resume needs one to exist.
+	stored := filepath.Join(configDir, "projects", "p", sid+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(stored), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stored, []byte(`{"type":"user","uuid":"u1","sessionId":"`+sid+`","message":{"role":"user","content":"first"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the idle fake CLI to close", 20*time.Second, func() bool { return len(faultcli.WaitGone(dir, 0)) == 0 })
+	if err := os.Remove(filepath.Join(dir, "healed")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "second"); err == nil || !strings.Contains(err.Error(), "could not start") || strings.Contains(err.Error(), "transcript") {
+		t.Fatalf("want the start failure, got %v", err)
+	}
+	if err := faultcli.Heal(dir); err != nil {
+		t.Fatal(err)
+	}
+	wantEndTurn(t, h, sid, "third", "third")
+}
+
+// TestHibernationThenClose: closing a hibernated session answers at once
+// and leaves no CLI behind.
+func TestHibernationThenClose(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond }})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	h.API().Script(fakeapi.Text("ok"))
+	if _, err := h.Prompt(sid, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(sid)}, &acp.CloseSessionResponse{}); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if _, err := h.Prompt(sid, "still there?"); err == nil {
+		t.Fatal("a closed session answered")
+	}
+	if n := len(clitest.LivePIDs(t)); n != 0 {
+		t.Fatalf("%d CLIs after closing a hibernated session", n)
+	}
 }
