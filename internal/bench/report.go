@@ -103,6 +103,9 @@ type row struct {
 	bare  bool // the bare CLI has this metric too
 }
 
+// oursOnly reports a metric of a feature only our adapter has.
+func (rw row) oursOnly() bool { return strings.HasPrefix(rw.key, "hibernate.") }
+
 // section is a titled group of rows; todo replaces the rows with a note.
 type section struct {
 	title string
@@ -163,6 +166,12 @@ func sections(cfg Config) []section {
 		{title: "7. Model API requests (fake API log)", rows: []row{
 			{"`POST /v1/messages` for 5 user turns", kRequests, count, true},
 			{"other HTTP requests", kOtherRequests, count, true},
+		}},
+		{title: fmt.Sprintf("8. Hibernation: %d open sessions, one prompt each in turn", cfg.HibernateSessions), rows: []row{
+			{fmt.Sprintf("peak RSS of the whole tree, cap of %d live CLIs", hibernateCap), kHibRSSCap, mib, false},
+			{"peak RSS of the whole tree, no cap", kHibRSSNoCap, mib, false},
+			{"prompt → first chunk, hibernated session (resumes its CLI)", kHibResume, ms, false},
+			{"prompt → first chunk, live session", kHibLive, ms, false},
 		}},
 	}
 }
@@ -230,6 +239,9 @@ func btoi(b bool) int {
 func (r *Report) cell(sys string, rw row) string {
 	if sys == Bare && !rw.bare {
 		return ""
+	}
+	if sys == Reference && rw.oursOnly() {
+		return "no hibernation"
 	}
 	s, ok := summarize(r.Samples[sys], rw.key)
 	if !ok {

@@ -32,6 +32,9 @@ type Config struct {
 	// ReplayMessages is the size of the transcript session/load replays
 	// (default 5,000 messages).
 	ReplayMessages int
+	// HibernateSessions is how many sessions the hibernation run opens
+	// (default 20; our adapter only).
+	HibernateSessions int
 	// Log receives one line per finished run; nil discards.
 	Log io.Writer
 
@@ -79,6 +82,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.Sessions < 2 {
 		cfg.Sessions = 8
+	}
+	if cfg.HibernateSessions <= hibernateCap {
+		cfg.HibernateSessions = 20
 	}
 	if cfg.ReplayMessages <= 0 {
 		cfg.ReplayMessages = 5000
@@ -146,6 +152,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				maps.Copy(got[sys], m)
 			}
 		}
+		// Hibernation is ours alone: the reference keeps every CLI.
+		m, err := timed(cfg.Log, i, Ours, "hibernation", func() (sample, error) { return runHibernation(ctx, &cfg, adapters[Ours]) })
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(got[Ours], m)
 		for sys, m := range got {
 			if sys != Bare {
 				overBare(m, got[Bare], cfg.Deltas)
