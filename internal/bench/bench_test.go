@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,4 +65,27 @@ func TestHarnessShort(t *testing.T) {
 func referencePath(t *testing.T) string {
 	t.Helper()
 	return clitest.Dep(t, "TypeScript reference", filepath.Join("node_modules", ".bin", "claude-agent-acp"))
+}
+
+// TestHibernationFigures runs the hibernation scenario alone, with the
+// number of sessions of CLAUDE_AGENT_ACP_BENCH_HIBERNATE (e.g. 20), and
+// logs its figures (BENCHMARKS.md's hibernation section). Skipped unless
+// set: make bench-compare measures it with everything else.
+func TestHibernationFigures(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("CLAUDE_AGENT_ACP_BENCH_HIBERNATE"))
+	if n <= hibernateCap {
+		t.Skip("set CLAUDE_AGENT_ACP_BENCH_HIBERNATE to a session count above the cap")
+	}
+	ours := filepath.Join(t.TempDir(), "claude-agent-acp")
+	build := exec.Command("go", "build", "-o", ours, "github.com/claude-agent-acp/claude-agent-acp/cmd/claude-agent-acp")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cfg := Config{CLI: clitest.CLIPath(t), HibernateSessions: n, tmp: t.TempDir()}
+	m, err := runHibernation(context.Background(), &cfg, []string{ours})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d sessions: peak tree RSS %s with a cap of %d, %s without; prompt → first chunk %s hibernated, %s live",
+		n, mib.format(m[kHibRSSCap]), hibernateCap, mib.format(m[kHibRSSNoCap]), ms.format(m[kHibResume]), ms.format(m[kHibLive]))
 }
