@@ -1,0 +1,184 @@
+package agent_test
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// What the editor sees of subagent reports, Read results, titles,
+// refusals, compaction and parallel tool calls, live and after
+// session/load: the real CLI against the fake API.
+
+// reload ends h1's agent and loads sid in a new agent on the same sandbox
+// (its transcripts), as an editor reopening the session would.
+func reload(t *testing.T, h1 *agenttest.Harness, sid string, caps acp.ClientCapabilities) *agenttest.Harness {
+	t.Helper()
+	h1.Close()
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox})
+	h2.Initialize(caps)
+	var lr acp.LoadSessionResponse
+	if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
+		SessionID: acp.SessionID(sid), Cwd: h1.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &lr); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	return h2
+}
+
+// relatedThought joins the thought chunks of sid related to the launching
+// call.
+func relatedThought(h *agenttest.Harness, sid, launch string) string {
+	var sb strings.Builder
+	for _, u := range h.Updates(sid) {
+		if c := u.AgentThoughtChunk; c != nil && c.Content.Text != nil && claudeMeta(c.Meta)["parentToolUseId"] == launch {
+			sb.WriteString(c.Content.Text.Text)
+		}
+	}
+	return sb.String()
+}
+
+// TestSubagentTextAfterThinking: the CLI sends a subagent's thinking and
+// its text as two frames under one message id; a transcript client sees
+// both, live and after session/load, and a sessions client sees both on
+// the child session.
+func TestSubagentTextAfterThinking(t *testing.T) {
+	script := func() []fakeapi.Step {
+		return []fakeapi.Step{
+			agentCall("toolu_agent1", "Think it over", "Think, then report.", false),
+			onSub(fakeapi.Thinking("Weighing the options.", "The report after thinking.")),
+			onMain(fakeapi.Text("Done.")),
+		}
+	}
+	t.Run("transcript", func(t *testing.T) {
+		h := agenttest.Start(t)
+		h.API().Script(script()...)
+		h.Initialize(transcriptCaps())
+		sid := h.NewSession(h.Sandbox.WorkDir)
+		if resp, err := h.Prompt(sid, "Delegate."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt: %+v %v", resp, err)
+		}
+		check := func(h *agenttest.Harness, when string) {
+			t.Helper()
+			if _, sub := splitText(h, sid, "toolu_agent1"); sub != "The report after thinking." {
+				t.Errorf("%s: subagent text %q", when, sub)
+			}
+			if th := relatedThought(h, sid, "toolu_agent1"); th != "Weighing the options." {
+				t.Errorf("%s: subagent thought %q", when, th)
+			}
+		}
+		check(h, "live")
+		h2 := reload(t, h, sid, transcriptCaps())
+		check(h2, "replay")
+	})
+	t.Run("sessions", func(t *testing.T) {
+		h := agenttest.Start(t)
+		h.API().Script(script()...)
+		h.Initialize(sessionsCaps())
+		sid := h.NewSession(h.Sandbox.WorkDir)
+		if resp, err := h.Prompt(sid, "Delegate."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt: %+v %v", resp, err)
+		}
+		ups := subagentUpdates(h, sid)
+		if len(ups) == 0 {
+			t.Fatal("no child session")
+		}
+		child := ups[0].SessionID
+		if got := h.AgentText(child); got != "The report after thinking." {
+			t.Errorf("child text %q", got)
+		}
+		if got := h.ThoughtText(child); got != "Weighing the options." {
+			t.Errorf("child thought %q", got)
+		}
+	})
+}
+
+// TestAgentCardShowsReport: the Agent call's card shows the subagent's
+// report, not the frame Claude Code wraps it in for the model ("[Subagent
+// hand-back] …", the agentId line, the usage block), live and replayed.
+func TestAgentCardShowsReport(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(
+		agentCall("toolu_agent1", "Survey", "Survey and report.", false),
+		onSub(fakeapi.Text("Three files.\n- a.go\n- b.go")),
+		onMain(fakeapi.Text("Done.")),
+	)
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "Delegate."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	check := func(h *agenttest.Harness, when string) {
+		t.Helper()
+		calls, _ := toolCalls(t, h, sid)
+		c := calls["toolu_agent1"]
+		if c == nil || c.status != acp.ToolCallStatusCompleted {
+			t.Fatalf("%s: Agent call %+v", when, c)
+		}
+		if got := contentText(c.content); got != "Three files.\n- a.go\n- b.go" {
+			t.Errorf("%s: Agent card shows %q, want the report alone", when, got)
+		}
+	}
+	check(h, "live")
+	// The model still gets the framed report: the premise of the test.
+	if rs := h.API().MainRequests(); !strings.Contains(rs[len(rs)-1].ToolResults()[0].Text, "[Subagent hand-back]") {
+		t.Errorf("the CLI no longer frames the report: %+v", rs[len(rs)-1].ToolResults())
+	}
+	check(reload(t, h, sid, acp.ClientCapabilities{}), "replay")
+}
+
+// dotPNG is a 1×1 PNG.
+const dotPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+// TestReadResultsWithoutText: a Read of an image shows the image, and a
+// subagent's Read (whose result comes without Claude Code's structured
+// copy) shows the text it read, live and replayed.
+func TestReadResultsWithoutText(t *testing.T) {
+	h := agenttest.Start(t)
+	png, _ := base64.StdEncoding.DecodeString(dotPNG)
+	img, txt := filepath.Join(h.Sandbox.WorkDir, "dot.png"), filepath.Join(h.Sandbox.WorkDir, "notes.md")
+	if err := os.WriteFile(img, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(txt, []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.API().Script(
+		onMain(toolUse("toolu_img", "Read", map[string]any{"file_path": img})),
+		agentCall("toolu_agent1", "Read notes", "Read the notes.", false),
+		onSub(toolUse("toolu_subread", "Read", map[string]any{"file_path": txt})),
+		onSub(fakeapi.Text("They say alpha and beta.")),
+		onMain(fakeapi.Text("Done.")),
+	)
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "Look at the image, then delegate."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	check := func(h *agenttest.Harness, when string) {
+		t.Helper()
+		calls, _ := toolCalls(t, h, sid)
+		c := calls["toolu_img"]
+		if c == nil || c.status != acp.ToolCallStatusCompleted || len(c.content) != 1 || c.content[0].Content == nil ||
+			c.content[0].Content.Content.Image == nil {
+			t.Fatalf("%s: image Read %+v", when, c)
+		}
+		if im := c.content[0].Content.Content.Image; im.Data != dotPNG || im.MimeType != "image/png" {
+			t.Errorf("%s: image %q %q", when, im.MimeType, im.Data)
+		}
+		c = calls["toolu_subread"]
+		if c == nil || c.status != acp.ToolCallStatusCompleted {
+			t.Fatalf("%s: subagent Read %+v", when, c)
+		}
+		if got := contentText(c.content); got != "```markdown\nalpha\nbeta\n```" {
+			t.Errorf("%s: subagent Read shows %q", when, got)
+		}
+	}
+	check(h, "live")
+	check(reload(t, h, sid, acp.ClientCapabilities{}), "replay")
+}
