@@ -170,7 +170,9 @@ func (tr *translator) onAssistant(m *claude.AssistantMessage) {
 			t.apiError = m.Error
 			t.apiErrorText = textOf(m.Message.Content)
 			if m.Message.StopReason == "refusal" {
-				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain)
+				// Without an explanation from the API, Claude Code's own
+				// words (what was flagged, what to try) are the guidance.
+				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain, t.apiErrorText)
 			}
 		}
 		return

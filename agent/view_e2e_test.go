@@ -182,3 +182,28 @@ func TestReadResultsWithoutText(t *testing.T) {
 	check(h, "live")
 	check(reload(t, h, sid, acp.ClientCapabilities{}), "replay")
 }
+
+// TestRefusalShowsClaudesText: a refusal the API gives no explanation for
+// ends the prompt with stopReason refusal after Claude Code's own text
+// about it (what was flagged, what to try), the same text session/load
+// shows.
+func TestRefusalShowsClaudesText(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Refusal("I was about to", "", ""))
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "Do something dubious.")
+	if err != nil || resp.StopReason != acp.StopReasonRefusal {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	live := h.AgentText(sid)
+	for _, want := range []string{"I was about to", "safeguards flagged this message", "Try rephrasing the request"} {
+		if !strings.Contains(live, want) {
+			t.Errorf("live agent text %q lacks %q", live, want)
+		}
+	}
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	if replayed := h2.AgentText(sid); replayed != live {
+		t.Errorf("replayed agent text %q, live %q", replayed, live)
+	}
+}
