@@ -22,8 +22,10 @@ type outputState struct {
 }
 
 func (o *outputState) reset() {
-	size := o.size
-	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size}
+	// The context window and what is in it outlast the turn: a turn
+	// without a model message (a local command) leaves them as they are.
+	size, usage := o.size, o.usage
+	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size, usage: usage}
 }
 
 // handle translates one CLI message. Output belongs to the current turn;
@@ -51,6 +53,7 @@ func (s *session) handle(m claude.Message) {
 			return
 		}
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
+			s.tr.endCompaction("it was cancelled.")
 			s.tr.current = nil
 			s.tr.out.reset()
 			s.flushHeld() // the cancelled turn is over: prompts held back go now
@@ -221,6 +224,7 @@ func localCommandOutput(text string) (string, bool) {
 
 // onResult ends the current turn (and any the CLI folded into it).
 func (s *session) onResult(r *claude.ResultMessage) {
+	s.tr.endCompaction("the turn ended before it finished.")
 	s.tr.learnContextWindow(r)
 	s.tr.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
 	t := s.tr.current
@@ -322,6 +326,10 @@ func (s *session) onOther(m claude.Message) {
 	switch b := m.Body.(type) {
 	case *claude.SystemStatus:
 		s.setModeID(b.PermissionMode) // config.go
+		s.tr.translate(m)             // compact.go: a compaction's progress
+	case *claude.CompactBoundary:
+		s.tr.translate(m)
+		s.tr.contextCompacted(b) // compact.go: the context it left
 	case *claude.SystemInit:
 		s.setModeID(b.PermissionMode) // config.go: the CLI's view wins
 		s.modelFromCLI(b.Model)

@@ -102,6 +102,10 @@ func (rp *replayer) record(rec *transcript.Record) {
 	if rp.fail.replayFailureRecord(rec) {
 		return // a typed failure record replaces the prose (failure_replay.go)
 	}
+	if rec.Type == transcript.TypeSystem && rec.Subtype == "compact_boundary" && !rec.IsSidechain {
+		rp.compacted(rec) // compact.go
+		return
+	}
 	if rec.IsSidechain || rec.Message == nil {
 		return // subagent work is not part of the main conversation live either
 	}

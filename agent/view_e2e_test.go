@@ -2,8 +2,10 @@ package agent_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,5 +207,79 @@ func TestRefusalShowsClaudesText(t *testing.T) {
 	h2 := reload(t, h, sid, acp.ClientCapabilities{})
 	if replayed := h2.AgentText(sid); replayed != live {
 		t.Errorf("replayed agent text %q, live %q", replayed, live)
+	}
+}
+
+// TestCompactShowsProgress: /compact shows as a "Compact conversation"
+// tool call, in progress and then completed with the token counts, and the
+// context it left is reported (not zero), live; session/load shows the
+// completed compaction.
+func TestCompactShowsProgress(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Text("First answer."), fakeapi.Text("<summary>We said hello.</summary>"), fakeapi.Text("After compact."))
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "Hello there."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	before := len(h.Updates(sid))
+	if resp, err := h.Prompt(sid, "/compact"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("/compact: %+v %v", resp, err)
+	}
+	var statuses []acp.ToolCallStatus
+	var id acp.ToolCallID
+	var out struct {
+		Trigger    string `json:"trigger"`
+		PreTokens  uint64 `json:"preTokens"`
+		PostTokens uint64 `json:"postTokens"`
+	}
+	var used []uint64 // usage_update after the compaction completed
+	for _, u := range h.Updates(sid)[before:] {
+		switch {
+		case u.ToolCall != nil && u.ToolCall.Title == "Compact conversation":
+			id = u.ToolCall.ToolCallID
+			statuses = append(statuses, u.ToolCall.Status)
+			if u.ToolCall.Kind != acp.ToolKindThink || claudeMeta(u.ToolCall.Meta)["toolName"] != "compact" {
+				t.Errorf("compaction call %+v", u.ToolCall)
+			}
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallID == id && id != "":
+			if st, ok := u.ToolCallUpdate.Status.Get(); ok {
+				statuses = append(statuses, st)
+			}
+			if u.ToolCallUpdate.RawOutput != nil {
+				if err := json.Unmarshal(u.ToolCallUpdate.RawOutput, &out); err != nil {
+					t.Error(err)
+				}
+			}
+		case u.UsageUpdate != nil && len(statuses) == 2:
+			used = append(used, u.UsageUpdate.Used)
+		}
+	}
+	if want := []acp.ToolCallStatus{acp.ToolCallStatusInProgress, acp.ToolCallStatusCompleted}; !slices.Equal(statuses, want) {
+		t.Errorf("compaction statuses %v, want %v", statuses, want)
+	}
+	if out.Trigger != "manual" || out.PreTokens == 0 || out.PostTokens == 0 {
+		t.Errorf("compaction rawOutput %+v", out)
+	}
+	if len(used) == 0 || slices.Contains(used, 0) || used[len(used)-1] != out.PostTokens {
+		t.Errorf("context after compaction %v, want the %d tokens it left", used, out.PostTokens)
+	}
+	if resp, err := h.Prompt(sid, "Next."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after /compact: %+v %v", resp, err)
+	}
+	if n := len(h.API().Requests()); n != 3 {
+		t.Errorf("%d model requests, want 3 (two answers and the summary)", n)
+	}
+
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	calls, _ := toolCalls(t, h2, sid)
+	var replayed *callState
+	for _, c := range calls {
+		if c.title == "Compact conversation" {
+			replayed = c
+		}
+	}
+	if replayed == nil || replayed.status != acp.ToolCallStatusCompleted || !strings.Contains(contentText(replayed.content), "compacted") {
+		t.Errorf("replayed compaction %+v", replayed)
 	}
 }
