@@ -44,8 +44,8 @@ func (s *session) handle(m claude.Message) {
 	}
 	if s.tr.current != nil && s.tr.current.cancelled {
 		switch m.Body.(type) {
-		case *claude.TaskEvent, *claude.ActiveGoal:
-			s.onOther(m) // background work and the session's goal outlive the cancelled turn
+		case *claude.TaskEvent, *claude.ActiveGoal, *claude.SessionTitleChanged:
+			s.onOther(m) // background work, the session's goal and name outlive the cancelled turn
 			return
 		}
 		if s.tr.backgroundSubagentFrame(m) {
@@ -349,6 +349,8 @@ func (s *session) onOther(m claude.Message) {
 		s.onActiveGoal(b) // goal.go
 	case *claude.Informational:
 		s.adv.onInformational(b) // notices.go
+	case *claude.SessionTitleChanged:
+		s.onTitleChanged(b) // title.go
 	case *claude.TaskEvent:
 		s.tr.translate(m)
 	default:

@@ -283,3 +283,61 @@ func TestCompactShowsProgress(t *testing.T) {
 		t.Errorf("replayed compaction %+v", replayed)
 	}
 }
+
+// titles lists the session_info_update titles of sid, in order.
+func titles(h *agenttest.Harness, sid string) []string {
+	var out []string
+	for _, u := range h.Updates(sid) {
+		if i := u.SessionInfoUpdate; i != nil {
+			if t, ok := i.Title.Get(); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// TestLiveSessionTitle: a new session is titled after its first prompt
+// (one line, cut to 200 characters) as soon as the prompt is accepted,
+// keeps that title over later prompts, and takes Claude Code's name when
+// the session is renamed (/rename); the fake API sees no request but the
+// prompts', and session/load shows the same title.
+func TestLiveSessionTitle(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Text("Answer.").Times(-1))
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	for i, p := range []string{"  Please fix the login\n bug in auth.go  ", "Another one.", "/rename My renamed session", "Third."} {
+		if resp, err := h.Prompt(sid, p); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt %q: %+v %v", p, resp, err)
+		}
+		if i == 0 {
+			if got := titles(h, sid); !slices.Equal(got, []string{"Please fix the login bug in auth.go"}) {
+				t.Errorf("titles after the first prompt %q", got)
+			}
+		}
+	}
+	want := []string{"Please fix the login bug in auth.go", "My renamed session"}
+	if got := titles(h, sid); !slices.Equal(got, want) {
+		t.Errorf("titles %q, want %q", got, want)
+	}
+	if n := len(h.API().Requests()); n != 3 {
+		t.Errorf("%d model requests for three prompts and a /rename", n)
+	}
+
+	long := strings.Repeat("word ", 60) // 300 characters
+	sid2 := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid2, long); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(h, sid2); len(got) != 1 || len([]rune(got[0])) > 201 || !strings.HasSuffix(got[0], "…") || !strings.HasPrefix(long, strings.TrimSuffix(got[0], "…")) {
+		t.Errorf("title of a long prompt %q", got)
+	}
+
+	// The load's replay sends the stored name; the resumed CLI's report of
+	// the same name is not sent again (unless it came first).
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	if got := titles(h2, sid); len(got) == 0 || len(got) > 2 || slices.ContainsFunc(got, func(s string) bool { return s != "My renamed session" }) {
+		t.Errorf("titles after load %q", got)
+	}
+}

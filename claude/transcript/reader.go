@@ -268,24 +268,28 @@ func (r *Reader) Title() string {
 	m := r.meta
 	first := ""
 	if m.CustomTitle == "" && m.AITitle == "" && m.LastPrompt == "" && m.Summary == "" {
-		var fallback string
-		for i, off := range r.prompt {
-			rec, err := r.read(off, r.plen[i])
-			if err != nil || rec == nil {
-				continue
-			}
-			p, cmd := firstPrompt(rec)
-			if p != "" {
-				first = p
-				break
-			}
-			if fallback == "" {
-				fallback = cmd
-			}
-		}
-		if first == "" {
-			first = fallback
-		}
+		first = r.FirstPrompt()
 	}
 	return pickTitle(m.CustomTitle, m.AITitle, m.LastPrompt, m.Summary, first)
+}
+
+// FirstPrompt returns the session's first real prompt as a title (see
+// [PromptTitle]); a slash command only if no real prompt follows it among
+// the first user lines.
+func (r *Reader) FirstPrompt() string {
+	var fallback string
+	for i, off := range r.prompt {
+		rec, err := r.read(off, r.plen[i])
+		if err != nil || rec == nil {
+			continue
+		}
+		p, cmd := firstPrompt(rec)
+		if p != "" {
+			return p
+		}
+		if fallback == "" {
+			fallback = cmd
+		}
+	}
+	return fallback
 }
