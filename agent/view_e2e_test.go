@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
@@ -339,5 +341,51 @@ func TestLiveSessionTitle(t *testing.T) {
 	h2 := reload(t, h, sid, acp.ClientCapabilities{})
 	if got := titles(h2, sid); len(got) == 0 || len(got) > 2 || slices.ContainsFunc(got, func(s string) bool { return s != "My renamed session" }) {
 		t.Errorf("titles after load %q", got)
+	}
+}
+
+// TestReplayParallelToolResults: the model calls two tools in one message;
+// Claude Code stores the call and result that finished first off the
+// branch the conversation continues on. After session/load every tool
+// call is announced and then completed, in the order live showed them,
+// and the replay equals the live session.
+func TestReplayParallelToolResults(t *testing.T) {
+	h := agenttest.Start(t)
+	file := filepath.Join(h.Sandbox.WorkDir, "a.txt")
+	if err := os.WriteFile(file, []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.API().Script(
+		fakeapi.Step{Kind: fakeapi.KindBlocks, Blocks: []fakeapi.Block{
+			{Type: "text", Text: "Running both."},
+			{Type: "tool_use", ID: "toolu_slow", Name: "Bash", Input: map[string]any{"command": "sleep 0.5 && echo one", "description": "Slow echo"}},
+			{Type: "tool_use", ID: "toolu_read", Name: "Read", Input: map[string]any{"file_path": file}},
+		}},
+		fakeapi.Text("Both ran."),
+	)
+	h.Permission = choose("allow_once")
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	prompt := []acp.ContentBlock{{Text: &acp.TextContent{Text: "Run two things."}}}
+	if resp, err := h.PromptBlocks(h.Ctx(), sid, prompt...); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	live := h.Updates(sid)
+
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	calls, order := toolCalls(t, h2, sid)
+	if !slices.Equal(order, []string{"toolu_slow", "toolu_read"}) {
+		t.Fatalf("replayed calls %v", order)
+	}
+	for _, id := range order {
+		if st := calls[id].status; st != acp.ToolCallStatusCompleted {
+			t.Errorf("replayed %s ends %s", id, st)
+		}
+	}
+	if got := contentText(calls["toolu_read"].content); !strings.Contains(got, "alpha") {
+		t.Errorf("replayed Read shows %q", got)
+	}
+	if diff := cmp.Diff(normalize(append(userChunks(prompt), live...)), normalize(h2.Updates(sid))); diff != "" {
+		t.Errorf("replay differs from live (-live +replay):\n%s", diff)
 	}
 }

@@ -58,7 +58,8 @@ type span struct {
 type Reader struct {
 	ra     io.ReaderAt
 	closer io.Closer
-	chain  []span // lines of the active branch, root first
+	chain  []span // lines of the active branch, root first (with parallel calls put back)
+	leaf   span   // the branch's last line
 	meta   Meta
 	stats  Stats
 	prompt []int64 // offsets of the first user lines, for Title
@@ -113,6 +114,11 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	}
 	ids, broken := x.chain(x.leaf(preferred, r.leafOff))
 	r.stats.BrokenChain = broken
+	if len(ids) > 0 {
+		last := &x.nodes[ids[len(ids)-1]]
+		r.leaf = span{off: last.off, n: last.n}
+	}
+	ids = r.withParallelCalls(x, ids) // parallel.go
 	// Keep only the branch; the index of the whole tree is dropped here.
 	r.chain = make([]span, 0, len(ids))
 	for _, id := range ids {
@@ -153,8 +159,7 @@ func (r *Reader) LeafUUID() string {
 	if len(r.chain) == 0 {
 		return ""
 	}
-	last := r.chain[len(r.chain)-1]
-	rec, err := r.read(last.off, last.n)
+	rec, err := r.read(r.leaf.off, r.leaf.n)
 	if err != nil || rec == nil {
 		return ""
 	}
