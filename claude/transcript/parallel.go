@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -21,12 +22,12 @@ import (
 // in file order, right after the branch's last line of that message. Only
 // transcripts with such lines pay for more than one pass over the index.
 
-// bitset is one bit per node id.
-type bitset []uint64
+// idSet is a set of node ids, one bit each.
+type idSet []uint64
 
-func newBitset(n int) bitset      { return make(bitset, (n+63)/64) }
-func (b bitset) has(i int32) bool { return b[i/64]&(1<<(uint(i)%64)) != 0 }
-func (b bitset) set(i int32)      { b[i/64] |= 1 << (uint(i) % 64) }
+func newIDSet(n int) idSet       { return make(idSet, (n+63)/64) }
+func (b idSet) has(i int32) bool { return b[i/64]&(1<<(uint(i)%64)) != 0 }
+func (b idSet) set(i int32)      { b[i/64] |= 1 << (uint(i) % 64) }
 
 // withParallelCalls returns the branch ids with the off-branch lines of
 // its parallel tool calls inserted.
@@ -35,7 +36,7 @@ func (r *Reader) withParallelCalls(x *index, ids []int32) []int32 {
 	if len(ids) == 0 || n == 0 {
 		return ids
 	}
-	onBranch := newBitset(n)
+	onBranch := newIDSet(n)
 	for _, id := range ids {
 		onBranch.set(id)
 	}
@@ -43,7 +44,7 @@ func (r *Reader) withParallelCalls(x *index, ids []int32) []int32 {
 	// assistant line on the branch or a candidate assistant. Parents come
 	// before their children in id order, so one pass normally finds them
 	// all; the loop only repeats for files written out of order.
-	cand := newBitset(n)
+	cand := newIDSet(n)
 	var found []int32
 	for changed := true; changed; {
 		changed = false
@@ -68,7 +69,7 @@ func (r *Reader) withParallelCalls(x *index, ids []int32) []int32 {
 	// Check each candidate against its parent, in file order (a parent is
 	// checked before its children): an assistant line must carry its
 	// parent's message id, a user line must answer a tool_use of its parent.
-	slices.SortFunc(found, func(a, b int32) int { return int(x.nodes[a].seq - x.nodes[b].seq) })
+	slices.SortFunc(found, func(a, b int32) int { return cmp.Compare(x.nodes[a].seq, x.nodes[b].seq) })
 	lines := map[int32]*Record{}
 	rec := func(id int32) *Record {
 		if l, ok := lines[id]; ok {
@@ -82,7 +83,7 @@ func (r *Reader) withParallelCalls(x *index, ids []int32) []int32 {
 		lines[id] = l
 		return l
 	}
-	valid := newBitset(n)
+	valid := newIDSet(n)
 	root := map[int32]int32{} // a kept line → the branch line its group hangs from
 	var keep []int32
 	for _, id := range found {
