@@ -24,8 +24,10 @@ type outputState struct {
 }
 
 func (o *outputState) reset() {
-	size := o.size
-	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size}
+	// The context window and what is in it outlast the turn: a turn
+	// without a model message (a local command) leaves them as they are.
+	size, usage := o.size, o.usage
+	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size, usage: usage}
 }
 
 // handle translates one CLI message. Output belongs to the current turn;
@@ -44,8 +46,8 @@ func (s *session) handle(m claude.Message) {
 	}
 	if s.tr.current != nil && s.tr.current.cancelled {
 		switch m.Body.(type) {
-		case *claude.TaskEvent, *claude.ActiveGoal:
-			s.onOther(m) // background work and the session's goal outlive the cancelled turn
+		case *claude.TaskEvent, *claude.ActiveGoal, *claude.SessionTitleChanged:
+			s.onOther(m) // background work, the session's goal and name outlive the cancelled turn
 			return
 		}
 		if s.tr.backgroundSubagentFrame(m) {
@@ -53,6 +55,7 @@ func (s *session) handle(m claude.Message) {
 			return
 		}
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
+			s.tr.endCompaction("it was cancelled.")
 			s.tr.current = nil
 			s.tr.out.reset()
 			s.flushHeld() // the cancelled turn is over: prompts held back go now
@@ -180,7 +183,9 @@ func (tr *translator) onAssistant(m *claude.AssistantMessage) {
 			t.apiError = m.Error
 			t.apiErrorText = textOf(m.Message.Content)
 			if m.Message.StopReason == "refusal" {
-				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain)
+				// Without an explanation from the API, Claude Code's own
+				// words (what was flagged, what to try) are the guidance.
+				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain, t.apiErrorText)
 			}
 		}
 		return
@@ -230,6 +235,7 @@ func localCommandOutput(text string) (string, bool) {
 // onResult ends the current turn (and any the CLI folded into it).
 func (s *session) onResult(r *claude.ResultMessage) {
 	s.touch()
+	s.tr.endCompaction("the turn ended before it finished.")
 	s.tr.learnContextWindow(r)
 	s.tr.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
 	t := s.tr.current
@@ -331,6 +337,10 @@ func (s *session) onOther(m claude.Message) {
 	switch b := m.Body.(type) {
 	case *claude.SystemStatus:
 		s.setModeID(b.PermissionMode) // config.go
+		s.tr.translate(m)             // compact.go: a compaction's progress
+	case *claude.CompactBoundary:
+		s.tr.translate(m)
+		s.tr.contextCompacted(b) // compact.go: the context it left
 	case *claude.SystemInit:
 		s.setModeID(b.PermissionMode) // config.go: the CLI's view wins
 		s.modelFromCLI(b.Model)
@@ -350,6 +360,8 @@ func (s *session) onOther(m claude.Message) {
 		s.onActiveGoal(b) // goal.go
 	case *claude.Informational:
 		s.adv.onInformational(b) // notices.go
+	case *claude.SessionTitleChanged:
+		s.onTitleChanged(b) // title.go
 	case *claude.TaskEvent:
 		s.tr.translate(m)
 	default:

@@ -88,8 +88,8 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 		a.log.Warn("transcript lines skipped on load", "session", id,
 			"corrupt", st.Corrupt, "truncatedTail", st.TruncatedTail, "brokenChain", st.BrokenChain)
 	}
-	if title := r.Title(); title != "" {
-		a.notify(id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: acp.Some(title)}})
+	if title := r.NamedTitle(); title != "" {
+		a.replayTitle(id, title) // title.go: as the live session titled it
 	}
 	rp.mirrorFailures()
 	a.restoreGoal(id, rp.goal.snap)
@@ -101,6 +101,10 @@ func (rp *replayer) record(rec *transcript.Record) {
 	rp.goal.record(rec)
 	if rp.fail.replayFailureRecord(rec) {
 		return // a typed failure record replaces the prose (failure_replay.go)
+	}
+	if rec.Type == transcript.TypeSystem && rec.Subtype == "compact_boundary" && !rec.IsSidechain {
+		rp.compacted(rec) // compact.go
+		return
 	}
 	if rec.IsSidechain || rec.Message == nil {
 		return // subagent work is not part of the main conversation live either

@@ -117,7 +117,7 @@ func TestReplayFollowsTheActiveBranch(t *testing.T) {
 		"agent: It printed hi.",
 		"user: third prompt",
 		"agent: Third answer.",
-		"title: third prompt",
+		"title: please say hi", // the first prompt titles a session, as it did live
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("replay (-want +got):\n%s", diff)

@@ -37,8 +37,9 @@ type session struct {
 	tr         *translator   // the CLI's output as updates (translate.go)
 	cmds       commandState  // slash commands (commands.go)
 	fail       failureState  // the session failure extension (failure.go)
-	adv        advisor       // what the user is told besides Claude\'s answer (notices.go)
+	adv        advisor       // what the user is told besides Claude's answer (notices.go)
 	goal       goalState     // the session's /goal (goal.go)
+	title      titleState    // what the client was told of the title (title.go)
 }
 
 // cliState is the CLI process behind a session, owned by its goroutine.

@@ -194,10 +194,11 @@ func (tr *translator) onSubagentStream(e *claude.StreamEvent) {
 		return
 	}
 	switch d := e.Event.Delta; d.Type {
-	case "text_delta":
-		tr.subagentChunk(c, false, d.Text, e.APIMessageID)
-	case "thinking_delta":
-		tr.subagentChunk(c, true, d.Thinking, e.APIMessageID)
+	case "text_delta", "thinking_delta":
+		if e.APIMessageID != "" {
+			c.streamed[e.APIMessageID] = true // its consolidated frames repeat it
+		}
+		tr.subagentChunk(c, d.Type == "thinking_delta", d.Text+d.Thinking, e.APIMessageID)
 	}
 }
 
@@ -207,6 +208,9 @@ func (tr *translator) onSubagentAssistant(m *claude.AssistantMessage) {
 		return // the subagent's own API errors end up in its report
 	}
 	tr.announceSubagent(c)
+	// The CLI sends one consolidated frame per content block, all under
+	// the message's id (thinking, then text, then tool calls): only text
+	// that streamed is skipped, never a later block of the same message.
 	streamed := c.streamed[m.Message.ID]
 	for _, b := range m.Message.Content {
 		switch {
@@ -267,9 +271,6 @@ func (tr *translator) subagentChunk(c *subagent, thought bool, text, messageID s
 	mode := tr.subagents
 	if text == "" || mode == subagentsFlat {
 		return
-	}
-	if messageID != "" {
-		c.streamed[messageID] = true
 	}
 	ch := &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
 	if messageID != "" {

@@ -294,8 +294,12 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 			v.Content, v.Locations = c, locs
 		}
 	case ts.name == "Read":
-		if c, ok := readResult(structured); ok {
-			v.Content = []acp.ToolCallContent{c}
+		if c := readResult(b, structured, str(ts.in, "file_path")); len(c) > 0 {
+			v.Content = c
+		}
+	case ts.name == "Agent" || ts.name == "Task":
+		if report := toolview.AgentReport(text, structured); report != "" {
+			v.Content = []acp.ToolCallContent{toolview.TextContent(report)}
 		}
 	case ts.name == "ExitPlanMode":
 		v.Title = "Plan approved"
@@ -330,8 +334,11 @@ func editResult(ts *toolState, structured json.RawMessage, cwd string) ([]acp.To
 	return nil, nil
 }
 
-// readResult shows the text a Read returned, in a fence.
-func readResult(structured json.RawMessage) (acp.ToolCallContent, bool) {
+// readResult shows what a Read returned: the text in a fence, an image as
+// an image. Claude Code's structured copy is used when the result has one;
+// a subagent's results come without it, and then the tool_result itself
+// is shown (its numbered lines as the file's text).
+func readResult(b claude.ContentBlock, structured json.RawMessage, path string) []acp.ToolCallContent {
 	var r struct {
 		Type string `json:"type"`
 		File struct {
@@ -340,21 +347,41 @@ func readResult(structured json.RawMessage) (acp.ToolCallContent, bool) {
 			StartLine  int    `json:"startLine"`
 			NumLines   int    `json:"numLines"`
 			TotalLines int    `json:"totalLines"`
+			Base64     string `json:"base64"`
+			MediaType  string `json:"type"`
 		} `json:"file"`
 	}
-	if json.Unmarshal(structured, &r) != nil || r.Type != "text" {
-		return acp.ToolCallContent{}, false
+	_ = json.Unmarshal(structured, &r)
+	switch {
+	case r.Type == "text":
+		out := fencedFile(r.File.FilePath, r.File.Content)
+		if r.File.NumLines > 0 && r.File.TotalLines > r.File.NumLines {
+			out += "\n\n" + "Lines " + strconv.Itoa(r.File.StartLine) + "–" + strconv.Itoa(r.File.StartLine+r.File.NumLines-1) + " of " + strconv.Itoa(r.File.TotalLines)
+		}
+		return []acp.ToolCallContent{toolview.TextContent(out)}
+	case r.Type == "image" && r.File.Base64 != "" && r.File.MediaType != "":
+		return []acp.ToolCallContent{imageContent(r.File.Base64, r.File.MediaType)}
 	}
-	text := r.File.Content
+	out := resultContent(b)
+	for i, c := range out {
+		if c.Content == nil || c.Content.Content.Text == nil {
+			continue
+		}
+		if text, ok := toolview.NumberedText(c.Content.Content.Text.Text); ok {
+			out[i] = toolview.TextContent(fencedFile(path, text))
+		}
+	}
+	return out
+}
+
+// fencedFile is a file's text in a fence with a language from its name,
+// cut at 100 KiB.
+func fencedFile(path, text string) string {
 	const maxShown = 100 << 10
 	if len(text) > maxShown {
 		text = text[:maxShown] + "\n…"
 	}
-	out := toolview.Fenced(toolview.FenceLang(r.File.FilePath), text)
-	if r.File.NumLines > 0 && r.File.TotalLines > r.File.NumLines {
-		out += "\n\n" + "Lines " + strconv.Itoa(r.File.StartLine) + "–" + strconv.Itoa(r.File.StartLine+r.File.NumLines-1) + " of " + strconv.Itoa(r.File.TotalLines)
-	}
-	return toolview.TextContent(out), true
+	return toolview.Fenced(toolview.FenceLang(path), text)
 }
 
 // resultContent renders a result's blocks: text (and images, as MCP tools
@@ -377,12 +404,16 @@ func resultContent(b claude.ContentBlock) []acp.ToolCallContent {
 				Data      string `json:"data"`
 			}
 			if json.Unmarshal(c.Source, &src) == nil && src.Data != "" {
-				out = append(out, acp.ToolCallContent{Content: &acp.Content{Content: acp.ContentBlock{
-					Image: &acp.ImageContent{Data: src.Data, MimeType: src.MediaType}}}})
+				out = append(out, imageContent(src.Data, src.MediaType))
 			}
 		}
 	}
 	return out
+}
+
+func imageContent(data, mimeType string) acp.ToolCallContent {
+	return acp.ToolCallContent{Content: &acp.Content{Content: acp.ContentBlock{
+		Image: &acp.ImageContent{Data: data, MimeType: mimeType}}}}
 }
 
 // toolResultText flattens a tool_result's content (a string or blocks).

@@ -52,6 +52,8 @@ type translator struct {
 	plan    planState
 	sub     subagentState      // subagent runs (subagent.go)
 	bgTasks map[string]*bgTask // commands followed, by task id (terminal.go)
+	// compacting is the tool call of a compaction in progress (compact.go).
+	compacting string
 }
 
 // A world is what translation sees beyond the frames: the present for a
@@ -128,5 +130,9 @@ func (tr *translator) translate(m claude.Message) {
 	case *claude.TaskEvent:
 		tr.onSubagentTask(b) // subagent.go: a subagent's progress
 		tr.onTaskEvent(b)    // terminal.go: a command's
+	case *claude.SystemStatus:
+		tr.onCompactStatus(b) // compact.go
+	case *claude.CompactBoundary:
+		tr.onCompactBoundary(b)
 	}
 }

@@ -99,7 +99,12 @@ func (a *connection) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pro
 	}
 	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: ctx.Done()}
 	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
-	if !s.do(func() { s.goalPrompt(t); s.enqueue(t) }) { // goal.go: /goal typed as a prompt
+	accept := func() {
+		s.goalPrompt(t)      // goal.go: /goal typed as a prompt
+		s.titleFromPrompt(t) // title.go: a new session's first prompt titles it
+		s.enqueue(t)
+	}
+	if !s.do(accept) {
 		return nil, acp.NewSessionNotFound(string(p.SessionID))
 	}
 	acp.Async(ctx)

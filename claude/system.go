@@ -16,6 +16,8 @@ func newSystemBody(sub string) any {
 		return new(APIRetry)
 	case "compact_boundary":
 		return new(CompactBoundary)
+	case "session_title_changed":
+		return new(SessionTitleChanged)
 	case "model_fallback":
 		return new(ModelFallback)
 	case "model_refusal_fallback":
@@ -87,6 +89,10 @@ type SystemStatus struct {
 	Status           string   `json:"status"`
 	PermissionMode   string   `json:"permissionMode,omitempty"`
 	UserMessageUUIDs []string `json:"user_message_uuids,omitempty"`
+	// CompactResult ends a compaction: "success" or "failed" (with
+	// CompactError, which the CLI does not always give).
+	CompactResult string `json:"compact_result,omitempty"`
+	CompactError  string `json:"compact_error,omitempty"`
 }
 
 // APIRetry is system/api_retry, written before each retry sleep.
@@ -105,9 +111,19 @@ type APIRetry struct {
 type CompactBoundary struct {
 	Base
 	CompactMetadata struct {
-		Trigger   string `json:"trigger"`
-		PreTokens int64  `json:"pre_tokens"`
+		Trigger    string `json:"trigger"` // "manual" (/compact) or "auto"
+		PreTokens  int64  `json:"pre_tokens"`
+		PostTokens int64  `json:"post_tokens"` // the context after compacting
+		DurationMS int64  `json:"duration_ms"`
 	} `json:"compact_metadata"`
+}
+
+// SessionTitleChanged is system/session_title_changed, written when the
+// session is renamed (/rename, rename_session). Title is the new name,
+// already cleaned and cut to 200 characters by the CLI.
+type SessionTitleChanged struct {
+	Base
+	Title string `json:"title"`
 }
 
 // ModelFallback is system/model_fallback: --fallback-model engaged after an

@@ -25,6 +25,12 @@
 // names another one, the user rewound after the last message was written,
 // and its leaf wins (this is how the CLI resumes too).
 //
+// Parallel tool calls leave lines off the branch: Claude Code writes one
+// line per tool_use and each result under its own call, and continues from
+// the result written last. As the CLI does when it resumes, the reader puts
+// the branch message's other lines and their results back after its last
+// line on the branch (parallel.go), so every call has its result.
+//
 // Lines that are not valid JSON objects, and a last line cut short by a crash,
 // are skipped and counted in [Stats]; they never make a load fail. As in the
 // CLI, a message whose parent line is lost starts the branch.

@@ -58,7 +58,8 @@ type span struct {
 type Reader struct {
 	ra     io.ReaderAt
 	closer io.Closer
-	chain  []span // lines of the active branch, root first
+	chain  []span // lines of the active branch, root first (with parallel calls put back)
+	leaf   span   // the branch's last line
 	meta   Meta
 	stats  Stats
 	prompt []int64 // offsets of the first user lines, for Title
@@ -117,6 +118,11 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	}
 	ids, broken := x.chain(x.leaf(preferred, r.leafOff))
 	r.stats.BrokenChain = broken
+	if len(ids) > 0 {
+		last := &x.nodes[ids[len(ids)-1]]
+		r.leaf = span{off: last.off, n: last.n}
+	}
+	ids = r.withParallelCalls(x, ids) // parallel.go
 	// Keep only the branch; the index of the whole tree is dropped here.
 	r.chain = make([]span, 0, len(ids))
 	for _, id := range ids {
@@ -157,8 +163,7 @@ func (r *Reader) LeafUUID() string {
 	if len(r.chain) == 0 {
 		return ""
 	}
-	last := r.chain[len(r.chain)-1]
-	rec, err := r.read(last.off, last.n)
+	rec, err := r.read(r.leaf.off, r.leaf.n)
 	if err != nil || rec == nil {
 		return ""
 	}
@@ -317,24 +322,28 @@ func (r *Reader) Title() string {
 	m := r.meta
 	first := ""
 	if m.CustomTitle == "" && m.AITitle == "" && m.LastPrompt == "" && m.Summary == "" {
-		var fallback string
-		for i, off := range r.prompt {
-			rec, err := r.read(off, r.plen[i])
-			if err != nil || rec == nil {
-				continue
-			}
-			p, cmd := firstPrompt(rec)
-			if p != "" {
-				first = p
-				break
-			}
-			if fallback == "" {
-				fallback = cmd
-			}
-		}
-		if first == "" {
-			first = fallback
-		}
+		first = r.FirstPrompt()
 	}
 	return pickTitle(m.CustomTitle, m.AITitle, m.LastPrompt, m.Summary, first)
+}
+
+// FirstPrompt returns the session's first real prompt as a title (see
+// [PromptTitle]); a slash command only if no real prompt follows it among
+// the first user lines.
+func (r *Reader) FirstPrompt() string {
+	var fallback string
+	for i, off := range r.prompt {
+		rec, err := r.read(off, r.plen[i])
+		if err != nil || rec == nil {
+			continue
+		}
+		p, cmd := firstPrompt(rec)
+		if p != "" {
+			return p
+		}
+		if fallback == "" {
+			fallback = cmd
+		}
+	}
+	return fallback
 }

@@ -63,6 +63,9 @@ type Record struct {
 	Content           string
 	Level             string
 	LogicalParentUUID string // compact boundaries point back across the cut
+	// CompactMetadata is a compact boundary's compactMetadata as written
+	// ({trigger, preTokens, postTokens, durationMs, …}).
+	CompactMetadata json.RawMessage
 
 	// Attachment records.
 	Attachment json.RawMessage
@@ -174,6 +177,7 @@ type wireRecord struct {
 	Content                 json.RawMessage `json:"content"`
 	Level                   string          `json:"level"`
 	Attachment              json.RawMessage `json:"attachment"`
+	CompactMetadata         json.RawMessage `json:"compactMetadata"`
 }
 
 // decodeRecord decodes one line. A field of an unexpected JSON type is left
@@ -210,6 +214,7 @@ func decodeRecord(line []byte) (*Record, error) {
 		Subtype:                 w.Subtype,
 		Level:                   w.Level,
 		Attachment:              nullToNil(w.Attachment),
+		CompactMetadata:         nullToNil(w.CompactMetadata),
 	}
 	if w.ParentUUID != nil {
 		r.ParentUUID = *w.ParentUUID

@@ -35,6 +35,29 @@ func pickTitle(custom, ai, lastPrompt, summary, first string) string {
 	return ""
 }
 
+// NamedTitle returns the session's title the way an open session shows
+// it: the name the user gave it, the generated one, an old-style summary,
+// the first real prompt, else the last prompt (sanitized). Unlike List,
+// the first prompt comes before the last: a session keeps the title its
+// first prompt gave it while it runs.
+func (r *Reader) NamedTitle() string {
+	m := r.meta
+	if t := pickTitle(m.CustomTitle, m.AITitle, m.Summary, "", ""); t != "" {
+		return t
+	}
+	return pickTitle(r.FirstPrompt(), m.LastPrompt, "", "", "")
+}
+
+// PromptTitle returns what a user message with these blocks titles a
+// session as (the rule of the first prompt in [Reader.Title]): its first
+// text that the CLI or an IDE did not inject, on one line and cut to 200
+// characters, or "Image"/"Document" for a prompt of only media. It is ""
+// for tool results, meta and compact-summary messages, and slash commands.
+func PromptTitle(rec *Record) string {
+	p, _ := firstPrompt(rec)
+	return SanitizeTitle(p)
+}
+
 // SanitizeTitle collapses white space and cuts a title to 256 characters
 // plus an ellipsis, so that a pasted prompt cannot flood a session picker.
 func SanitizeTitle(s string) string {
