@@ -115,12 +115,13 @@ func usableCommand(c claude.SlashCommand, terminalOnly []string) bool {
 }
 
 // publishCommands sends the list when it changed.
-func (s *session) publishCommands() {
-	cmds := s.cmds.available()
+// publish sends the list when it changed since the client last got it.
+func (c *commandState) publish(sessionID string, notify func(string, acp.SessionUpdate)) {
+	cmds := c.available()
 	j := string(mustJSON(cmds))
-	if j == s.cmds.sent {
+	if j == c.sent {
 		return
 	}
-	s.cmds.sent = j
-	s.a.notify(s.id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: cmds}})
+	c.sent = j
+	notify(sessionID, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: cmds}})
 }

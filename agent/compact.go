@@ -21,29 +21,32 @@ import (
 // compactTitle is the title of a compaction's tool call.
 const compactTitle = "Compact conversation"
 
+// compaction is a compaction in progress: the id of its tool call ("" none).
+type compaction struct{ id string }
+
 // onCompactStatus follows the status frames of a compaction.
-func (tr *translator) onCompactStatus(b *claude.SystemStatus) {
+func (c *compaction) status(tr *translator, b *claude.SystemStatus) {
 	switch {
-	case b.Status == "compacting" && tr.compacting == "":
-		tr.compacting = "compact-" + firstNonEmpty(b.UUID, "live")
+	case b.Status == "compacting" && c.id == "":
+		c.id = "compact-" + firstNonEmpty(b.UUID, "live")
 		tr.notify(tr.id, acp.SessionUpdate{ToolCall: &acp.ToolCall{
-			ToolCallID: acp.ToolCallID(tr.compacting),
+			ToolCallID: acp.ToolCallID(c.id),
 			Title:      compactTitle,
 			Kind:       acp.ToolKindThink,
 			Status:     acp.ToolCallStatusInProgress,
 			Meta:       compactMeta(),
 		}})
 	case b.CompactResult != "" && b.CompactResult != "success":
-		tr.endCompaction(firstNonEmpty(b.CompactError, "Claude Code could not compact the conversation."))
+		c.end(tr, firstNonEmpty(b.CompactError, "Claude Code could not compact the conversation."))
 	}
 }
 
 // onCompactBoundary completes the compaction with what it did (a boundary
 // with no compaction in progress, as in a replay, is reported whole).
-func (tr *translator) onCompactBoundary(b *claude.CompactBoundary) {
+func (c *compaction) boundary(tr *translator, b *claude.CompactBoundary) {
 	m := b.CompactMetadata
-	id := tr.compacting
-	tr.compacting = ""
+	id := c.id
+	c.id = ""
 	out := mustJSON(map[string]any{"trigger": m.Trigger, "preTokens": m.PreTokens, "postTokens": m.PostTokens, "durationMs": m.DurationMS})
 	text := "Conversation compacted"
 	if m.PreTokens > 0 || m.PostTokens > 0 {
@@ -66,12 +69,12 @@ func (tr *translator) onCompactBoundary(b *claude.CompactBoundary) {
 
 // endCompaction fails a compaction in progress: the CLI reported a failure,
 // or its turn ended without a boundary.
-func (tr *translator) endCompaction(why string) {
-	if tr.compacting == "" {
+func (c *compaction) end(tr *translator, why string) {
+	if c.id == "" {
 		return
 	}
-	id := tr.compacting
-	tr.compacting = ""
+	id := c.id
+	c.id = ""
 	tr.notify(tr.id, acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
 		ToolCallID: acp.ToolCallID(id), Status: acp.Some(acp.ToolCallStatusFailed),
 		Content: acp.Some([]acp.ToolCallContent{{Content: &acp.Content{Content: acp.ContentBlock{
@@ -83,7 +86,7 @@ func (tr *translator) endCompaction(why string) {
 // contextCompacted reports the context a compaction left: the next
 // message's usage would say it too, but the user wants to see it now (and
 // a /compact turn has no message of its own).
-func (tr *translator) contextCompacted(b *claude.CompactBoundary) {
+func (c *compaction) contextLeft(tr *translator, b *claude.CompactBoundary) {
 	tr.out.usage = claude.Usage{InputTokens: b.CompactMetadata.PostTokens}
 	tr.sendUsage(nil)
 }

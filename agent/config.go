@@ -488,7 +488,7 @@ func (s *session) afterStart(p *claude.Process) {
 	s.publishConfig()
 	if init != nil {
 		s.cmds.learnFromStart(init.Commands)
-		s.publishCommands()
+		s.cmds.publish(s.id, s.a.notify)
 	}
 }
 

@@ -58,13 +58,10 @@ func (s *session) hibernate(why string) bool {
 	return true
 }
 
-// touch records activity, for the idle timeout and least-recently-used.
-func (s *session) touch() { s.lastActive = time.Now() }
-
 // wake starts the CLI of a hibernated session ahead of the prompt, when
 // the editor shows intent (load, resume, a mode or model change).
 func (s *session) wake() {
-	s.touch()
+	s.lastActive = time.Now()
 	if s.cli.proc == nil && s.cli.started && !s.cli.starting && !s.closed {
 		s.startCLI()
 	}
@@ -110,7 +107,7 @@ func (a *connection) makeRoom(starting *session) {
 	go func() {
 		seen := make(map[*session]time.Time, len(others))
 		for _, s := range others {
-			seen[s] = s.lastSeen()
+			seen[s] = a.lastActive(s)
 		}
 		slices.SortFunc(others, func(x, y *session) int { return seen[x].Compare(seen[y]) })
 		excess := len(others) - max + 1
@@ -128,8 +125,8 @@ func (a *connection) makeRoom(starting *session) {
 	}()
 }
 
-// lastSeen is when the session was last active, read from any goroutine.
-func (s *session) lastSeen() time.Time {
+// lastActive is when session s was last active, read from any goroutine.
+func (a *connection) lastActive(s *session) time.Time {
 	var t time.Time
 	if !s.do(func() { t = s.lastActive }) {
 		return time.Time{}

@@ -26,7 +26,7 @@ func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest)
 		return nil, err
 	}
 	if fresh {
-		s.restoreMode(ctx, mode)
+		a.restoreMode(ctx, s, mode)
 	}
 	modes, opts := s.state()
 	return &acp.LoadSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil
@@ -34,7 +34,7 @@ func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest)
 
 // restoreMode puts a reopened session back in the permission mode of its
 // last prompt, as the reference adapter does, if the session offers it.
-func (s *session) restoreMode(ctx context.Context, mode string) {
+func (a *connection) restoreMode(ctx context.Context, s *session, mode string) {
 	if mode == "" || mode == claude.PermissionDefault {
 		return
 	}

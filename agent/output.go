@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
@@ -55,7 +56,7 @@ func (s *session) handle(m claude.Message) {
 			return
 		}
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
-			s.tr.endCompaction("it was cancelled.")
+			s.tr.compaction.end(s.tr, "it was cancelled.")
 			s.tr.current = nil
 			s.tr.out.reset()
 			s.flushHeld() // the cancelled turn is over: prompts held back go now
@@ -234,8 +235,8 @@ func localCommandOutput(text string) (string, bool) {
 
 // onResult ends the current turn (and any the CLI folded into it).
 func (s *session) onResult(r *claude.ResultMessage) {
-	s.touch()
-	s.tr.endCompaction("the turn ended before it finished.")
+	s.lastActive = time.Now() // hibernate.go
+	s.tr.compaction.end(s.tr, "the turn ended before it finished.")
 	s.tr.learnContextWindow(r)
 	s.tr.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
 	t := s.tr.current
@@ -340,12 +341,12 @@ func (s *session) onOther(m claude.Message) {
 		s.tr.translate(m)             // compact.go: a compaction's progress
 	case *claude.CompactBoundary:
 		s.tr.translate(m)
-		s.tr.contextCompacted(b) // compact.go: the context it left
+		s.tr.compaction.contextLeft(s.tr, b) // compact.go: the context it left
 	case *claude.SystemInit:
 		s.setModeID(b.PermissionMode) // config.go: the CLI's view wins
 		s.modelFromCLI(b.Model)
 		s.cmds.learnFromInit(m.Raw) // commands.go
-		s.publishCommands()
+		s.cmds.publish(s.id, s.a.notify)
 		s.adv.observeFastMode(s.tr.current, b.FastModeState, m.Raw) // failure_live.go
 	case *claude.APIRetry:
 		s.adv.onAPIRetry(s.tr.current, b) // failure_live.go
@@ -361,7 +362,7 @@ func (s *session) onOther(m claude.Message) {
 	case *claude.Informational:
 		s.adv.onInformational(b) // notices.go
 	case *claude.SessionTitleChanged:
-		s.onTitleChanged(b) // title.go
+		s.a.sendTitle(s.id, &s.title, s.title.renamed(b)) // title.go
 	case *claude.TaskEvent:
 		s.tr.translate(m)
 	default:

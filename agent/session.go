@@ -239,7 +239,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 	s.cli.proc, s.cli.msgs = p, p.Messages()
 	s.cli.hibernated = false
 	s.a.liveChanged(s, true)
-	s.touch()
+	s.lastActive = time.Now() // hibernate.go
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p) // config.go: pending settings, config and command lists

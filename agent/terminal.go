@@ -141,23 +141,6 @@ func (tr *translator) startBackground(ts *toolState, taskID, file string) {
 	tr.world.poll(bg, tr.pollBackground)
 }
 
-// pollEvery runs poll on the session goroutine every bgPollInterval until
-// the task stops or the session ends.
-func (s *session) pollEvery(bg *bgTask, poll func(*bgTask)) {
-	t := time.NewTicker(bgPollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-bg.stop:
-			return
-		case <-t.C:
-		}
-		if !s.do(func() { poll(bg) }) {
-			return
-		}
-	}
-}
-
 // pollBackground forwards what the command wrote since the last poll.
 func (tr *translator) pollBackground(bg *bgTask) {
 	f := bg.f

@@ -25,36 +25,37 @@ type titleState struct {
 	named bool   // Claude Code named the session: prompts no longer title it
 }
 
-// titleFromPrompt titles a new session after its first real prompt.
-func (s *session) titleFromPrompt(t *turn) {
-	if s.title.shown != "" || s.title.named || s.conf.opts.Resume != "" {
-		return
+// fromPrompt is the title a new session gets from its first real prompt
+// ("" when t does not title it: a reopened session, a slash command).
+func (ts *titleState) fromPrompt(t *turn, reopened bool) string {
+	if ts.shown != "" || ts.named || reopened {
+		return ""
 	}
 	blocks := make(transcript.Content, 0, len(t.msg.Content))
 	for _, b := range t.msg.Content {
 		if b.Type == "text" && strings.HasPrefix(strings.TrimSpace(b.Text), "/") {
-			return // a slash command: the next real prompt titles the session
+			return "" // a slash command: the next real prompt titles the session
 		}
 		blocks = append(blocks, transcript.Block{Type: b.Type, Text: b.Text})
 	}
-	title := transcript.PromptTitle(&transcript.Record{Type: transcript.TypeUser,
+	return transcript.PromptTitle(&transcript.Record{Type: transcript.TypeUser,
 		Message: &transcript.Message{Role: "user", Content: blocks}})
-	s.sendTitle(title)
 }
 
-// onTitleChanged follows Claude Code's own name for the session.
-func (s *session) onTitleChanged(b *claude.SessionTitleChanged) {
-	s.title.named = true
-	s.sendTitle(transcript.SanitizeTitle(b.Title))
+// renamed follows Claude Code's own name for the session (/rename, or a
+// name set by the host), which wins from then on.
+func (ts *titleState) renamed(b *claude.SessionTitleChanged) string {
+	ts.named = true
+	return transcript.SanitizeTitle(b.Title)
 }
 
-// sendTitle tells the client a new title.
-func (s *session) sendTitle(title string) {
-	if title == "" || title == s.title.shown {
+// sendTitle tells the client of session id a new title.
+func (a *connection) sendTitle(id string, ts *titleState, title string) {
+	if title == "" || title == ts.shown {
 		return
 	}
-	s.title.shown = title
-	s.a.notify(s.id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: acp.Some(title)}})
+	ts.shown = title
+	a.notify(id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: acp.Some(title)}})
 }
 
 // replayTitle sends the title a load found in the transcript. It goes

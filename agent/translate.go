@@ -3,6 +3,7 @@ package agent
 import (
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
@@ -52,8 +53,9 @@ type translator struct {
 	plan    planState
 	sub     subagentState      // subagent runs (subagent.go)
 	bgTasks map[string]*bgTask // commands followed, by task id (terminal.go)
-	// compacting is the tool call of a compaction in progress (compact.go).
-	compacting string
+	// compaction is the /compact in progress, shown as a tool call
+	// (compact.go).
+	compaction compaction
 }
 
 // A world is what translation sees beyond the frames: the present for a
@@ -82,7 +84,24 @@ func (now) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallCo
 
 func (now) commandsRun() bool { return true }
 
-func (w now) poll(bg *bgTask, fn func(*bgTask)) { go w.s.pollEvery(bg, fn) }
+func (w now) poll(bg *bgTask, fn func(*bgTask)) { go w.pollEvery(bg, fn) }
+
+// pollEvery runs poll on the session goroutine every bgPollInterval until
+// the task stops or the session ends.
+func (w now) pollEvery(bg *bgTask, poll func(*bgTask)) {
+	t := time.NewTicker(bgPollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-bg.stop:
+			return
+		case <-t.C:
+		}
+		if !w.s.do(func() { poll(bg) }) {
+			return
+		}
+	}
+}
 
 func (w now) taskOutput(cliSessionID, taskID string) *os.File {
 	return w.s.conf.taskOutput(cliSessionID, taskID)
@@ -131,8 +150,8 @@ func (tr *translator) translate(m claude.Message) {
 		tr.onSubagentTask(b) // subagent.go: a subagent's progress
 		tr.onTaskEvent(b)    // terminal.go: a command's
 	case *claude.SystemStatus:
-		tr.onCompactStatus(b) // compact.go
+		tr.compaction.status(tr, b) // compact.go
 	case *claude.CompactBoundary:
-		tr.onCompactBoundary(b)
+		tr.compaction.boundary(tr, b)
 	}
 }

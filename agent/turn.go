@@ -100,8 +100,8 @@ func (a *connection) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pro
 	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: ctx.Done()}
 	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
 	accept := func() {
-		s.goalPrompt(t)      // goal.go: /goal typed as a prompt
-		s.titleFromPrompt(t) // title.go: a new session's first prompt titles it
+		s.goalPrompt(t)                                                                // goal.go: /goal typed as a prompt
+		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.opts.Resume != "")) // title.go: a new session's first prompt titles it
 		s.enqueue(t)
 	}
 	if !s.do(accept) {
@@ -131,7 +131,7 @@ func (s *session) enqueue(t *turn) {
 		s.q.settle(t, nil, acp.NewSessionNotFound(s.id))
 		return
 	}
-	s.touch()
+	s.lastActive = time.Now() // hibernate.go
 	s.q.accepted++
 	// A prompt the client withdrew just before this one is cancelled
 	// first, so that its interrupt cannot stop this one instead.
