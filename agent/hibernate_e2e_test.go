@@ -63,7 +63,8 @@ func TestHibernationCap(t *testing.T) {
 }
 
 // TestHibernationIdle: an idle session's CLI is closed after the idle
-// timeout; the next prompt resumes it with its history, mode and model.
+// timeout; the next prompt resumes it with its history, mode and model
+// (the model request after the resume names the model chosen before).
 func TestHibernationIdle(t *testing.T) {
 	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -75,6 +76,11 @@ func TestHibernationIdle(t *testing.T) {
 	if _, err := h.Prompt(sid, "remember banana"); err != nil {
 		t.Fatal(err)
 	}
+	var resp acp.SetSessionConfigOptionResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, map[string]string{
+		"sessionId": sid, "configId": "model", "value": "sonnet"}, &resp); err != nil {
+		t.Fatal(err)
+	}
 	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
 	h.API().Script(fakeapi.Text("banana"))
 	if r, err := h.Prompt(sid, "which fruit?"); err != nil || r.StopReason != acp.StopReasonEndTurn {
@@ -83,6 +89,9 @@ func TestHibernationIdle(t *testing.T) {
 	reqs := h.API().MainRequests()
 	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "remember banana") {
 		t.Errorf("resumed without its history")
+	}
+	if m := reqs[len(reqs)-1].Model; !strings.Contains(m, "sonnet") {
+		t.Errorf("resumed on model %q, want the sonnet chosen before", m)
 	}
 	for _, u := range h.Updates(sid) {
 		if m := u.CurrentModeUpdate; m != nil && m.CurrentModeID != "acceptEdits" {
@@ -189,5 +198,24 @@ func TestHibernationThenClose(t *testing.T) {
 	}
 	if n := len(clitest.LivePIDs(t)); n != 0 {
 		t.Fatalf("%d CLIs after closing a hibernated session", n)
+	}
+}
+
+// TestHibernationNeverDuringATurn: a turn waiting on the model keeps its
+// session's CLI past the idle timeout.
+func TestHibernationNeverDuringATurn(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond }})
+	h.API().Script(fakeapi.Hang(0))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := make(chan error, 1)
+	go func() { _, err := h.Prompt(sid, "think hard"); done <- err }()
+	h.WaitFor("the model request", 30*time.Second, func() bool { return len(h.API().MainRequests()) > 0 })
+	time.Sleep(time.Second) // five idle timeouts
+	if len(clitest.LivePIDs(t)) == 0 {
+		t.Fatal("a session with a turn running hibernated")
+	}
+	h.Cancel(sid)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
