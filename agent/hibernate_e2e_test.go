@@ -219,3 +219,31 @@ func TestHibernationNeverDuringATurn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHibernationKeepsAlwaysAllow: what the user always allowed before the
+// session hibernated is still allowed after the resume: the second write
+// runs without asking again.
+func TestHibernationKeepsAlwaysAllow(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
+	h.Permission = choose("allow_always")
+	first, second := filepath.Join(h.Sandbox.WorkDir, "a.txt"), filepath.Join(h.Sandbox.WorkDir, "b.txt")
+	h.API().Script(toolUse("toolu_a", "Write", map[string]any{"file_path": first, "content": "a\n"}), fakeapi.Text("wrote a"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "write a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.Permissions()); n != 1 {
+		t.Fatalf("%d permission requests for the first write", n)
+	}
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
+	h.API().Script(toolUse("toolu_b", "Write", map[string]any{"file_path": second, "content": "b\n"}), fakeapi.Text("wrote b"))
+	if _, err := h.Prompt(sid, "write b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.Permissions()); n != 1 {
+		t.Errorf("asked again after the resume (%d requests): the always-allow was lost", n)
+	}
+	if _, err := os.Stat(second); err != nil {
+		t.Errorf("the second write did not run: %v", err)
+	}
+}

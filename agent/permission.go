@@ -105,8 +105,51 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	answer := choices[i].answer
 	if answer.Behavior == "allow" {
 		answer.UpdatedInput = req.Input
+		if rules := sessionRules(answer.UpdatedPermissions); len(rules) > 0 {
+			// The CLI keeps session rules in memory: a CLI started again
+			// for this session (hibernation, a restart) gets them as
+			// --allowedTools.
+			s.post(func() {
+				for _, r := range rules {
+					if !slices.Contains(s.conf.opts.AllowedTools, r) {
+						s.conf.opts.AllowedTools = append(s.conf.opts.AllowedTools, r)
+					}
+				}
+			})
+		}
 	}
 	return answer, nil
+}
+
+// sessionRules are the allow rules with destination "session" among
+// permission updates, as --allowedTools entries ("Tool" or
+// "Tool(content)"). Rules saved to settings files survive on their own.
+func sessionRules(updates []json.RawMessage) []string {
+	var out []string
+	for _, raw := range updates {
+		var u struct {
+			Type        string `json:"type"`
+			Behavior    string `json:"behavior"`
+			Destination string `json:"destination"`
+			Rules       []struct {
+				ToolName    string `json:"toolName"`
+				RuleContent string `json:"ruleContent"`
+			} `json:"rules"`
+		}
+		if json.Unmarshal(raw, &u) != nil || u.Type != "addRules" || u.Behavior != "allow" || u.Destination != "session" {
+			continue
+		}
+		for _, r := range u.Rules {
+			switch {
+			case r.ToolName == "":
+			case r.RuleContent != "":
+				out = append(out, r.ToolName+"("+r.RuleContent+")")
+			default:
+				out = append(out, r.ToolName)
+			}
+		}
+	}
+	return out
 }
 
 // permissionFailed answers a permission request that got no usable answer

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"testing"
 )
@@ -96,5 +97,21 @@ func TestAvailableCommands(t *testing.T) {
 	s.cmds.terminalOnly = []string{"review"}
 	if got := s.cmds.available(); len(got) != 1 || got[0].Name != "compact" {
 		t.Fatalf("after init %+v", got)
+	}
+}
+
+// TestSessionRules: the session-scoped allow rules of permission updates
+// become --allowedTools entries for a CLI started again (hibernation);
+// rules saved to settings files and other updates are left out.
+func TestSessionRules(t *testing.T) {
+	got := sessionRules([]json.RawMessage{
+		json.RawMessage(`{"type":"addRules","rules":[{"toolName":"WebFetch"},{"toolName":"Bash","ruleContent":"npm test:*"}],"behavior":"allow","destination":"session"}`),
+		json.RawMessage(`{"type":"addRules","rules":[{"toolName":"Read"}],"behavior":"allow","destination":"localSettings"}`),
+		json.RawMessage(`{"type":"addRules","rules":[{"toolName":"Write"}],"behavior":"deny","destination":"session"}`),
+		json.RawMessage(`{"type":"setMode","mode":"acceptEdits","destination":"session"}`),
+		json.RawMessage(`not json`),
+	})
+	if want := []string{"WebFetch", "Bash(npm test:*)"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
