@@ -247,3 +247,39 @@ func TestHibernationKeepsAlwaysAllow(t *testing.T) {
 		t.Errorf("the second write did not run: %v", err)
 	}
 }
+
+// TestHibernationKeepsMCPServers: the client's MCP servers are there again
+// after the resume: the model is offered their tools and a call works.
+func TestHibernationKeepsMCPServers(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
+	h.Initialize(acp.ClientCapabilities{})
+	env := []map[string]string{{"name": mcpServerEnv, "value": "stdio"}}
+	sid, err := newSessionWith(t, h, map[string]any{
+		"cwd":        h.Sandbox.WorkDir,
+		"mcpServers": []map[string]any{{"name": "plain", "command": exe, "args": []string{}, "env": env}},
+	})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	h.API().Script(fakeapi.Text("ready"))
+	if _, err := h.Prompt(sid, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
+	h.API().Script(toolUse("toolu_p", "mcp__plain__shout", map[string]any{"text": "again"}), fakeapi.Text("shouted"))
+	if r, err := h.Prompt(sid, "shout again"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after the resume: %+v %v", r, err)
+	}
+	reqs := h.API().MainRequests()
+	if !reqs[len(reqs)-2].HasTool("mcp__plain__shout") {
+		t.Error("after the resume Claude was not offered the MCP server's tool")
+	}
+	calls, _ := toolCalls(t, h, sid)
+	if c := calls["toolu_p"]; c == nil || c.status != acp.ToolCallStatusCompleted || !strings.Contains(contentText(c.content), "AGAIN") {
+		t.Errorf("the MCP call after the resume: %+v", c)
+	}
+}
