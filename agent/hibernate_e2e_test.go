@@ -283,3 +283,53 @@ func TestHibernationKeepsMCPServers(t *testing.T) {
 		t.Errorf("the MCP call after the resume: %+v", c)
 	}
 }
+
+// TestHibernationNeverWithABackgroundCommand: a command running in the
+// background after the turn keeps its session's CLI past the idle timeout
+// (hibernating would kill it).
+func TestHibernationNeverWithABackgroundCommand(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond }})
+	h.API().Script(
+		toolUse("toolu_sleep", "Bash", map[string]any{"command": "echo sleeping; sleep 30", "description": "Sleep", "run_in_background": true}),
+		fakeapi.Text("Started."),
+	)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "start it"); err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := toolCalls(t, h, sid)
+	if c := calls["toolu_sleep"]; c == nil || c.status != acp.ToolCallStatusInProgress {
+		t.Fatalf("background call at the end of the turn: %+v", c)
+	}
+	time.Sleep(time.Second) // five idle timeouts
+	if len(clitest.LivePIDs(t)) == 0 {
+		t.Fatal("a session with a command running in the background hibernated")
+	}
+	calls, _ = toolCalls(t, h, sid)
+	if c := calls["toolu_sleep"]; c.status != acp.ToolCallStatusInProgress {
+		t.Errorf("the background command ended: %+v", c)
+	}
+}
+
+// TestHibernationCapExceededWhenAllBusy: with the cap reached and every
+// live session busy, a new session's prompt is not held: its CLI starts
+// anyway (the cap is exceeded for that while, and the log says so).
+func TestHibernationCapExceededWhenAllBusy(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.MaxLiveSessions = 1 }})
+	h.API().Script(fakeapi.Hang(0), fakeapi.Text("answered"))
+	busy := h.NewSession(t.TempDir())
+	done := make(chan error, 1)
+	go func() { _, err := h.Prompt(busy, "think forever"); done <- err }()
+	h.WaitFor("the busy session's model request", 30*time.Second, func() bool { return len(h.API().MainRequests()) > 0 })
+	other := h.NewSession(t.TempDir())
+	if r, err := h.Prompt(other, "quick question"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("the second session's prompt: %+v %v", r, err)
+	}
+	if n := len(clitest.LivePIDs(t)); n != 2 {
+		t.Errorf("%d live CLIs, want 2 (the busy one kept, the cap exceeded)", n)
+	}
+	h.Cancel(busy)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
