@@ -14,7 +14,6 @@ import (
 type outputState struct {
 	messageID string          // API message id of the streaming message
 	streamed  map[string]bool // message ids whose text/thinking streamed
-	toolIndex map[int]string  // content block index → tool_use id
 	usage     claude.Usage    // latest top-level usage
 	lastUsed  uint64          // last used sent in usage_update
 	model     string          // model of the latest top-level message
@@ -23,7 +22,7 @@ type outputState struct {
 
 func (o *outputState) reset() {
 	size := o.size
-	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size}
+	*o = outputState{streamed: map[string]bool{}, size: size}
 }
 
 // handle translates one CLI message. Output belongs to the current turn;
@@ -113,7 +112,6 @@ func (tr *translator) onStreamEvent(e *claude.StreamEvent) {
 		}
 	case "content_block_start":
 		if cb := ev.ContentBlock; cb != nil && isToolUse(cb.Type) {
-			tr.out.toolIndex[ev.Index] = cb.ID
 			tr.toolStarted(cb)
 		}
 	case "content_block_delta":
@@ -125,10 +123,6 @@ func (tr *translator) onStreamEvent(e *claude.StreamEvent) {
 			tr.chunk(false, ev.Delta.Text, firstNonEmpty(e.APIMessageID, tr.out.messageID))
 		case "thinking_delta":
 			tr.chunk(true, ev.Delta.Thinking, firstNonEmpty(e.APIMessageID, tr.out.messageID))
-		case "input_json_delta":
-			if id, ok := tr.out.toolIndex[ev.Index]; ok {
-				tr.toolInputDelta(id, ev.Delta.PartialJSON)
-			}
 		}
 	case "message_delta":
 		if ev.Usage != nil {

@@ -3,21 +3,22 @@ package agent
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
-// Tool call lifecycle. A call is reported (tool_call, pending) as soon as
-// the model starts it, refined while its input streams (title and
-// locations as top-level fields complete) and when the input is whole
-// (rawInput, content such as an edit's diff), and finished by its result
-// (tool_call_update with the final status and content). Every update
-// carries only the fields that changed since the previous report of that
-// call. Presentation per tool is in toolreport.go; Bash output in
-// terminal.go; TodoWrite and Task* become plans (plan.go) instead.
+// Tool call lifecycle. A call is announced once (tool_call, pending) when
+// its input is whole: with rawInput, title, kind, locations and content
+// such as an edit's diff. Clients that build one tool invocation from the
+// first report (the AI-SDK ACP provider, among others) thus never see a
+// call without its input, nor a second announcement of it. Updates
+// (tool_call_update) follow for what changes: the permission preview, live
+// output, and the result with the final status. Every update carries only
+// the fields that changed since the previous report of that call.
+// Presentation per tool is in toolreport.go; Bash output in terminal.go;
+// TodoWrite and Task* become plans (plan.go) instead.
 
 // toolState is what the session knows of one tool call.
 type toolState struct {
@@ -26,9 +27,7 @@ type toolState struct {
 	parent   string // the Agent/Task call a subagent's call belongs to
 	sid      string // the child session it is reported on ("" = this one; subagent.go)
 
-	input    strings.Builder // streamed input JSON
-	scan     inputScanner
-	in       map[string]any // decoded input: partial until complete
+	in       map[string]any // decoded input (empty until complete)
 	raw      json.RawMessage
 	complete bool
 
@@ -73,37 +72,16 @@ func (tr *translator) newTool(id, name string) *toolState {
 	return ts
 }
 
-// toolStarted reports a tool call as soon as the model starts it.
+// toolStarted registers a call as soon as the model starts it, so its
+// name is known whatever comes next; it is announced when its input is
+// whole (toolInputComplete), so that its first report carries rawInput.
 func (tr *translator) toolStarted(cb *claude.ContentBlock) {
-	if tr.tool(cb.ID) != nil {
-		return
-	}
-	ts := tr.newTool(cb.ID, cb.Name)
-	if !toolview.IsPlanTool(cb.Name) {
-		tr.reportTool(ts)
+	if tr.tool(cb.ID) == nil {
+		tr.newTool(cb.ID, cb.Name)
 	}
 }
 
-// toolInputDelta follows the streamed input; each time a top-level field
-// completes, the title and locations are refined (never the content,
-// which waits for the whole input).
-func (tr *translator) toolInputDelta(id, partial string) {
-	ts := tr.tool(id)
-	if ts == nil || ts.complete {
-		return
-	}
-	ts.input.WriteString(partial)
-	buf := ts.input.String()
-	if !ts.scan.scan(buf) {
-		return
-	}
-	ts.in = toolview.DecodeInput(json.RawMessage(buf[:ts.scan.lastComma] + "}"))
-	if ts.reported {
-		tr.updateTool(ts, toolPatch{})
-	}
-}
-
-// toolInputComplete refines the call once its input is whole: rawInput,
+// toolInputComplete announces the call once its input is whole: rawInput,
 // and content such as the diff of an edit.
 func (tr *translator) toolInputComplete(b claude.ContentBlock) {
 	ts := tr.tool(b.ID)
@@ -111,7 +89,6 @@ func (tr *translator) toolInputComplete(b claude.ContentBlock) {
 		ts = tr.newTool(b.ID, b.Name)
 	}
 	ts.setInput(b.Input)
-	ts.input.Reset()
 	if toolview.IsPlanTool(ts.name) && ts.parent == "" { // a subagent's list is not the session's plan
 		tr.planFromInput(ts)
 		if !ts.reported {
@@ -154,7 +131,7 @@ func (tr *translator) view(ts *toolState) toolview.View {
 func (tr *translator) reportTool(ts *toolState) {
 	v := tr.view(ts)
 	raw := ts.raw
-	if raw == nil {
+	if raw == nil { // a call whose input was never seen (only its result)
 		raw = json.RawMessage(`{}`)
 	}
 	meta := tr.toolMeta(ts, nil)
@@ -384,48 +361,6 @@ func toolResultText(raw json.RawMessage) string {
 func str(in map[string]any, k string) string {
 	v, _ := in[k].(string)
 	return v
-}
-
-// inputScanner follows a streamed JSON object and remembers where its
-// last completed top-level member ends, so a call can be refined before
-// the model has written all of it. It scans each byte once.
-type inputScanner struct {
-	pos, depth int
-	inStr, esc bool
-	lastComma  int // offset of the last top-level comma; 0: none yet
-}
-
-// scan reads buf from where it stopped and reports whether another
-// top-level member completed.
-func (sc *inputScanner) scan(buf string) bool {
-	advanced := false
-	for ; sc.pos < len(buf); sc.pos++ {
-		c := buf[sc.pos]
-		if sc.inStr {
-			switch {
-			case sc.esc:
-				sc.esc = false
-			case c == '\\':
-				sc.esc = true
-			case c == '"':
-				sc.inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			sc.inStr = true
-		case '{', '[':
-			sc.depth++
-		case '}', ']':
-			sc.depth--
-		case ',':
-			if sc.depth == 1 {
-				sc.lastComma, advanced = sc.pos, true
-			}
-		}
-	}
-	return advanced
 }
 
 // toolResults finishes the calls a user frame carries results for. The
