@@ -254,8 +254,10 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		// user stopped the turn from the prompt.
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case r.StopReason == "max_tokens" || t.apiError == "max_output_tokens":
+		s.showErrorText(t)
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
 	case r.IsError:
+		s.showErrorText(t)
 		// scrub: API error bodies can repeat keys, URLs and paths.
 		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
 		if t.apiError == "authentication_failed" || loginHint.MatchString(text) {
@@ -272,6 +274,19 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		s.tr.chunk(false, r.Result, "")
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// showErrorText shows Claude's own error text (the CLI's synthetic
+// assistant message) as agent text in the turn, to a client without typed
+// failures, before the prompt's JSON-RPC error: what the reference adapter
+// shows, and what session/load replays from the transcript (replay.go), so
+// the live and the loaded transcript agree. Login prompts are left out, as
+// in the replay; the authRequired error says it.
+func (s *session) showErrorText(t *turn) {
+	if s.fail.failuresOn() || t.apiErrorText == "" || loginHint.MatchString(t.apiErrorText) {
+		return
+	}
+	s.tr.chunk(false, scrub.Text(t.apiErrorText), "")
 }
 
 // sendUsage reports context use (and cost at the end of a turn) when it

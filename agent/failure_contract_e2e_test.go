@@ -1,0 +1,87 @@
+package agent_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+)
+
+// End-to-end tests of the session failure contract (seed 000) and of what
+// clients without it see, through the real CLI and the fake API (issue 15,
+// items 11–15).
+
+// claudeLinks is an API error whose text carries Claude's own links.
+const claudeLinks = "spend limit reached · ask your admin to raise it at https://claude.ai/admin-settings/usage (see https://docs.claude.com/en/api/errors)"
+
+// TestFailureTitleKeepsClaudeLinksE2E (item 11): Claude's links stay in
+// the title (the contract bans transport URLs, tokens, headers, env values
+// and private paths, not Claude's words); the API endpoint does not
+// appear; live, and in a legacy client's error and agent text, live and
+// replayed.
+func TestFailureTitleKeepsClaudeLinksE2E(t *testing.T) {
+	h, sid := startFailures(t, airOn)
+	h.API().Script(httpError(400, "invalid_request_error", claudeLinks))
+	r := responseRecord(t)(h.Prompt(sid, "spend"))
+	for _, link := range []string{"https://claude.ai/admin-settings/usage", "https://docs.claude.com/en/api/errors"} {
+		if !strings.Contains(r.Title, link) {
+			t.Errorf("title lost %s: %q", link, r.Title)
+		}
+	}
+	if strings.Contains(r.Title, "link removed") || strings.Contains(r.Title, "127.0.0.1") {
+		t.Errorf("title %q", r.Title)
+	}
+	validWire(t, h)
+	h.Close()
+
+	// A legacy client: the JSON-RPC error and the agent text keep the links.
+	hl := agenttest.Start(t)
+	sl := hl.NewSession(hl.Sandbox.WorkDir)
+	hl.API().Script(httpError(400, "invalid_request_error", claudeLinks))
+	_, err := hl.Prompt(sl, "spend")
+	wantRPCError(t, err, acp.CodeInternalError, "https://claude.ai/admin-settings/usage", "https://docs.claude.com/en/api/errors")
+	if got := hl.AgentText(sl); !strings.Contains(got, "https://claude.ai/admin-settings/usage") {
+		t.Errorf("legacy agent text %q", got)
+	}
+	hl.Close()
+	// ... and so does its replay.
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: hl.Sandbox})
+	h2.Initialize(acp.ClientCapabilities{})
+	load(t, h2, sl)
+	if got := h2.AgentText(sl); !strings.Contains(got, "https://claude.ai/admin-settings/usage") || strings.Contains(got, "link removed") {
+		t.Errorf("replayed agent text %q", got)
+	}
+}
+
+// TestLegacyErrorTextLiveE2E (item 12): a client without the extension
+// sees Claude's error text as agent text in the turn and the JSON-RPC
+// error, as the reference adapter does; session/load shows the same text.
+func TestLegacyErrorTextLiveE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
+	_, err := h.Prompt(sid, "hi")
+	wantRPCError(t, err, acp.CodeInternalError, "API Error: Request rejected (429) · slow down please")
+	live := h.AgentText(sid)
+	if live != "API Error: Request rejected (429) · slow down please" {
+		t.Fatalf("live agent text %q", live)
+	}
+	// The text comes before the error answer.
+	if i, j := wireIndex(h, `"agent_message_chunk"`, "slow down please"), wireIndex(h, `"error":{"code":-32603`); i < 0 || j < i {
+		t.Errorf("agent text at %d, error at %d", i, j)
+	}
+	h.Close()
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h.Sandbox})
+	h2.Initialize(acp.ClientCapabilities{})
+	load(t, h2, sid)
+	if got := h2.AgentText(sid); got != live {
+		t.Errorf("replayed agent text %q, live %q", got, live)
+	}
+	h2.Close()
+	// A capable client gets no prose (the record says it).
+	hc, sc := startFailures(t, airOn)
+	hc.API().Script(httpError(429, "rate_limit_error", "slow down please"))
+	responseRecord(t)(hc.Prompt(sc, "hi"))
+	noAgentText(t, hc, sc, "API Error")
+}
