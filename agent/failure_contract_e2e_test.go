@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,4 +85,20 @@ func TestLegacyErrorTextLiveE2E(t *testing.T) {
 	hc.API().Script(httpError(429, "rate_limit_error", "slow down please"))
 	responseRecord(t)(hc.Prompt(sc, "hi"))
 	noAgentText(t, hc, sc, "API Error")
+}
+
+// TestUnreachableAPIIsServiceE2E (item 13): with no retries, an
+// unreachable API ends the turn as the CLI's server_error: category
+// service with retry, per the contract's table (connection is for retries
+// without an HTTP response, transport loss and worker shutdown).
+func TestUnreachableAPIIsServiceE2E(t *testing.T) {
+	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=0", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}})
+	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
+	if r.Category != "service" || !reflect.DeepEqual(r.Actions, []string{"retry"}) || r.Title == "" ||
+		strings.Contains(r.Title, "127.0.0.1") || strings.Contains(r.Title, ":1") {
+		t.Fatalf("terminal %+v", r)
+	}
+	if recs := infoRecords(t, h, sid); len(recs) != 0 {
+		t.Errorf("no retries, no warnings: %+v", recs)
+	}
 }

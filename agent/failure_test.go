@@ -281,7 +281,7 @@ func TestFailureClaudeMapping(t *testing.T) {
 		{sdk: "unknown", apiType: "invalid_request_error", category: "request", actions: []string{}},
 		{sdk: "overloaded", category: "service", actions: []string{"retry"}},
 		{sdk: "server_error", category: "service", actions: []string{"retry"}},
-		{sdk: "server_error", apiError: "connection_failed", category: "connection", actions: []string{"retry"}},
+		{sdk: "server_error", apiError: "connection_failed", category: "service", actions: []string{"retry"}},
 		{sdk: "unknown", category: "service", actions: []string{"retry"}},
 		{sdk: "", category: "service", actions: []string{"retry"}},
 		{sdk: "some_future_kind", category: "service", actions: []string{"retry"}},
