@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -100,5 +102,47 @@ func TestUnreachableAPIIsServiceE2E(t *testing.T) {
 	}
 	if recs := infoRecords(t, h, sid); len(recs) != 0 {
 		t.Errorf("no retries, no warnings: %+v", recs)
+	}
+}
+
+// TestStartFailureTitleHasCauseE2E (item 14): when the CLI cannot start, a
+// capable client's title gives the cause the legacy error has (not found,
+// not executable, exited with …), scrubbed; the legacy error keeps it too.
+func TestStartFailureTitleHasCauseE2E(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "claude-not-exec")
+	exits := filepath.Join(dir, "claude-exits")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exits, []byte("#!/bin/sh\necho 'loading /home/alice/.claude/settings.json' >&2\necho 'fatal: ANTHROPIC_API_KEY=sk-ant-secret123456 rejected' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, exe string
+		want      []string
+	}{
+		{"not found", filepath.Join(dir, "no-such-claude"), []string{"Claude Code could not start: the Claude Code CLI was not found."}},
+		{"not executable", notExec, []string{"Claude Code could not start: the Claude Code CLI is not executable (permission denied)."}},
+		{"exits", exits, []string{"Claude Code could not start: it exited with code 3: fatal: ANTHROPIC_API_KEY=[redacted] rejected"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, sid := startFailures(t, airOn, agenttest.Options{Config: withExecutable(tc.exe)})
+			r := responseRecord(t)(h.Prompt(sid, "hi"))
+			for _, w := range tc.want {
+				if !strings.HasPrefix(r.Title, w) {
+					t.Errorf("title %q, want %q", r.Title, w)
+				}
+			}
+			if r.Category != "connection" || !reflect.DeepEqual(r.Actions, []string{"retry", "new_session"}) ||
+				strings.Contains(r.Title+r.Details, "sk-ant") || strings.Contains(r.Title+r.Details, dir) {
+				t.Errorf("record %+v", r)
+			}
+			h.Close()
+			hl := agenttest.Start(t, agenttest.Options{Config: withExecutable(tc.exe)})
+			sl := hl.NewSession(hl.Sandbox.WorkDir)
+			_, err := hl.Prompt(sl, "hi")
+			wantRPCError(t, err, acp.CodeInternalError, "could not start")
+		})
 	}
 }
