@@ -9,6 +9,8 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
 // End-to-end tests of the session failure contract (seed 000) and of what
@@ -144,5 +146,62 @@ func TestStartFailureTitleHasCauseE2E(t *testing.T) {
 			_, err := hl.Prompt(sl, "hi")
 			wantRPCError(t, err, acp.CodeInternalError, "could not start")
 		})
+	}
+}
+
+// TestRetryNoResponseReasonE2E (item 15): a retry because the API sent no
+// response headers in time says why it waits (the CLI's no_response). The
+// CLI arms that first-byte watchdog only for first-party requests it
+// tracks, which the fake API does not get; so the real CLI's retry frames
+// (an unreachable endpoint) pass through a filter that adds the
+// no_response member exactly as the CLI's schema writes it.
+func TestRetryNoResponseReasonE2E(t *testing.T) {
+	wrapper := filepath.Join(t.TempDir(), "claude-no-response")
+	script := "#!/bin/sh\n'" + clitest.CLIPath(t) + "' \"$@\" | sed -u 's/\"subtype\":\"api_retry\",/\"subtype\":\"api_retry\",\"no_response\":{\"waited_ms\":10000,\"retry_wait_ms\":20000},/'\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"},
+		Config: withExecutable(wrapper)})
+	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
+	recs := infoRecords(t, h, sid)
+	if len(recs) != 1 || recs[0].Severity != "warning" || recs[0].Category != "connection" || recs[0].ID != r.ID ||
+		recs[0].Title != "Reconnecting to Claude, attempt 1 of 1. No response after 10s; waiting up to 20s." {
+		t.Fatalf("warnings %+v", recs)
+	}
+}
+
+// TestRefusalRetryNoticeTypedE2E (item 15): the CLI's refusal-retry notice
+// ("… safeguards stopped the response above · continuing once with that
+// noted") is a typed warning for a capable client, not assistant prose; a
+// legacy client keeps the transcript line.
+func TestRefusalRetryNoticeTypedE2E(t *testing.T) {
+	env := []string{"CLAUDE_CODE_DISABLE_REFUSAL_RETRY"} // the hermetic env turns it off
+	script := []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer.")}
+	h, sid := startFailures(t, airOn, agenttest.Options{Env: env})
+	h.API().Script(script...)
+	resp, err := h.Prompt(sid, "scan ports")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	recs := infoRecords(t, h, sid)
+	if len(recs) != 1 || recs[0].Severity != "warning" || recs[0].Category != "unknown" || !strings.Contains(recs[0].ID, sid+":notice:") ||
+		!strings.Contains(recs[0].Title, "safeguards stopped the response above") || strings.Contains(recs[0].Title, "**") {
+		t.Fatalf("records %+v", recs)
+	}
+	if got := h.AgentText(sid); got != "Safe answer." {
+		t.Errorf("agent text %q", got)
+	}
+	validWire(t, h)
+	h.Close()
+
+	lh := agenttest.Start(t, agenttest.Options{Env: env})
+	lsid := lh.NewSession(lh.Sandbox.WorkDir)
+	lh.API().Script(script...)
+	if _, err := lh.Prompt(lsid, "scan ports"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lh.AgentText(lsid); !strings.Contains(got, "safeguards stopped the response above") || !strings.HasSuffix(got, "Safe answer.") {
+		t.Errorf("legacy agent text %q", got)
 	}
 }

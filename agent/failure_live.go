@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -204,6 +205,10 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 	if b.ErrorStatus == nil {
 		title = fmt.Sprintf("Reconnecting to Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
 	}
+	if nr := b.NoResponse; nr != nil {
+		// The API sent no response headers in time: say why it waits.
+		title += fmt.Sprintf(" No response after %s; waiting up to %s.", seconds(nr.WaitedMS), seconds(nr.RetryWaitMS))
+	}
 	var id, turnID string
 	if t := current; t != nil {
 		id, turnID = turnFailureID(t.uuid), t.uuid
@@ -214,6 +219,14 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 		id = v.fail.retryID
 	}
 	v.fail.publish(v.fail.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
+}
+
+// seconds renders a duration in milliseconds as seconds: "180s", "1.5s".
+func seconds(ms int64) string {
+	if ms%1000 == 0 || ms >= 10_000 {
+		return fmt.Sprintf("%ds", (ms+500)/1000)
+	}
+	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + "s"
 }
 
 // onRefusalFallback reports that the CLI retried a refused request on

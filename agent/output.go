@@ -347,7 +347,7 @@ func (s *session) onOther(m claude.Message) {
 	case *claude.ActiveGoal:
 		s.onActiveGoal(b) // goal.go
 	case *claude.Informational:
-		s.adv.onInformational(b) // notices.go
+		s.adv.onInformational(s.tr.current, b) // notices.go
 	case *claude.TaskEvent:
 		s.tr.translate(m)
 	default:
