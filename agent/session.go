@@ -79,6 +79,7 @@ type sessionConfig struct {
 	effort      string // "" until known
 	thinkingOff bool
 	configSent  string // JSON of the config options the client last got
+	metaKey     string // the _meta options the CLI was started with (metaopts.go)
 }
 
 // newSession starts the session goroutine; the CLI itself starts in the
