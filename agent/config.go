@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -24,6 +26,7 @@ const (
 	configModel    = "model"
 	configEffort   = "effort"
 	configThinking = "thinking"
+	configFast     = "fast"
 )
 
 // methodSetModel is the unstable session/set_model some clients still
@@ -89,6 +92,11 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 			return nil, acp.NewInvalidParams("type", "the thinking option takes a boolean")
 		}
 		err = s.applyThinking(ctx, p.Boolean.Value)
+	case configFast:
+		if p.Boolean == nil {
+			return nil, acp.NewInvalidParams("type", "the fast option takes a boolean")
+		}
+		err = s.applyFast(ctx, p.Boolean.Value)
 	default:
 		return nil, acp.NewInvalidParams("configId", "unknown config option")
 	}
@@ -172,6 +180,11 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 		s.do(func() { s.setModel(prev) })
 		return acp.NewInternalError("Claude Code could not switch the model: " + err.Error())
 	}
+	s.do(func() {
+		if s.cli.proc == proc {
+			s.askContextWindow(proc) // the new model's window
+		}
+	})
 	return nil
 }
 
@@ -250,6 +263,51 @@ func (s *session) applyThinking(ctx context.Context, on bool) error {
 	return nil
 }
 
+// applyFast turns fast mode on or off (apply_flag_settings fastMode) for
+// a model that supports it. The CLI reports the state it then runs in
+// (fast_mode_state), which the option follows (observeFastMode).
+func (s *session) applyFast(ctx context.Context, on bool) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		info, ok := s.conf.modelInfo(s.a.modelList())
+		if valid = ok && info.SupportsFastMode; valid {
+			proc = s.cli.proc
+			s.conf.fastState = "off"
+			if on {
+				s.conf.fastState = "on"
+			}
+			s.conf.fastWanted = &on
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("configId", "this model has no fast mode")
+	}
+	if proc == nil {
+		return nil
+	}
+	if err := proc.ApplyFlagSettings(ctx, map[string]any{"fastMode": on}); err != nil {
+		return acp.NewInternalError("Claude Code could not change fast mode: " + err.Error())
+	}
+	return nil
+}
+
+// observeFastMode follows the CLI's fast_mode_state (initialize, init,
+// every result): the fast option shows it, and the advisor says when fast
+// mode that was on was turned off (failure_live.go).
+func (s *session) observeFastMode(state string, raw json.RawMessage) {
+	s.adv.observeFastMode(s.tr.current, state, raw)
+	if state == "" {
+		return
+	}
+	var r struct {
+		Reason string `json:"fast_mode_disabled_reason"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	s.conf.fastState, s.conf.fastReason = state, r.Reason
+	s.publishConfig()
+}
+
 // modelList is the CLI's model list (empty until a CLI has reported it).
 func (a *connection) modelList() []claude.ModelInfo {
 	a.mu.Lock()
@@ -300,6 +358,17 @@ func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionCo
 			},
 		})
 	}
+	if info.SupportsFastMode {
+		desc := "Faster responses on supported models"
+		if why, ok := fastModeReasons[c.fastReason]; ok && c.fastState != "on" {
+			desc += " — " + why
+		}
+		opts = append(opts, acp.SessionConfigOption{
+			ID: configFast, Name: "Fast mode", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
+			Description: acp.Some(desc),
+			Boolean:     &acp.SessionConfigBoolean{CurrentValue: c.fastState == "on"},
+		})
+	}
 	if info.SupportsThinkingOff {
 		opts = append(opts, acp.SessionConfigOption{
 			ID: configThinking, Name: "Thinking", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
@@ -343,7 +412,7 @@ func (c *sessionConfig) modelOption(models []claude.ModelInfo, current claude.Mo
 	var choices []acp.SessionConfigSelectOption
 	listed := false
 	for _, m := range models {
-		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: firstNonEmpty(m.DisplayName, m.Value)}
+		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: modelName(m)}
 		if m.Description != "" {
 			o.Description = acp.Some(m.Description)
 		}
@@ -360,6 +429,18 @@ func (c *sessionConfig) modelOption(models []claude.ModelInfo, current claude.Mo
 			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
 		},
 	}
+}
+
+// modelName is a model row's name with the version the CLI gives: its
+// displayName is the family ("Opus"), its description starts with the
+// versioned name ("Opus 5.5 · Best for everyday, complex tasks · …").
+func modelName(m claude.ModelInfo) string {
+	name := firstNonEmpty(m.DisplayName, m.Value)
+	first, _, _ := strings.Cut(m.Description, " · ")
+	if v, ok := strings.CutPrefix(first, name+" "); ok && v != "" && len(first) <= len(name)+12 && strings.IndexFunc(v, unicode.IsDigit) == 0 {
+		return first
+	}
+	return name
 }
 
 // publishConfig sends config_option_update when the options differ from
@@ -466,6 +547,12 @@ func (s *session) afterStart(p *claude.Process) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"effortLevel": effort})
 		}, nil)
 	}
+	if fast := s.conf.fastWanted; fast != nil {
+		on := *fast
+		s.tell(p, "fast mode", func(ctx context.Context) (*claude.Call, error) {
+			return p.BeginApplyFlagSettings(ctx, map[string]any{"fastMode": on})
+		}, nil)
+	}
 	if s.conf.effort == "" {
 		// The effort the CLI applies, for the picker, once it says.
 		go func() {
@@ -488,6 +575,48 @@ func (s *session) afterStart(p *claude.Process) {
 		s.cmds.learnFromStart(init.Commands)
 		s.publishCommands()
 	}
+	s.askContextWindow(p)
+}
+
+// askContextWindow asks the CLI for the context window of the model it
+// runs (get_context_usage, answered locally) ahead of the next prompt, so
+// the first usage_update has the right size (1M where the model has it,
+// not a guess corrected at the end of the turn). Usage is held until the
+// answer (at most 5 s); the session goroutine does not wait for it.
+func (s *session) askContextWindow(p *claude.Process) {
+	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	call, err := p.Begin(wctx, "get_context_usage", map[string]any{"detail": "summary"})
+	cancel()
+	if err != nil {
+		return
+	}
+	s.tr.out.sizePending = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		raw, err := call.Wait(ctx)
+		var r struct {
+			MaxTokens    uint64 `json:"maxTokens"`
+			RawMaxTokens uint64 `json:"rawMaxTokens"`
+		}
+		if err == nil {
+			_ = json.Unmarshal(raw, &r)
+		}
+		s.post(func() {
+			if s.cli.proc == p {
+				s.tr.learnSize(firstNonZero(r.RawMaxTokens, r.MaxTokens))
+			}
+		})
+	}()
+}
+
+func firstNonZero(vs ...uint64) uint64 {
+	for _, v := range vs {
+		if v != 0 {
+			return v
+		}
+	}
+	return 0
 }
 
 // tell writes a control request to the CLI now and handles its answer

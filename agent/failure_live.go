@@ -107,7 +107,7 @@ func (s *session) failureStarted(p *claude.Process) {
 	s.fail.shutdownArmed = false
 	s.fail.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime })
 	if init := p.InitializeResponse(); init != nil {
-		s.adv.observeFastMode(s.tr.current, init.FastModeState, init.Raw)
+		s.observeFastMode(init.FastModeState, init.Raw)
 	}
 }
 

@@ -17,12 +17,16 @@ type outputState struct {
 	usage     claude.Usage    // latest top-level usage
 	lastUsed  uint64          // last used sent in usage_update
 	model     string          // model of the latest top-level message
-	size      uint64          // context window
+	size      uint64          // context window ("" model: the CLI's word)
+	// sizePending: the CLI was asked for the context window and has not
+	// answered; usage waits for it (held), so the first report already
+	// has the right size.
+	sizePending, held bool
 }
 
 func (o *outputState) reset() {
-	size := o.size
-	*o = outputState{streamed: map[string]bool{}, size: size}
+	size, pending := o.size, o.sizePending
+	*o = outputState{streamed: map[string]bool{}, size: size, sizePending: pending}
 }
 
 // handle translates one CLI message. Output belongs to the current turn;
@@ -72,7 +76,7 @@ func (s *session) handle(m claude.Message) {
 			s.tr.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
 		}
 	case *claude.ResultMessage:
-		s.adv.observeFastMode(s.tr.current, b.FastModeState, m.Raw)
+		s.observeFastMode(b.FastModeState, m.Raw)
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
 		s.goalResult(b)            // goal.go: a failed /goal restores the snapshot
 		s.onResult(b)
@@ -223,6 +227,9 @@ func (s *session) onResult(r *claude.ResultMessage) {
 		return // background work: reported, nothing to settle
 	}
 	resp, err := s.outcome(t, r)
+	if resp != nil && resp.Usage == nil {
+		resp.Usage = turnUsage(r.Usage)
+	}
 	for _, id := range r.UserMessageUUIDs {
 		if other := s.q.byUUID(id, s.tr.current); other != nil && other != t {
 			s.q.settle(other, resp, err)
@@ -289,6 +296,21 @@ func (s *session) showErrorText(t *turn) {
 	s.tr.chunk(false, scrub.Text(t.apiErrorText), "")
 }
 
+// turnUsage is the token usage of the turn's result, as PromptResponse
+// (unstable) has it.
+func turnUsage(u *claude.Usage) *acp.Usage {
+	if u == nil {
+		return nil
+	}
+	in, out := uint64(max(u.InputTokens, 0)), uint64(max(u.OutputTokens, 0))
+	read, write := uint64(max(u.CacheReadInputTokens, 0)), uint64(max(u.CacheCreationInputTokens, 0))
+	return &acp.Usage{
+		InputTokens: in, OutputTokens: out,
+		CachedReadTokens: acp.Some(read), CachedWriteTokens: acp.Some(write),
+		TotalTokens: in + out + read + write,
+	}
+}
+
 // sendUsage reports context use (and cost at the end of a turn) when it
 // changed.
 func (tr *translator) sendUsage(cost *acp.Cost) {
@@ -297,6 +319,11 @@ func (tr *translator) sendUsage(cost *acp.Cost) {
 	if cost == nil && used == tr.out.lastUsed {
 		return
 	}
+	if cost == nil && tr.out.sizePending {
+		tr.out.held = true // sent when the CLI says the size (learnSize)
+		return
+	}
+	tr.out.sizePending = false
 	tr.out.lastUsed = used
 	size := tr.out.size
 	if size == 0 {
@@ -304,6 +331,20 @@ func (tr *translator) sendUsage(cost *acp.Cost) {
 	}
 	uu := &acp.UsageUpdate{Used: used, Size: size, Cost: cost}
 	tr.notify(tr.id, acp.SessionUpdate{UsageUpdate: uu})
+}
+
+// learnSize takes the context window the CLI reported (get_context_usage)
+// and sends the usage held back for it.
+func (tr *translator) learnSize(size uint64) {
+	if size > 0 {
+		tr.out.size = size
+	}
+	tr.out.sizePending = false
+	if tr.out.held {
+		tr.out.held = false
+		tr.out.lastUsed = ^uint64(0) // what was held differs from what was sent
+		tr.sendUsage(nil)
+	}
 }
 
 func (tr *translator) learnContextWindow(r *claude.ResultMessage) {
@@ -334,7 +375,7 @@ func (s *session) onOther(m claude.Message) {
 		s.modelFromCLI(b.Model)
 		s.cmds.learnFromInit(m.Raw) // commands.go
 		s.publishCommands()
-		s.adv.observeFastMode(s.tr.current, b.FastModeState, m.Raw) // failure_live.go
+		s.observeFastMode(b.FastModeState, m.Raw) // failure_live.go
 	case *claude.APIRetry:
 		s.adv.onAPIRetry(s.tr.current, b) // failure_live.go
 	case *claude.ModelRefusalFallback:

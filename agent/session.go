@@ -80,6 +80,9 @@ type sessionConfig struct {
 	thinkingOff bool
 	configSent  string // JSON of the config options the client last got
 	metaKey     string // the _meta options the CLI was started with (metaopts.go)
+	fastState   string // the CLI's fast_mode_state ("" until it says)
+	fastReason  string // its fast_mode_disabled_reason
+	fastWanted  *bool  // fast mode as the user set it (nil: never), for the next CLI
 }
 
 // newSession starts the session goroutine; the CLI itself starts in the

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
@@ -226,6 +227,9 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		ts = tr.newTool(b.ToolUseID, "")
 	}
 	text := toolResultText(b.Content)
+	if ts.name == "WebSearch" {
+		text = stripModelReminder(text)
+	}
 	if toolview.IsPlanTool(ts.name) && ts.parent == "" {
 		tr.planResult(ts, b.IsError, structured)
 		if !ts.reported {
@@ -259,6 +263,8 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		}
 	case ts.name == "ExitPlanMode":
 		v.Title = "Plan approved"
+	case ts.name == "WebSearch" && text != "":
+		v.Content = []acp.ToolCallContent{toolview.TextContent(text)}
 	default:
 		if c := resultContent(b); len(c) > 0 {
 			v.Content = c
@@ -266,6 +272,16 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 	}
 	tr.sendToolUpdate(ts, v, p)
 	delete(tr.tools, ts.id)
+}
+
+// stripModelReminder drops the paragraph the CLI appends to a WebSearch
+// result for the model ("REMINDER: You MUST include the sources above in
+// your response …"): it is an instruction to Claude, not the result.
+func stripModelReminder(text string) string {
+	if i := strings.LastIndex(text, "REMINDER: You MUST"); i >= 0 {
+		return strings.TrimRight(text[:i], " \n")
+	}
+	return text
 }
 
 // editResult is the final per-hunk diff of an edit, from the CLI's

@@ -1,0 +1,103 @@
+package agent_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// Issue 15, item 10: what the editor sees of usage, the context window,
+// WebSearch results, model names and the fast mode option.
+
+// TestPromptUsageAndContextWindowE2E: PromptResponse.usage is the turn's
+// token usage, and every usage_update, the first one included, has the
+// context window the CLI reports for its model (1M here), not a 200k guess
+// corrected at the end of the turn.
+func TestPromptUsageAndContextWindowE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	step := fakeapi.Text("Hello.")
+	step.Usage = map[string]any{"input_tokens": 120, "output_tokens": 7, "cache_read_input_tokens": 30, "cache_creation_input_tokens": 4}
+	h.API().Script(step)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "hi")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	u := resp.Usage
+	if u == nil || u.InputTokens != 120 || u.OutputTokens != 7 || u.CachedReadTokens.Or(0) != 30 || u.CachedWriteTokens.Or(0) != 4 || u.TotalTokens != 161 {
+		t.Fatalf("usage %+v", u)
+	}
+	n := 0
+	for _, up := range h.Updates(sid) {
+		if uu := up.UsageUpdate; uu != nil {
+			n++
+			if uu.Size != 1_000_000 {
+				t.Errorf("usage_update %d has size %d", n, uu.Size)
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d usage updates", n)
+	}
+	validWire(t, h)
+}
+
+// TestWebSearchCardE2E: the WebSearch card shows the search result, not
+// the CLI's reminder to the model to cite its sources.
+func TestWebSearchCardE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(toolUse("toolu_ws", "WebSearch", map[string]any{"query": "golang release"}),
+		fakeapi.Text("Go 1.26 was released.").When(fakeapi.Match{ToolsInclude: fakeapi.Names{"web_search"}}),
+		fakeapi.Text("done"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "search"); err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := toolCalls(t, h, sid)
+	ws := calls["toolu_ws"]
+	text := contentText(ws.content)
+	if ws.status != acp.ToolCallStatusCompleted || !strings.Contains(text, "Go 1.26 was released.") ||
+		strings.Contains(text, "REMINDER") || strings.Contains(string(ws.rawOutput), "REMINDER") {
+		t.Fatalf("web search card %q, raw %s", text, ws.rawOutput)
+	}
+}
+
+// TestModelNamesAndFastModeE2E: model rows are named with the version the
+// CLI gives ("Opus 5.5", not "Opus"), and a model that supports fast mode
+// offers the fast option, which the client can turn on.
+func TestModelNamesAndFastModeE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Text("ok"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	opts := latestConfig(h, sid, nil)
+	model := findOption(opts, "model")
+	if model == nil || model.Select == nil {
+		t.Fatalf("no model option: %s", mustMarshal(t, opts))
+	}
+	names := map[string]string{}
+	for _, o := range model.Select.Options.Ungrouped {
+		names[string(o.Value)] = o.Name
+	}
+	if names["opus"] != "Opus 5.5" || names["default"] == "" {
+		t.Errorf("model names %v", names)
+	}
+	fast := findOption(opts, "fast")
+	if fast == nil || fast.Boolean == nil || fast.Boolean.CurrentValue || fast.Name != "Fast mode" {
+		t.Fatalf("fast option %s", mustMarshal(t, fast))
+	}
+	var resp acp.SetSessionConfigOptionResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, map[string]any{
+		"sessionId": sid, "configId": "fast", "type": "boolean", "value": true}, &resp); err != nil {
+		t.Fatalf("set fast: %v", err)
+	}
+	if f := findOption(resp.ConfigOptions, "fast"); f == nil || f.Boolean == nil || !f.Boolean.CurrentValue {
+		t.Errorf("after turning it on: %s", mustMarshal(t, f))
+	}
+	validWire(t, h)
+}
