@@ -240,6 +240,8 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 	status := acp.ToolCallStatusCompleted
 	if b.IsError {
 		status = acp.ToolCallStatusFailed
+	} else if ts.name == "SendMessage" {
+		tr.subagentFollowUp(ts, text) // subagent_sessions.go
 	}
 	if ts.name == "Bash" || ts.name == "PowerShell" {
 		if tr.bashResult(ts, text, b.IsError, structured) {
