@@ -35,6 +35,12 @@ type toolState struct {
 	reported bool // the client has seen a tool_call for it
 	terminal bool // its content is a display terminal (Bash, terminal clients)
 	sent     sentFields
+
+	// watching: a foreground command whose output file is looked for
+	// (terminal_live.go); outputsBefore are the task files that existed
+	// when it was announced.
+	watching      bool
+	outputsBefore map[string]string
 }
 
 // sentFields is what the client last saw of a call, so updates carry
@@ -98,9 +104,10 @@ func (tr *translator) toolInputComplete(b claude.ContentBlock) {
 	}
 	if !ts.reported {
 		tr.reportTool(ts)
-		return
+	} else {
+		tr.updateTool(ts, toolPatch{})
 	}
-	tr.updateTool(ts, toolPatch{})
+	tr.watchForeground(ts) // terminal_live.go: a command's live output
 }
 
 func (ts *toolState) setInput(raw json.RawMessage) {
