@@ -15,7 +15,7 @@ import (
 )
 
 // TestWriteThenEditDiffs writes a new file and then edits one line of it
-// (each allowed once). The editor sees each call as soon as it starts,
+// (each allowed once). The editor sees each call once its input is whole,
 // the diff at the call and in the permission request (a creation, then
 // the changed line with its context and line number), and the final
 // per-hunk diff from Claude Code afterwards.
