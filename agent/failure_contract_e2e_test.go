@@ -77,11 +77,15 @@ func TestLegacyErrorTextLiveE2E(t *testing.T) {
 		t.Errorf("agent text at %d, error at %d", i, j)
 	}
 	h.Close()
+	liveID := chunkIDs(h, sid)
 	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h.Sandbox})
 	h2.Initialize(acp.ClientCapabilities{})
 	load(t, h2, sid)
 	if got := h2.AgentText(sid); got != live {
 		t.Errorf("replayed agent text %q, live %q", got, live)
+	}
+	if got := chunkIDs(h2, sid); got != liveID || liveID == "" {
+		t.Errorf("replayed message id %q, live %q", got, liveID)
 	}
 	h2.Close()
 	// A capable client gets no prose (the record says it).
@@ -204,4 +208,16 @@ func TestRefusalRetryNoticeTypedE2E(t *testing.T) {
 	if got := lh.AgentText(lsid); !strings.Contains(got, "safeguards stopped the response above") || !strings.HasSuffix(got, "Safe answer.") {
 		t.Errorf("legacy agent text %q", got)
 	}
+}
+
+// chunkIDs joins the message ids of the agent text chunks of sid.
+func chunkIDs(h *agenttest.Harness, sid string) string {
+	var ids []string
+	for _, u := range h.Updates(sid) {
+		if c := u.AgentMessageChunk; c != nil {
+			id, _ := c.MessageID.Get()
+			ids = append(ids, string(id))
+		}
+	}
+	return strings.Join(ids, ",")
 }

@@ -167,6 +167,7 @@ func (tr *translator) onAssistant(m *claude.AssistantMessage) {
 		if t := tr.current; t != nil {
 			t.apiError = m.Error
 			t.apiErrorText = textOf(m.Message.Content)
+			t.apiErrorMsgID = firstNonEmpty(m.Message.ID, m.UUID)
 			if m.Message.StopReason == "refusal" {
 				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain)
 			}
@@ -293,7 +294,7 @@ func (s *session) showErrorText(t *turn) {
 	if s.fail.failuresOn() || t.apiErrorText == "" || loginHint.MatchString(t.apiErrorText) {
 		return
 	}
-	s.tr.chunk(false, scrub.Text(t.apiErrorText), "")
+	s.tr.chunk(false, scrub.Text(t.apiErrorText), t.apiErrorMsgID)
 }
 
 // turnUsage is the token usage of the turn's result, as PromptResponse
