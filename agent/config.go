@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -27,6 +28,8 @@ const (
 	configEffort   = "effort"
 	configThinking = "thinking"
 	configFast     = "fast"
+	configAgent    = "agent"
+	configUltra    = "ultracode"
 )
 
 // methodSetModel is the unstable session/set_model some clients still
@@ -97,6 +100,13 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 			return nil, acp.NewInvalidParams("type", "the fast option takes a boolean")
 		}
 		err = s.applyFast(ctx, p.Boolean.Value)
+	case configUltra:
+		if p.Boolean == nil {
+			return nil, acp.NewInvalidParams("type", "the ultracode option takes a boolean")
+		}
+		err = s.applyUltracode(ctx, p.Boolean.Value)
+	case configAgent:
+		err = s.applyAgent(ctx, value)
 	default:
 		return nil, acp.NewInvalidParams("configId", "unknown config option")
 	}
@@ -292,6 +302,73 @@ func (s *session) applyFast(ctx context.Context, on bool) error {
 	return nil
 }
 
+// applyUltracode turns ultracode (standing dynamic-workflow orchestration)
+// on or off where the CLI offers it (apply_flag_settings ultracode).
+func (s *session) applyUltracode(ctx context.Context, on bool) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		info, ok := s.conf.modelInfo(s.a.modelList())
+		if valid = ok && s.conf.ultraAvail && slices.Contains(info.SupportedEffortLevels, "xhigh"); valid {
+			proc, s.conf.ultracode, s.conf.ultraWanted = s.cli.proc, on, &on
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("configId", "ultracode is not available for this model")
+	}
+	if proc == nil {
+		return nil
+	}
+	if err := proc.ApplyFlagSettings(ctx, map[string]any{"ultracode": on}); err != nil {
+		return acp.NewInternalError("Claude Code could not change ultracode: " + err.Error())
+	}
+	return nil
+}
+
+// builtinAgents are the CLI's own agents; the agent option offers the
+// others (the user's and the project's).
+var builtinAgents = []string{"claude", "general-purpose", "Explore", "Plan", "statusline-setup"}
+
+// learnAgents takes the custom agents a CLI offers.
+func (s *session) learnAgents(agents []claude.AgentInfo) {
+	s.conf.agents = s.conf.agents[:0]
+	for _, a := range agents {
+		if a.Name != "" && !slices.Contains(builtinAgents, a.Name) {
+			s.conf.agents = append(s.conf.agents, a.Name)
+		}
+	}
+}
+
+// applyAgent runs the main thread as a custom agent ("default": none):
+// apply_flag_settings agent now, --agent at the next start.
+func (s *session) applyAgent(ctx context.Context, name string) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		if valid = name == "default" || slices.Contains(s.conf.agents, name); valid {
+			proc = s.cli.proc
+			s.conf.opts.Agent = ""
+			if name != "default" {
+				s.conf.opts.Agent = name
+			}
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("value", "unknown agent")
+	}
+	if proc == nil {
+		return nil
+	}
+	var v any = name
+	if name == "default" {
+		v = nil
+	}
+	if err := proc.ApplyFlagSettings(ctx, map[string]any{"agent": v}); err != nil {
+		return acp.NewInternalError("Claude Code could not switch the agent: " + err.Error())
+	}
+	return nil
+}
+
 // observeFastMode follows the CLI's fast_mode_state (initialize, init,
 // every result): the fast option shows it, and the advisor says when fast
 // mode that was on was turned off (failure_live.go).
@@ -367,6 +444,27 @@ func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionCo
 			ID: configFast, Name: "Fast mode", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
 			Description: acp.Some(desc),
 			Boolean:     &acp.SessionConfigBoolean{CurrentValue: c.fastState == "on"},
+		})
+	}
+	if c.ultraAvail && slices.Contains(info.SupportedEffortLevels, "xhigh") {
+		opts = append(opts, acp.SessionConfigOption{
+			ID: configUltra, Name: "Ultracode", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
+			Description: acp.Some("Standing dynamic-workflow orchestration at any effort level"),
+			Boolean:     &acp.SessionConfigBoolean{CurrentValue: c.ultracode},
+		})
+	}
+	if len(c.agents) > 0 {
+		choices := []acp.SessionConfigSelectOption{{Value: "default", Name: "Default", Description: acp.Some("Standard Claude Code agent")}}
+		for _, a := range c.agents {
+			choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(a), Name: a})
+		}
+		opts = append(opts, acp.SessionConfigOption{
+			ID: configAgent, Name: "Agent",
+			Description: acp.Some("The agent the session runs as"),
+			Select: &acp.SessionConfigSelect{
+				CurrentValue: acp.SessionConfigValueID(firstNonEmpty(c.opts.Agent, "default")),
+				Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
+			},
 		})
 	}
 	if info.SupportsThinkingOff {
@@ -531,7 +629,7 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 // written to it now, in order, ahead of the prompts; nothing here waits
 // for the CLI's answers (they come back as messages), so a session/cancel
 // is never held behind them. The client gets the config and command lists.
-func (s *session) afterStart(p *claude.Process) {
+func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
 	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
@@ -553,22 +651,23 @@ func (s *session) afterStart(p *claude.Process) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"fastMode": on})
 		}, nil)
 	}
-	if s.conf.effort == "" {
-		// The effort the CLI applies, for the picker, once it says.
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			st, err := p.GetSettings(ctx)
-			if err != nil {
-				return
-			}
-			s.post(func() {
-				if s.cli.proc == p && s.conf.effort == "" && st.Effort != "" {
-					s.conf.effort = st.Effort
-					s.publishConfig()
-				}
-			})
-		}()
+	if on := s.conf.ultraWanted; on != nil {
+		v := *on
+		s.tell(p, "ultracode", func(ctx context.Context) (*claude.Call, error) {
+			return p.BeginApplyFlagSettings(ctx, map[string]any{"ultracode": v})
+		}, nil)
+	}
+	if st != nil { // the effort the CLI applies, and whether it offers ultracode
+		if s.conf.effort == "" && st.Effort != "" {
+			s.conf.effort = st.Effort
+		}
+		s.conf.ultraAvail = st.UltracodeAvailable
+		if s.conf.ultraWanted == nil {
+			s.conf.ultracode = st.Ultracode
+		}
+	}
+	if init != nil {
+		s.learnAgents(init.Agents)
 	}
 	s.publishConfig()
 	if init != nil {

@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,10 +68,18 @@ func TestWebSearchCardE2E(t *testing.T) {
 }
 
 // TestModelNamesAndFastModeE2E: model rows are named with the version the
-// CLI gives ("Opus 5.5", not "Opus"), and a model that supports fast mode
-// offers the fast option, which the client can turn on.
+// CLI gives ("Opus 5.5", not "Opus"); a model that supports fast mode
+// offers the fast option, which the client can turn on; the CLI's
+// ultracode and the project's own agents are options too.
 func TestModelNamesAndFastModeE2E(t *testing.T) {
 	h := agenttest.Start(t)
+	agents := filepath.Join(h.Sandbox.WorkDir, ".claude", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agents, "reviewer.md"), []byte("---\nname: reviewer\ndescription: Reviews code\n---\nYou review code.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	h.API().Script(fakeapi.Text("ok"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	if _, err := h.Prompt(sid, "hi"); err != nil {
@@ -98,6 +108,36 @@ func TestModelNamesAndFastModeE2E(t *testing.T) {
 	}
 	if f := findOption(resp.ConfigOptions, "fast"); f == nil || f.Boolean == nil || !f.Boolean.CurrentValue {
 		t.Errorf("after turning it on: %s", mustMarshal(t, f))
+	}
+	opts = latestConfig(h, sid, resp.ConfigOptions)
+	if u := findOption(opts, "ultracode"); u == nil || u.Boolean == nil || u.Boolean.CurrentValue {
+		t.Errorf("ultracode option %s", mustMarshal(t, u))
+	}
+	agent := findOption(opts, "agent")
+	if agent == nil || agent.Select == nil || agent.Select.CurrentValue != "default" || len(agent.Select.Options.Ungrouped) != 2 ||
+		agent.Select.Options.Ungrouped[1].Value != "reviewer" {
+		t.Fatalf("agent option %s", mustMarshal(t, agent))
+	}
+	for _, set := range []map[string]any{
+		{"sessionId": sid, "configId": "agent", "value": "reviewer"},
+		{"sessionId": sid, "configId": "ultracode", "type": "boolean", "value": true},
+	} {
+		if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, set, &resp); err != nil {
+			t.Fatalf("set %v: %v", set["configId"], err)
+		}
+	}
+	if a := findOption(resp.ConfigOptions, "agent"); a == nil || a.Select.CurrentValue != "reviewer" {
+		t.Errorf("after choosing the agent: %s", mustMarshal(t, a))
+	}
+	if u := findOption(resp.ConfigOptions, "ultracode"); u == nil || !u.Boolean.CurrentValue {
+		t.Errorf("after turning ultracode on: %s", mustMarshal(t, u))
+	}
+	// (The CLI took both: apply_flag_settings answered without error. A
+	// running session keeps its system prompt sections, so the API does
+	// not show the agent's prompt until a new CLI starts.)
+	h.API().Script(fakeapi.Text("as the reviewer"))
+	if resp, err := h.Prompt(sid, "review"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after the changes: %+v %v", resp, err)
 	}
 	validWire(t, h)
 }
