@@ -90,21 +90,19 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 		err = s.applyModel(ctx, value, "value")
 	case configEffort:
 		err = s.applyEffort(ctx, value)
-	case configThinking:
-		if p.Boolean == nil {
-			return nil, acp.NewInvalidParams("type", "the thinking option takes a boolean")
+	case configThinking, configFast, configUltra:
+		on, verr := switchValue(p, value)
+		if verr != nil {
+			return nil, verr
 		}
-		err = s.applyThinking(ctx, p.Boolean.Value)
-	case configFast:
-		if p.Boolean == nil {
-			return nil, acp.NewInvalidParams("type", "the fast option takes a boolean")
+		switch string(p.ConfigID) {
+		case configThinking:
+			err = s.applyThinking(ctx, on)
+		case configFast:
+			err = s.applyFast(ctx, on)
+		default:
+			err = s.applyUltracode(ctx, on)
 		}
-		err = s.applyFast(ctx, p.Boolean.Value)
-	case configUltra:
-		if p.Boolean == nil {
-			return nil, acp.NewInvalidParams("type", "the ultracode option takes a boolean")
-		}
-		err = s.applyUltracode(ctx, p.Boolean.Value)
 	case configAgent:
 		err = s.applyAgent(ctx, value)
 	default:
@@ -440,18 +438,10 @@ func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionCo
 		if why, ok := fastModeReasons[c.fastReason]; ok && c.fastState != "on" {
 			desc += " — " + why
 		}
-		opts = append(opts, acp.SessionConfigOption{
-			ID: configFast, Name: "Fast mode", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
-			Description: acp.Some(desc),
-			Boolean:     &acp.SessionConfigBoolean{CurrentValue: c.fastState == "on"},
-		})
+		opts = append(opts, c.switchOption(configFast, "Fast mode", desc, c.fastState == "on"))
 	}
 	if c.ultraAvail && slices.Contains(info.SupportedEffortLevels, "xhigh") {
-		opts = append(opts, acp.SessionConfigOption{
-			ID: configUltra, Name: "Ultracode", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
-			Description: acp.Some("Standing dynamic-workflow orchestration at any effort level"),
-			Boolean:     &acp.SessionConfigBoolean{CurrentValue: c.ultracode},
-		})
+		opts = append(opts, c.switchOption(configUltra, "Ultracode", "Standing dynamic-workflow orchestration at any effort level", c.ultracode))
 	}
 	if len(c.agents) > 0 {
 		choices := []acp.SessionConfigSelectOption{{Value: "default", Name: "Default", Description: acp.Some("Standard Claude Code agent")}}
@@ -468,13 +458,43 @@ func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionCo
 		})
 	}
 	if info.SupportsThinkingOff {
-		opts = append(opts, acp.SessionConfigOption{
-			ID: configThinking, Name: "Thinking", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
-			Description: acp.Some("Let the model think before it answers"),
-			Boolean:     &acp.SessionConfigBoolean{CurrentValue: !c.thinkingOff},
-		})
+		opts = append(opts, c.switchOption(configThinking, "Thinking", "Let the model think before it answers", !c.thinkingOff))
 	}
 	return opts
+}
+
+// switchOption is an on/off option: boolean for clients that declared
+// session.configOptions.boolean, else a select of "on" and "off" (the
+// reference adapter's choice; older clients reject boolean options).
+func (c *sessionConfig) switchOption(id, name, desc string, on bool) acp.SessionConfigOption {
+	o := acp.SessionConfigOption{ID: acp.SessionConfigID(id), Name: name,
+		Category: acp.Some(acp.SessionConfigOptionCategory("model_config")), Description: acp.Some(desc)}
+	if c.booleans {
+		o.Boolean = &acp.SessionConfigBoolean{CurrentValue: on}
+		return o
+	}
+	current := "off"
+	if on {
+		current = "on"
+	}
+	o.Select = &acp.SessionConfigSelect{
+		CurrentValue: acp.SessionConfigValueID(current),
+		Options: acp.SessionConfigSelectOptions{Ungrouped: []acp.SessionConfigSelectOption{
+			{Value: "on", Name: "On"}, {Value: "off", Name: "Off"}}},
+	}
+	return o
+}
+
+// switchValue reads the value of an on/off option: a boolean, or "on" /
+// "off" from a client that got it as a select.
+func switchValue(p *acp.SetSessionConfigOptionRequest, value string) (bool, error) {
+	switch {
+	case p.Boolean != nil:
+		return p.Boolean.Value, nil
+	case value == "on" || value == "off":
+		return value == "on", nil
+	}
+	return false, acp.NewInvalidParams("value", "takes a boolean, or on / off")
 }
 
 func effortName(level string) string {

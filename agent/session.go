@@ -87,6 +87,7 @@ type sessionConfig struct {
 	ultracode   bool     // ultracode is on
 	ultraAvail  bool     // the CLI offers ultracode
 	ultraWanted *bool    // ultracode as the user set it, for the next CLI
+	booleans    bool     // the client takes boolean config options (else on/off selects)
 }
 
 // newSession starts the session goroutine; the CLI itself starts in the
@@ -100,6 +101,11 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 		inbox: newMailbox(),
 		quit:  make(chan struct{}),
 	}
+	a.mu.Lock()
+	if c := a.client.raw.Session; c != nil && c.ConfigOptions != nil && c.ConfigOptions.Boolean != nil {
+		s.conf.booleans = true
+	}
+	a.mu.Unlock()
 	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})
 	s.fail = newFailureState(a, id, s.log)
 	s.adv = newAdvisor(a, id, &s.fail)

@@ -97,20 +97,21 @@ func TestModelNamesAndFastModeE2E(t *testing.T) {
 	if names["opus"] != "Opus 5.5" || names["default"] == "" {
 		t.Errorf("model names %v", names)
 	}
+	// This client declared no boolean options: on/off switches are selects.
 	fast := findOption(opts, "fast")
-	if fast == nil || fast.Boolean == nil || fast.Boolean.CurrentValue || fast.Name != "Fast mode" {
+	if fast == nil || fast.Select == nil || fast.Select.CurrentValue != "off" || fast.Name != "Fast mode" {
 		t.Fatalf("fast option %s", mustMarshal(t, fast))
 	}
 	var resp acp.SetSessionConfigOptionResponse
 	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, map[string]any{
-		"sessionId": sid, "configId": "fast", "type": "boolean", "value": true}, &resp); err != nil {
+		"sessionId": sid, "configId": "fast", "value": "on"}, &resp); err != nil {
 		t.Fatalf("set fast: %v", err)
 	}
-	if f := findOption(resp.ConfigOptions, "fast"); f == nil || f.Boolean == nil || !f.Boolean.CurrentValue {
+	if f := findOption(resp.ConfigOptions, "fast"); f == nil || f.Select == nil || f.Select.CurrentValue != "on" {
 		t.Errorf("after turning it on: %s", mustMarshal(t, f))
 	}
 	opts = latestConfig(h, sid, resp.ConfigOptions)
-	if u := findOption(opts, "ultracode"); u == nil || u.Boolean == nil || u.Boolean.CurrentValue {
+	if u := findOption(opts, "ultracode"); u == nil || u.Select == nil || u.Select.CurrentValue != "off" {
 		t.Errorf("ultracode option %s", mustMarshal(t, u))
 	}
 	agent := findOption(opts, "agent")
@@ -120,7 +121,7 @@ func TestModelNamesAndFastModeE2E(t *testing.T) {
 	}
 	for _, set := range []map[string]any{
 		{"sessionId": sid, "configId": "agent", "value": "reviewer"},
-		{"sessionId": sid, "configId": "ultracode", "type": "boolean", "value": true},
+		{"sessionId": sid, "configId": "ultracode", "value": "on"},
 	} {
 		if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, set, &resp); err != nil {
 			t.Fatalf("set %v: %v", set["configId"], err)
@@ -129,7 +130,7 @@ func TestModelNamesAndFastModeE2E(t *testing.T) {
 	if a := findOption(resp.ConfigOptions, "agent"); a == nil || a.Select.CurrentValue != "reviewer" {
 		t.Errorf("after choosing the agent: %s", mustMarshal(t, a))
 	}
-	if u := findOption(resp.ConfigOptions, "ultracode"); u == nil || !u.Boolean.CurrentValue {
+	if u := findOption(resp.ConfigOptions, "ultracode"); u == nil || u.Select.CurrentValue != "on" {
 		t.Errorf("after turning ultracode on: %s", mustMarshal(t, u))
 	}
 	// (The CLI took both: apply_flag_settings answered without error. A
