@@ -180,12 +180,13 @@ func TestToolCallAnnouncedOnce(t *testing.T) {
 }
 
 // aiSDKToolCalls folds session updates into tool invocations the way the
-// AI-SDK ACP provider (@mcpc-tech/acp-ai-provider) builds its tool-call
-// stream parts: a tool_call with a non-empty rawInput is an invocation
-// with that input; a tool_call without one only starts the input, which a
-// later tool_call with input, an in_progress update or the result turns
-// into an invocation with empty input. Each invocation is the input the
-// provider would hand the AI SDK; more than one per id is the bug.
+// AI-SDK ACP provider (@mcpc-tech/acp-ai-provider 0.2.9) builds its
+// tool-call stream parts: a tool_call with a non-empty rawInput is an
+// invocation with that input, one without only starts the input; a
+// tool_call_update (no status counts as in_progress) is an invocation with
+// its rawInput when the call has none yet, or when it brings non-empty
+// rawInput again. More than one invocation per id is the bug this guards
+// against; internal/interop runs the provider itself.
 func aiSDKToolCalls(updates []acp.SessionUpdate) map[string][]map[string]any {
 	out := map[string][]map[string]any{}
 	available := map[string]bool{}
@@ -195,20 +196,27 @@ func aiSDKToolCalls(updates []acp.SessionUpdate) map[string][]map[string]any {
 			id := string(u.ToolCall.ToolCallID)
 			var in map[string]any
 			_ = json.Unmarshal(u.ToolCall.RawInput, &in)
+			if _, seen := out[id]; !seen {
+				out[id] = nil
+			}
 			if len(in) > 0 && !available[id] {
 				available[id] = true
 				out[id] = append(out[id], in)
-			} else if _, seen := out[id]; !seen {
-				out[id] = nil
 			}
 		case u.ToolCallUpdate != nil:
 			id := string(u.ToolCallUpdate.ToolCallID)
-			switch st, _ := u.ToolCallUpdate.Status.Get(); st {
-			case acp.ToolCallStatusInProgress, acp.ToolCallStatusCompleted, acp.ToolCallStatusFailed:
-				if !available[id] {
-					available[id] = true
-					out[id] = append(out[id], map[string]any{})
-				}
+			st, ok := u.ToolCallUpdate.Status.Get()
+			if !ok {
+				st = acp.ToolCallStatusInProgress
+			}
+			if st == acp.ToolCallStatusPending {
+				continue
+			}
+			var in map[string]any
+			_ = json.Unmarshal(u.ToolCallUpdate.RawInput, &in)
+			if !available[id] || len(in) > 0 {
+				available[id] = true
+				out[id] = append(out[id], in)
 			}
 		}
 	}
