@@ -114,7 +114,6 @@ func usableCommand(c claude.SlashCommand, terminalOnly []string) bool {
 	return true
 }
 
-// publishCommands sends the list when it changed.
 // publish sends the list when it changed since the client last got it.
 func (c *commandState) publish(sessionID string, notify func(string, acp.SessionUpdate)) {
 	cmds := c.available()

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -24,6 +27,9 @@ const (
 	configModel    = "model"
 	configEffort   = "effort"
 	configThinking = "thinking"
+	configFast     = "fast"
+	configAgent    = "agent"
+	configUltra    = "ultracode"
 )
 
 // methodSetModel is the unstable session/set_model some clients still
@@ -84,11 +90,21 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 		err = s.applyModel(ctx, value, "value")
 	case configEffort:
 		err = s.applyEffort(ctx, value)
-	case configThinking:
-		if p.Boolean == nil {
-			return nil, acp.NewInvalidParams("type", "the thinking option takes a boolean")
+	case configThinking, configFast, configUltra:
+		on, verr := switchValue(p, value)
+		if verr != nil {
+			return nil, verr
 		}
-		err = s.applyThinking(ctx, p.Boolean.Value)
+		switch string(p.ConfigID) {
+		case configThinking:
+			err = s.applyThinking(ctx, on)
+		case configFast:
+			err = s.applyFast(ctx, on)
+		default:
+			err = s.applyUltracode(ctx, on)
+		}
+	case configAgent:
+		err = s.applyAgent(ctx, value)
 	default:
 		return nil, acp.NewInvalidParams("configId", "unknown config option")
 	}
@@ -174,6 +190,11 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 		s.do(func() { s.setModel(prev) })
 		return acp.NewInternalError("Claude Code could not switch the model: " + err.Error())
 	}
+	s.do(func() {
+		if s.cli.proc == proc {
+			s.askContextWindow(proc) // the new model's window
+		}
+	})
 	return nil
 }
 
@@ -252,6 +273,118 @@ func (s *session) applyThinking(ctx context.Context, on bool) error {
 	return nil
 }
 
+// applyFast turns fast mode on or off (apply_flag_settings fastMode) for
+// a model that supports it. The CLI reports the state it then runs in
+// (fast_mode_state), which the option follows (observeFastMode).
+func (s *session) applyFast(ctx context.Context, on bool) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		info, ok := s.conf.modelInfo(s.a.modelList())
+		if valid = ok && info.SupportsFastMode; valid {
+			proc = s.cli.proc
+			s.conf.fastState = "off"
+			if on {
+				s.conf.fastState = "on"
+			}
+			s.conf.fastWanted = &on
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("configId", "this model has no fast mode")
+	}
+	if proc == nil {
+		return nil
+	}
+	if err := proc.ApplyFlagSettings(ctx, map[string]any{"fastMode": on}); err != nil {
+		return acp.NewInternalError("Claude Code could not change fast mode: " + err.Error())
+	}
+	return nil
+}
+
+// applyUltracode turns ultracode (standing dynamic-workflow orchestration)
+// on or off where the CLI offers it (apply_flag_settings ultracode).
+func (s *session) applyUltracode(ctx context.Context, on bool) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		info, ok := s.conf.modelInfo(s.a.modelList())
+		if valid = ok && s.conf.ultraAvail && slices.Contains(info.SupportedEffortLevels, "xhigh"); valid {
+			proc, s.conf.ultracode, s.conf.ultraWanted = s.cli.proc, on, &on
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("configId", "ultracode is not available for this model")
+	}
+	if proc == nil {
+		return nil
+	}
+	if err := proc.ApplyFlagSettings(ctx, map[string]any{"ultracode": on}); err != nil {
+		return acp.NewInternalError("Claude Code could not change ultracode: " + err.Error())
+	}
+	return nil
+}
+
+// builtinAgents are the CLI's own agents; the agent option offers the
+// others (the user's and the project's).
+var builtinAgents = []string{"claude", "general-purpose", "Explore", "Plan", "statusline-setup"}
+
+// learnAgents takes the custom agents a CLI offers.
+func (s *session) learnAgents(agents []claude.AgentInfo) {
+	s.conf.agents = s.conf.agents[:0]
+	for _, a := range agents {
+		if a.Name != "" && !slices.Contains(builtinAgents, a.Name) {
+			s.conf.agents = append(s.conf.agents, a.Name)
+		}
+	}
+}
+
+// applyAgent runs the main thread as a custom agent ("default": none):
+// apply_flag_settings agent now, --agent at the next start.
+func (s *session) applyAgent(ctx context.Context, name string) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		if valid = name == "default" || slices.Contains(s.conf.agents, name); valid {
+			proc = s.cli.proc
+			s.conf.opts.Agent = ""
+			if name != "default" {
+				s.conf.opts.Agent = name
+			}
+		}
+	})
+	if !valid {
+		return acp.NewInvalidParams("value", "unknown agent")
+	}
+	if proc == nil {
+		return nil
+	}
+	var v any = name
+	if name == "default" {
+		v = nil
+	}
+	if err := proc.ApplyFlagSettings(ctx, map[string]any{"agent": v}); err != nil {
+		return acp.NewInternalError("Claude Code could not switch the agent: " + err.Error())
+	}
+	return nil
+}
+
+// observeFastMode follows the CLI's fast_mode_state (initialize, init,
+// every result): the fast option shows it, and the advisor says when fast
+// mode that was on was turned off (failure_live.go).
+func (s *session) observeFastMode(state string, raw json.RawMessage) {
+	s.adv.observeFastMode(s.tr.current, state, raw)
+	if state == "" {
+		return
+	}
+	var r struct {
+		Reason string `json:"fast_mode_disabled_reason"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	s.conf.fastState, s.conf.fastReason = state, r.Reason
+	s.publishConfig()
+}
+
 // modelList is the CLI's model list (empty until a CLI has reported it).
 func (a *connection) modelList() []claude.ModelInfo {
 	a.mu.Lock()
@@ -302,14 +435,68 @@ func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionCo
 			},
 		})
 	}
-	if info.SupportsThinkingOff {
+	if info.SupportsFastMode {
+		desc := "Faster responses on supported models"
+		if why, ok := fastModeReasons[c.fastReason]; ok && c.fastState != "on" {
+			desc += " — " + why
+		}
+		opts = append(opts, c.switchOption(configFast, "Fast mode", desc, c.fastState == "on"))
+	}
+	if c.ultraAvail && slices.Contains(info.SupportedEffortLevels, "xhigh") {
+		opts = append(opts, c.switchOption(configUltra, "Ultracode", "Standing dynamic-workflow orchestration at any effort level", c.ultracode))
+	}
+	if len(c.agents) > 0 {
+		choices := []acp.SessionConfigSelectOption{{Value: "default", Name: "Default", Description: acp.Some("Standard Claude Code agent")}}
+		for _, a := range c.agents {
+			choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(a), Name: a})
+		}
 		opts = append(opts, acp.SessionConfigOption{
-			ID: configThinking, Name: "Thinking", Category: acp.Some(acp.SessionConfigOptionCategory("model_config")),
-			Description: acp.Some("Let the model think before it answers"),
-			Boolean:     &acp.SessionConfigBoolean{CurrentValue: !c.thinkingOff},
+			ID: configAgent, Name: "Agent",
+			Description: acp.Some("The agent the session runs as"),
+			Select: &acp.SessionConfigSelect{
+				CurrentValue: acp.SessionConfigValueID(firstNonEmpty(c.opts.Agent, "default")),
+				Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
+			},
 		})
 	}
+	if info.SupportsThinkingOff {
+		opts = append(opts, c.switchOption(configThinking, "Thinking", "Let the model think before it answers", !c.thinkingOff))
+	}
 	return opts
+}
+
+// switchOption is an on/off option: boolean for clients that declared
+// session.configOptions.boolean, else a select of "on" and "off" (the
+// reference adapter's choice; older clients reject boolean options).
+func (c *sessionConfig) switchOption(id, name, desc string, on bool) acp.SessionConfigOption {
+	o := acp.SessionConfigOption{ID: acp.SessionConfigID(id), Name: name,
+		Category: acp.Some(acp.SessionConfigOptionCategory("model_config")), Description: acp.Some(desc)}
+	if c.booleans {
+		o.Boolean = &acp.SessionConfigBoolean{CurrentValue: on}
+		return o
+	}
+	current := "off"
+	if on {
+		current = "on"
+	}
+	o.Select = &acp.SessionConfigSelect{
+		CurrentValue: acp.SessionConfigValueID(current),
+		Options: acp.SessionConfigSelectOptions{Ungrouped: []acp.SessionConfigSelectOption{
+			{Value: "on", Name: "On"}, {Value: "off", Name: "Off"}}},
+	}
+	return o
+}
+
+// switchValue reads the value of an on/off option: a boolean, or "on" /
+// "off" from a client that got it as a select.
+func switchValue(p *acp.SetSessionConfigOptionRequest, value string) (bool, error) {
+	switch {
+	case p.Boolean != nil:
+		return p.Boolean.Value, nil
+	case value == "on" || value == "off":
+		return value == "on", nil
+	}
+	return false, acp.NewInvalidParams("value", "takes a boolean, or on / off")
 }
 
 func effortName(level string) string {
@@ -345,7 +532,7 @@ func (c *sessionConfig) modelOption(models []claude.ModelInfo, current claude.Mo
 	var choices []acp.SessionConfigSelectOption
 	listed := false
 	for _, m := range models {
-		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: firstNonEmpty(m.DisplayName, m.Value)}
+		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: modelName(m)}
 		if m.Description != "" {
 			o.Description = acp.Some(m.Description)
 		}
@@ -362,6 +549,18 @@ func (c *sessionConfig) modelOption(models []claude.ModelInfo, current claude.Mo
 			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
 		},
 	}
+}
+
+// modelName is a model row's name with the version the CLI gives: its
+// displayName is the family ("Opus"), its description starts with the
+// versioned name ("Opus 5.5 · Best for everyday, complex tasks · …").
+func modelName(m claude.ModelInfo) string {
+	name := firstNonEmpty(m.DisplayName, m.Value)
+	first, _, _ := strings.Cut(m.Description, " · ")
+	if v, ok := strings.CutPrefix(first, name+" "); ok && v != "" && len(first) <= len(name)+12 && strings.IndexFunc(v, unicode.IsDigit) == 0 {
+		return first
+	}
+	return name
 }
 
 // publishConfig sends config_option_update when the options differ from
@@ -452,7 +651,7 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 // written to it now, in order, ahead of the prompts; nothing here waits
 // for the CLI's answers (they come back as messages), so a session/cancel
 // is never held behind them. The client gets the config and command lists.
-func (s *session) afterStart(p *claude.Process) {
+func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
 	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
@@ -468,28 +667,77 @@ func (s *session) afterStart(p *claude.Process) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"effortLevel": effort})
 		}, nil)
 	}
-	if s.conf.effort == "" {
-		// The effort the CLI applies, for the picker, once it says.
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			st, err := p.GetSettings(ctx)
-			if err != nil {
-				return
-			}
-			s.post(func() {
-				if s.cli.proc == p && s.conf.effort == "" && st.Effort != "" {
-					s.conf.effort = st.Effort
-					s.publishConfig()
-				}
-			})
-		}()
+	if fast := s.conf.fastWanted; fast != nil {
+		on := *fast
+		s.tell(p, "fast mode", func(ctx context.Context) (*claude.Call, error) {
+			return p.BeginApplyFlagSettings(ctx, map[string]any{"fastMode": on})
+		}, nil)
+	}
+	if on := s.conf.ultraWanted; on != nil {
+		v := *on
+		s.tell(p, "ultracode", func(ctx context.Context) (*claude.Call, error) {
+			return p.BeginApplyFlagSettings(ctx, map[string]any{"ultracode": v})
+		}, nil)
+	}
+	if st != nil { // the effort the CLI applies, and whether it offers ultracode
+		if s.conf.effort == "" && st.Effort != "" {
+			s.conf.effort = st.Effort
+		}
+		s.conf.ultraAvail = st.UltracodeAvailable
+		if s.conf.ultraWanted == nil {
+			s.conf.ultracode = st.Ultracode
+		}
+	}
+	if init != nil {
+		s.learnAgents(init.Agents)
 	}
 	s.publishConfig()
 	if init != nil {
 		s.cmds.learnFromStart(init.Commands)
 		s.cmds.publish(s.id, s.a.notify)
 	}
+	s.askContextWindow(p)
+}
+
+// askContextWindow asks the CLI for the context window of the model it
+// runs (get_context_usage, answered locally) ahead of the next prompt, so
+// the first usage_update has the right size (1M where the model has it,
+// not a guess corrected at the end of the turn). Usage is held until the
+// answer (at most 5 s); the session goroutine does not wait for it.
+func (s *session) askContextWindow(p *claude.Process) {
+	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	call, err := p.Begin(wctx, "get_context_usage", map[string]any{"detail": "summary"})
+	cancel()
+	if err != nil {
+		return
+	}
+	s.tr.out.sizePending = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		raw, err := call.Wait(ctx)
+		var r struct {
+			MaxTokens    uint64 `json:"maxTokens"`
+			RawMaxTokens uint64 `json:"rawMaxTokens"`
+		}
+		if err == nil {
+			_ = json.Unmarshal(raw, &r)
+		}
+		s.post(func() {
+			if s.cli.proc == p {
+				s.tr.learnSize(firstNonZero(r.RawMaxTokens, r.MaxTokens))
+			}
+		})
+	}()
+}
+
+func firstNonZero(vs ...uint64) uint64 {
+	for _, v := range vs {
+		if v != 0 {
+			return v
+		}
+	}
+	return 0
 }
 
 // tell writes a control request to the CLI now and handles its answer

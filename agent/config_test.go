@@ -40,9 +40,15 @@ func TestConfigOptions(t *testing.T) {
 	}
 	s.conf.model = "old"
 	opts = s.conf.configOptions(s.a.modelList())
-	if got := optionIDs(opts); got != "mode,model,thinking" || opts[1].Select.CurrentValue != "old" || !opts[2].Boolean.CurrentValue {
+	if got := optionIDs(opts); got != "mode,model,thinking" || opts[1].Select.CurrentValue != "old" || opts[2].Select == nil || opts[2].Select.CurrentValue != "on" {
 		t.Errorf("old model options %s %+v", got, opts)
 	}
+	// A client that declared boolean options gets a boolean.
+	s.conf.booleans = true
+	if opts = s.conf.configOptions(s.a.modelList()); opts[2].Boolean == nil || !opts[2].Boolean.CurrentValue {
+		t.Errorf("boolean thinking %+v", opts[2])
+	}
+	s.conf.booleans = false
 	// The old model cannot do auto mode; the current mode is always listed.
 	s.conf.modeID = claude.PermissionDontAsk
 	var ids []string

@@ -67,9 +67,12 @@ func errorKind(sdkError, apiError, apiErrorType, terminalReason, text string) fa
 		return kindQuota
 	case terminalReason == "prompt_too_long":
 		return kindContext
-	case apiError == "connection_failed":
-		return kindNetwork
 	}
+	// An unreachable API ends the turn as server_error (api_error
+	// connection_failed): a provider failure (service) by the contract's
+	// table, whose connection category is for retries without an HTTP
+	// response, transport loss and worker shutdown (retryKind, kindTransport,
+	// kindShutdown).
 	switch sdkError {
 	case "authentication_failed", "oauth_org_not_allowed":
 		return kindAuthRequired

@@ -335,7 +335,8 @@ func TestSessionFailureRetryE2E(t *testing.T) {
 }
 
 // TestSessionFailureReconnectE2E: retries without an HTTP response are
-// connection warnings ("Reconnecting"), and so is the final failure.
+// connection warnings ("Reconnecting"); the final failure, which the CLI
+// reports as server_error, is a service error (the contract's table).
 func TestSessionFailureReconnectE2E(t *testing.T) {
 	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}})
 	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
@@ -343,7 +344,7 @@ func TestSessionFailureReconnectE2E(t *testing.T) {
 	if len(warnings) != 1 || warnings[0].Title != "Reconnecting to Claude, attempt 1 of 1." || warnings[0].Category != "connection" || warnings[0].ID != r.ID {
 		t.Fatalf("warnings %+v", warnings)
 	}
-	if r.Category != "connection" || r.Revision != 2 || !reflect.DeepEqual(r.Actions, []string{"retry"}) || strings.Contains(r.Title, "127.0.0.1") {
+	if r.Category != "service" || r.Revision != 2 || !reflect.DeepEqual(r.Actions, []string{"retry"}) || strings.Contains(r.Title, "127.0.0.1") {
 		t.Fatalf("terminal %+v", r)
 	}
 }

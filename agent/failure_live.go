@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -104,7 +107,7 @@ func (s *session) failureStarted(p *claude.Process) {
 	s.fail.shutdownArmed = false
 	s.fail.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime })
 	if init := p.InitializeResponse(); init != nil {
-		s.adv.observeFastMode(s.tr.current, init.FastModeState, init.Raw)
+		s.observeFastMode(init.FastModeState, init.Raw)
 	}
 }
 
@@ -114,14 +117,47 @@ func (s *session) settleStartFailure(t *turn, err error) {
 		s.q.settle(t, nil, startError(err))
 		return
 	}
-	title := ""
-	var se *claude.StartupError
-	if errors.As(err, &se) && len(se.Errors) > 0 {
-		// The CLI's own words; stderr and exec errors are not for people.
-		title = "Claude Code could not start: " + strings.Join(se.Errors, "; ")
-	}
-	title, details := failureText(title)
+	title, details := failureText("Claude Code could not start: " + startCause(err))
 	s.q.settle(t, s.fail.failedTurn(t, kindStartup, title, details), nil)
+}
+
+// startCause says why the CLI could not start, in words for people: the
+// CLI's own error result when it wrote one, else what happened to the
+// process (not found, not executable, exited with …, killed, no answer in
+// time) with the last line it wrote on stderr. failureText scrubs it.
+func startCause(err error) string {
+	var se *claude.StartupError
+	var ee *claude.ExitError
+	switch {
+	case errors.As(err, &se) && len(se.Errors) > 0:
+		return strings.Join(se.Errors, "; ")
+	case errors.Is(err, claude.ErrNotFound), errors.Is(err, fs.ErrNotExist), errors.Is(err, exec.ErrNotFound):
+		return "the Claude Code CLI was not found. Install it (npm install -g @anthropic-ai/claude-code) or set CLAUDE_CODE_EXECUTABLE to its absolute path."
+	case errors.Is(err, fs.ErrPermission):
+		return "the Claude Code CLI is not executable (permission denied)."
+	case errors.Is(err, claude.ErrStartupTimeout):
+		return "it did not answer in time."
+	case errors.As(err, &ee):
+		what := fmt.Sprintf("it exited with code %d", ee.ExitCode)
+		if ee.Signal != 0 {
+			what = fmt.Sprintf("it was killed by signal %v", ee.Signal)
+		}
+		if line := lastLine(ee.Stderr); line != "" {
+			return what + ": " + line
+		}
+		return what + "."
+	case se != nil && se.Reason != nil:
+		return strings.TrimPrefix(se.Reason.Error(), "claude: ")
+	case err != nil:
+		return strings.TrimPrefix(err.Error(), "claude: ")
+	}
+	return "unknown error."
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // settleLost answers a turn whose CLI went away (it exited, or a write to
@@ -169,6 +205,10 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 	if b.ErrorStatus == nil {
 		title = fmt.Sprintf("Reconnecting to Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
 	}
+	if nr := b.NoResponse; nr != nil {
+		// The API sent no response headers in time: say why it waits.
+		title += fmt.Sprintf(" No response after %s; waiting up to %s.", seconds(nr.WaitedMS), seconds(nr.RetryWaitMS))
+	}
 	var id, turnID string
 	if t := current; t != nil {
 		id, turnID = turnFailureID(t.uuid), t.uuid
@@ -179,6 +219,14 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 		id = v.fail.retryID
 	}
 	v.fail.publish(v.fail.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
+}
+
+// seconds renders a duration in milliseconds as seconds: "180s", "1.5s".
+func seconds(ms int64) string {
+	if ms%1000 == 0 || ms >= 10_000 {
+		return fmt.Sprintf("%ds", (ms+500)/1000)
+	}
+	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + "s"
 }
 
 // onRefusalFallback reports that the CLI retried a refused request on

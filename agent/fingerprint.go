@@ -9,22 +9,24 @@ import (
 )
 
 // A session/load or session/resume of a session that is live already
-// carries its own cwd, additional directories and MCP servers. The CLI
-// reads them only when it starts, so a request that changes them gets a
-// new CLI (--resume, same permission mode and model); one that does not
-// keeps the running CLI. This is the reference adapter's "session
-// fingerprint" in a simple form: only what the request can change here.
+// carries its own cwd, additional directories, MCP servers and _meta
+// options (metaopts.go). The CLI reads them only when it starts, so a
+// request that changes them gets a new CLI (--resume, same permission
+// mode); one that does not keeps the running CLI. This is the reference
+// adapter's "session fingerprint": what the request can change here.
 
 // fingerprint is what a CLI start depends on that a load or resume
 // request sets: the working directory, the additional directories in any
-// order, and the MCP configuration as the CLI gets it. JSON marshals map
-// keys sorted, so equal configurations have equal fingerprints.
-func fingerprint(o claude.Options) string {
+// order, the MCP configuration as the CLI gets it, and the _meta options
+// as the request gave them (their canonical JSON). JSON marshals map keys
+// sorted, so equal configurations have equal fingerprints.
+func fingerprint(o claude.Options, metaKey string) string {
 	b, err := json.Marshal(struct {
 		Dir     string
 		AddDirs []string
 		MCP     map[string]any
-	}{o.Dir, slices.Sorted(slices.Values(o.AddDirs)), o.MCPServers})
+		Meta    string
+	}{o.Dir, slices.Sorted(slices.Values(o.AddDirs)), o.MCPServers, metaKey})
 	if err != nil {
 		// Not for the strings and maps mcpConfig builds; "" is never
 		// equal (reconfigure), so such a value counts as a change.
@@ -40,12 +42,12 @@ func fingerprint(o claude.Options) string {
 // and the caller waits for that start (waitStart). A CLI still starting is
 // waited for first, so that it is not started twice at once.
 func (s *session) reconfigure(ctx context.Context, setup *sessionSetup) (restarted bool, err error) {
-	want := fingerprint(setup.opts)
+	want := fingerprint(setup.opts, setup.meta.key())
 	for {
 		var starting chan error
 		if !s.do(func() {
 			switch {
-			case want != "" && fingerprint(s.conf.opts) == want:
+			case want != "" && fingerprint(s.conf.opts, s.conf.metaKey) == want:
 			case s.cli.starting:
 				starting = make(chan error, 1)
 				s.cli.startWaiters = append(s.cli.startWaiters, starting)
@@ -88,6 +90,7 @@ func (s *session) restart(setup *sessionSetup) bool {
 	s.cancelTurns(slices.Clone(s.q.turns))
 	clear(s.q.cancelledIDs) // the next CLI never saw them
 	s.conf.opts.Dir, s.conf.opts.AddDirs, s.conf.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
+	s.takeMeta(setup)
 	s.tr.cwd = setup.cwd
 	if p == nil {
 		return false
@@ -100,4 +103,22 @@ func (s *session) restart(setup *sessionSetup) bool {
 		return false
 	}
 	return true
+}
+
+// takeMeta gives the session the CLI options of a request's _meta
+// (metaopts.go). A model or effort the request names becomes the
+// session's choice (the pickers show it); without one, the session keeps
+// what the user picked.
+func (s *session) takeMeta(setup *sessionSetup) {
+	o, n := &s.conf.opts, setup.opts
+	o.SystemPrompt, o.AppendSystemPrompt, o.Tools = n.SystemPrompt, n.AppendSystemPrompt, n.Tools
+	o.FallbackModel, o.Agent, o.MaxTurns, o.MaxBudgetUSD = n.FallbackModel, n.Agent, n.MaxTurns, n.MaxBudgetUSD
+	o.AllowedTools, o.DisallowedTools, o.Settings, o.Env = n.AllowedTools, n.DisallowedTools, n.Settings, n.Env
+	if m := setup.meta.Model; m != "" {
+		s.setModel(m)
+	}
+	if e := setup.meta.Effort; e != "" {
+		s.conf.effort, o.Effort = e, e
+	}
+	s.conf.metaKey = setup.meta.key()
 }

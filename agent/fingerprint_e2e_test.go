@@ -3,6 +3,7 @@ package agent_test
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +156,79 @@ func TestLoadLiveRestartCancelsRunningTurn(t *testing.T) {
 	reqs := h.API().MainRequests()
 	if last := reqs[len(reqs)-1]; !last.HasTool("mcp__shouter__shout") {
 		t.Errorf("the new server's tool did not reach the API: %v", last.Tools)
+	}
+}
+
+// TestReopenLiveMetaOptionsFingerprint (issue 15, item 19): the _meta
+// options of session/new, resume and load (_meta.systemPrompt,
+// _meta.claudeCode.options …) are part of the live session's fingerprint:
+// the same options (members in another order) keep the running CLI,
+// changed or dropped ones restart it with the new ones, which reach the
+// API.
+func TestReopenLiveMetaOptionsFingerprint(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Initialize(acp.ClientCapabilities{})
+	alpha := map[string]any{"systemPrompt": map[string]any{"append": "Remember ALPHA."},
+		"claudeCode": map[string]any{"options": map[string]any{"env": map[string]string{"A_VAR": "1", "B_VAR": "2"}}}}
+	sid, err := newSessionWith(t, h, map[string]any{"cwd": h.Sandbox.WorkDir, "mcpServers": []any{}, "_meta": alpha})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	ask := func(what string) fakeapi.Request {
+		t.Helper()
+		h.API().Script(fakeapi.Text("ok"))
+		if resp, err := h.Prompt(sid, what); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("%s: %+v %v", what, resp, err)
+		}
+		reqs := h.API().MainRequests()
+		return reqs[len(reqs)-1]
+	}
+	if r := ask("first"); !strings.Contains(r.System, "Remember ALPHA.") || !r.HasTool("WebFetch") {
+		t.Fatalf("the _meta options did not reach the API: system %q", r.System)
+	}
+	before := onePID(t, "after the first prompt")
+	reopen := func(method string, meta map[string]any) {
+		t.Helper()
+		params := map[string]any{"sessionId": sid, "cwd": h.Sandbox.WorkDir, "mcpServers": []any{}}
+		if meta != nil {
+			params["_meta"] = meta
+		}
+		if err := h.Client.Call(h.Ctx(), method, params, &struct{}{}); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+	// The same options, written in another order: the CLI stays.
+	reopen(acp.MethodSessionResume, map[string]any{
+		"claudeCode":   map[string]any{"options": map[string]any{"env": map[string]string{"B_VAR": "2", "A_VAR": "1"}}},
+		"systemPrompt": map[string]any{"append": "Remember ALPHA."}})
+	if after := onePID(t, "after an equal resume"); after != before {
+		t.Fatalf("the CLI was restarted for equal _meta options (pid %d, then %d)", before, after)
+	}
+	// A changed system prompt: a new CLI. (The API cannot show it: a
+	// resumed CLI was seen to keep the session's system prompt sections.)
+	alpha["systemPrompt"] = map[string]any{"append": "Remember BETA."}
+	reopen(acp.MethodSessionResume, alpha)
+	changed := onePID(t, "after a changed resume")
+	if changed == before {
+		t.Fatalf("the CLI was kept (pid %d) although the system prompt changed", changed)
+	}
+	// Changed CLI options: a new CLI that runs with them.
+	reopen(acp.MethodSessionResume, map[string]any{"systemPrompt": map[string]any{"append": "Remember BETA."},
+		"claudeCode": map[string]any{"options": map[string]any{"disallowedTools": []string{"WebFetch"}}}})
+	if after := onePID(t, "after another changed resume"); after == changed {
+		t.Fatalf("the CLI was kept although the options changed")
+	} else {
+		changed = after
+	}
+	if r := ask("second"); r.HasTool("WebFetch") {
+		t.Errorf("after the change: tools %v", r.Tools)
+	}
+	// Options dropped (a load without _meta): restarted without them.
+	reopen(acp.MethodSessionLoad, nil)
+	if after := onePID(t, "after a load without options"); after == changed {
+		t.Fatalf("the CLI was kept although the _meta options were dropped")
+	}
+	if r := ask("third"); !r.HasTool("WebFetch") {
+		t.Errorf("after dropping them: tools %v", r.Tools)
 	}
 }

@@ -1,16 +1,21 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
 // The goal extension (provider-neutral, experimental; see docs/subagents.md
@@ -33,7 +38,12 @@ import (
 //     restores the previous snapshot.
 //   - CLI 2.1.332 writes active_goal frames only when CLAUDE_CODE_REMOTE is
 //     set. Without them, each "Stop hook feedback" the hook injects counts
-//     an iteration and carries its reason.
+//     an iteration and carries its reason; that the goal was met the CLI
+//     prints nowhere on stdout, but it records it in the transcript (a
+//     goal_status attachment with met true, the evaluator's reason and the
+//     iterations), so at the end of each turn of an active goal the
+//     transcript's new records are read (goalMet): a met goal goes out as
+//     status "complete" with its reason.
 //   - session/load restores a goal the transcript shows as still active
 //     (goalHistory): the snapshot goes out after the replay, before the
 //     load's answer.
@@ -60,7 +70,8 @@ type goalState struct {
 	snap    *goalSnapshot
 	sent    string // JSON last published ("" = nothing yet)
 	pending *goalPending
-	frames  bool // this CLI reports active_goal itself
+	frames  bool  // this CLI reports active_goal itself
+	read    int64 // how far goalMet has read the transcript
 }
 
 // goalPending is an optimistic snapshot waiting for the CLI.
@@ -104,6 +115,7 @@ func (s *session) goalPrompt(t *turn) {
 	}
 	p := &goalPending{clear: arg == "clear", objective: arg, prev: s.goal.snap, turn: t}
 	s.goal.pending = p
+	s.goal.read = s.transcriptSize() // goalMet: only what this goal's turns write
 	if p.clear {
 		s.publishGoal(nil)
 	} else {
@@ -159,6 +171,9 @@ func (s *session) goalFeedback(u *claude.UserFrame) {
 // turn (or of a later one, if the command was cancelled before it ran):
 // if the command failed or never ran, the previous snapshot comes back.
 func (s *session) goalResult(r *claude.ResultMessage) {
+	if g := s.goal.snap; g != nil && g.Status == "active" && !s.goal.frames && !r.IsError {
+		s.goalMet(g.Objective, 0)
+	}
 	p := s.goal.pending
 	if p == nil || p.turn != s.tr.current && !p.turn.settled {
 		return
@@ -167,6 +182,109 @@ func (s *session) goalResult(r *claude.ResultMessage) {
 	if p.turn == s.tr.current && r.IsError || p.turn != s.tr.current && p.turn.phase != turnRunning {
 		s.publishGoal(p.prev)
 	}
+}
+
+// goalMet reads the transcript's records written since the last look for
+// the goal_status the CLI records when the goal's Stop hook is satisfied,
+// off the session goroutine; a met goal is published "complete". The
+// CLI may write the record just after the turn's result: a few more looks
+// follow, 200 ms apart.
+func (s *session) goalMet(objective string, try int) {
+	from := s.goal.read
+	go func() {
+		path, err := transcript.Find(s.a.configDir(), s.id)
+		var met *goalStatus
+		end := from
+		if err == nil {
+			met, end = readGoalStatus(path, from, objective)
+		}
+		s.post(func() {
+			g := s.goal.snap
+			if g == nil || g.Objective != objective || g.Status != "active" || s.goal.frames {
+				return
+			}
+			s.goal.read = max(s.goal.read, end)
+			if met == nil {
+				if try < 5 {
+					time.AfterFunc(200*time.Millisecond, func() { s.post(func() { s.goalMetAgain(objective, try+1) }) })
+				}
+				return
+			}
+			next := *g
+			next.Status, next.LastReason = "complete", firstNonEmpty(met.Reason, g.LastReason)
+			if met.Iterations > 0 {
+				n := met.Iterations
+				next.Iterations = &n
+			}
+			s.publishGoal(&next)
+		})
+	}()
+}
+
+func (s *session) goalMetAgain(objective string, try int) {
+	if g := s.goal.snap; g != nil && g.Objective == objective && g.Status == "active" {
+		s.goalMet(objective, try)
+	}
+}
+
+// transcriptSize is the size of the session's transcript now (0 while it
+// does not exist).
+func (s *session) transcriptSize() int64 {
+	path, err := transcript.Find(s.a.configDir(), s.id)
+	if err != nil {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// goalStatus is the CLI's goal_status transcript attachment.
+type goalStatus struct {
+	Type       string `json:"type"`
+	Met        bool   `json:"met"`
+	Condition  string `json:"condition"`
+	Reason     string `json:"reason"`
+	Iterations int    `json:"iterations"`
+}
+
+// readGoalStatus reads the transcript's whole lines from offset from and
+// returns the goal_status of the main conversation that says objective is
+// met, if any, and the offset read up to.
+func readGoalStatus(path string, from int64, objective string) (*goalStatus, int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, from
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, from
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	if err != nil {
+		return nil, from
+	}
+	whole := bytes.LastIndexByte(b, '\n') + 1
+	var met *goalStatus
+	for _, line := range bytes.Split(b[:whole], []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"goal_status"`)) {
+			continue
+		}
+		var rec struct {
+			Type        string     `json:"type"`
+			IsSidechain bool       `json:"isSidechain"`
+			Attachment  goalStatus `json:"attachment"`
+		}
+		if json.Unmarshal(line, &rec) != nil || rec.Type != "attachment" || rec.IsSidechain {
+			continue
+		}
+		if a := rec.Attachment; a.Type == "goal_status" && a.Met && strings.TrimSpace(a.Condition) == objective {
+			met = &a
+		}
+	}
+	return met, from + int64(whole)
 }
 
 // publishGoal sends the snapshot if it changed.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -25,7 +26,7 @@ var errSessionClosed = acp.NewInternalError("the session was closed")
 // session that is already live keeps its CLI, or gets a new one if the
 // request changes its cwd, directories or MCP servers (fingerprint.go).
 func (a *connection) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
-	s, _, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, nil)
+	s, _, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, p.Meta, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +44,8 @@ type replayFunc func(ctx context.Context, s *session, path string, setup *sessio
 // once the CLI is up. A failure unregisters the session and stops its CLI,
 // so a failed load leaves nothing behind. fresh is false for a session
 // that was live already.
-func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []string, servers []acp.MCPServer, replay replayFunc) (s *session, fresh bool, err error) {
-	setup, err := a.sessionSetup(cwd, addDirs, servers)
+func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []string, servers []acp.MCPServer, meta map[string]json.RawMessage, replay replayFunc) (s *session, fresh bool, err error) {
+	setup, err := a.sessionSetup(cwd, addDirs, servers, meta)
 	if err != nil {
 		return nil, false, err
 	}
@@ -108,7 +109,7 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 // does the copying (--resume <source> --fork-session --session-id <new>);
 // it writes the new transcript with the first prompt.
 func (a *connection) forkSession(ctx context.Context, p *acp.ForkSessionRequest) (*acp.ForkSessionResponse, error) {
-	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers)
+	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers, p.Meta)
 	if err != nil {
 		return nil, err
 	}

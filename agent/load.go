@@ -21,7 +21,7 @@ func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest)
 		mode = m
 		return err
 	}
-	s, fresh, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, replay)
+	s, fresh, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, p.Meta, replay)
 	if err != nil {
 		return nil, err
 	}

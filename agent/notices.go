@@ -61,7 +61,12 @@ func (v *advisor) sendNotice(sev acp.NoticeSeverity, title, description, generic
 // them every level is agent text, bold-labelled unless it is "info", and
 // marked _meta.claudeCode.kind "informational" so that a client can tell
 // it from Claude's answer.
-func (v *advisor) onInformational(b *claude.Informational) {
+//
+// With the AIR extension, notices of every other level (the refusal-retry
+// "safeguards stopped the response above · continuing once with that
+// noted", rules not saved, hooks without a verdict) are typed warnings in
+// the notice namespace, never assistant prose.
+func (v *advisor) onInformational(current *turn, b *claude.Informational) {
 	text := strings.TrimSpace(b.Content)
 	if text == "" {
 		return
@@ -69,6 +74,11 @@ func (v *advisor) onInformational(b *claude.Informational) {
 	level := strings.ToLower(firstNonEmpty(b.Level, "info"))
 	r, n := utf8.DecodeRuneInString(level)
 	label := string(unicode.ToUpper(r)) + level[n:]
+	if v.fail.failuresOn() && level != "info" {
+		title, details := failureText(text)
+		v.publishNotice(current, "informational:"+text, title, details)
+		return
+	}
 	if v.notices {
 		sev := acp.NoticeSeverityInfo
 		switch level {

@@ -117,18 +117,35 @@ func informationalRun(t *testing.T, caps acp.ClientCapabilities) (*agenttest.Har
 }
 
 // TestInformationalNoticeE2E: Claude Code's informational warning is a
-// warning notice for a client that takes notices (also with AIR, which has
-// no record for it), and nothing of it is agent text.
+// warning notice for a client that takes notices, and nothing of it is
+// agent text. With the AIR extension negotiated too, it is a typed warning
+// in the notice namespace instead (the extension wins, as for every
+// advisory), and no notice.
 func TestInformationalNoticeE2E(t *testing.T) {
+	t.Run("notices", func(t *testing.T) {
+		h, sid := informationalRun(t, withNotices(acp.ClientCapabilities{}))
+		ns := notices(h, sid)
+		if len(ns) != 1 || ns[0].Severity != acp.NoticeSeverityWarning || ns[0].Title != ruleNotSaved || !ns[0].Description.IsZero() {
+			t.Fatalf("notices %s", mustMarshal(t, ns))
+		}
+		if got := h.AgentText(sid); got != "Done." {
+			t.Errorf("agent text %q", got)
+		}
+		validWire(t, h)
+	})
 	for name, caps := range map[string]acp.ClientCapabilities{
-		"notices":     withNotices(acp.ClientCapabilities{}),
+		"air":         airCaps(airOn),
 		"notices+air": withNotices(airCaps(airOn)),
 	} {
 		t.Run(name, func(t *testing.T) {
 			h, sid := informationalRun(t, caps)
-			ns := notices(h, sid)
-			if len(ns) != 1 || ns[0].Severity != acp.NoticeSeverityWarning || ns[0].Title != ruleNotSaved || !ns[0].Description.IsZero() {
-				t.Fatalf("notices %s", mustMarshal(t, ns))
+			if ns := notices(h, sid); len(ns) != 0 {
+				t.Errorf("AIR client got notices %s", mustMarshal(t, ns))
+			}
+			recs := infoRecords(t, h, sid)
+			if len(recs) != 1 || recs[0].Title != ruleNotSaved || recs[0].Severity != "warning" || recs[0].Category != "unknown" ||
+				!strings.Contains(recs[0].ID, sid+":notice:") || len(recs[0].Actions) != 0 {
+				t.Fatalf("records %+v", recs)
 			}
 			if got := h.AgentText(sid); got != "Done." {
 				t.Errorf("agent text %q", got)

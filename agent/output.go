@@ -21,14 +21,18 @@ type outputState struct {
 	usage        claude.Usage   // latest top-level usage
 	lastUsed     uint64         // last used sent in usage_update
 	model        string         // model of the latest top-level message
-	size         uint64         // context window
+	size         uint64         // context window ("" model: the CLI's word)
+	// sizePending: the CLI was asked for the context window and has not
+	// answered; usage waits for it (held), so the first report already
+	// has the right size.
+	sizePending, held bool
 }
 
 func (o *outputState) reset() {
 	// The context window and what is in it outlast the turn: a turn
 	// without a model message (a local command) leaves them as they are.
-	size, usage := o.size, o.usage
-	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size, usage: usage}
+	size, usage, pending := o.size, o.usage, o.sizePending
+	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size, usage: usage, sizePending: pending}
 }
 
 // handle translates one CLI message. Output belongs to the current turn;
@@ -79,7 +83,7 @@ func (s *session) handle(m claude.Message) {
 			s.tr.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
 		}
 	case *claude.ResultMessage:
-		s.adv.observeFastMode(s.tr.current, b.FastModeState, m.Raw)
+		s.observeFastMode(b.FastModeState, m.Raw)
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
 		s.goalResult(b)            // goal.go: a failed /goal restores the snapshot
 		s.onResult(b)
@@ -119,7 +123,6 @@ func (tr *translator) onStreamEvent(e *claude.StreamEvent) {
 		}
 	case "content_block_start":
 		if cb := ev.ContentBlock; cb != nil && isToolUse(cb.Type) {
-			tr.out.toolIndex[ev.Index] = cb.ID
 			tr.toolStarted(cb)
 		}
 	case "content_block_delta":
@@ -131,10 +134,6 @@ func (tr *translator) onStreamEvent(e *claude.StreamEvent) {
 			tr.chunk(false, ev.Delta.Text, firstNonEmpty(e.APIMessageID, tr.out.messageID))
 		case "thinking_delta":
 			tr.chunk(true, ev.Delta.Thinking, firstNonEmpty(e.APIMessageID, tr.out.messageID))
-		case "input_json_delta":
-			if id, ok := tr.out.toolIndex[ev.Index]; ok {
-				tr.toolInputDelta(id, ev.Delta.PartialJSON)
-			}
 		}
 	case "message_delta":
 		if ev.Usage != nil {
@@ -183,6 +182,7 @@ func (tr *translator) onAssistant(m *claude.AssistantMessage) {
 		if t := tr.current; t != nil {
 			t.apiError = m.Error
 			t.apiErrorText = textOf(m.Message.Content)
+			t.apiErrorMsgID = firstNonEmpty(m.Message.ID, m.UUID)
 			if m.Message.StopReason == "refusal" {
 				// Without an explanation from the API, Claude Code's own
 				// words (what was flagged, what to try) are the guidance.
@@ -247,6 +247,9 @@ func (s *session) onResult(r *claude.ResultMessage) {
 		return // background work: reported, nothing to settle
 	}
 	resp, err := s.outcome(t, r)
+	if resp != nil && resp.Usage == nil {
+		resp.Usage = turnUsage(r.Usage)
+	}
 	for _, id := range r.UserMessageUUIDs {
 		if other := s.q.byUUID(id, s.tr.current); other != nil && other != t {
 			s.q.settle(other, resp, err)
@@ -278,8 +281,10 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		// user stopped the turn from the prompt.
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case r.StopReason == "max_tokens" || t.apiError == "max_output_tokens":
+		s.showErrorText(t)
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
 	case r.IsError:
+		s.showErrorText(t)
 		// scrub: API error bodies can repeat keys, URLs and paths.
 		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
 		if t.apiError == "authentication_failed" || loginHint.MatchString(text) {
@@ -298,6 +303,34 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
+// showErrorText shows Claude's own error text (the CLI's synthetic
+// assistant message) as agent text in the turn, to a client without typed
+// failures, before the prompt's JSON-RPC error: what the reference adapter
+// shows, and what session/load replays from the transcript (replay.go), so
+// the live and the loaded transcript agree. Login prompts are left out, as
+// in the replay; the authRequired error says it.
+func (s *session) showErrorText(t *turn) {
+	if s.fail.failuresOn() || t.apiErrorText == "" || loginHint.MatchString(t.apiErrorText) {
+		return
+	}
+	s.tr.chunk(false, scrub.Text(t.apiErrorText), t.apiErrorMsgID)
+}
+
+// turnUsage is the token usage of the turn's result, as PromptResponse
+// (unstable) has it.
+func turnUsage(u *claude.Usage) *acp.Usage {
+	if u == nil {
+		return nil
+	}
+	in, out := uint64(max(u.InputTokens, 0)), uint64(max(u.OutputTokens, 0))
+	read, write := uint64(max(u.CacheReadInputTokens, 0)), uint64(max(u.CacheCreationInputTokens, 0))
+	return &acp.Usage{
+		InputTokens: in, OutputTokens: out,
+		CachedReadTokens: acp.Some(read), CachedWriteTokens: acp.Some(write),
+		TotalTokens: in + out + read + write,
+	}
+}
+
 // sendUsage reports context use (and cost at the end of a turn) when it
 // changed.
 func (tr *translator) sendUsage(cost *acp.Cost) {
@@ -306,6 +339,11 @@ func (tr *translator) sendUsage(cost *acp.Cost) {
 	if cost == nil && used == tr.out.lastUsed {
 		return
 	}
+	if cost == nil && tr.out.sizePending {
+		tr.out.held = true // sent when the CLI says the size (learnSize)
+		return
+	}
+	tr.out.sizePending = false
 	tr.out.lastUsed = used
 	size := tr.out.size
 	if size == 0 {
@@ -313,6 +351,20 @@ func (tr *translator) sendUsage(cost *acp.Cost) {
 	}
 	uu := &acp.UsageUpdate{Used: used, Size: size, Cost: cost}
 	tr.notify(tr.id, acp.SessionUpdate{UsageUpdate: uu})
+}
+
+// learnSize takes the context window the CLI reported (get_context_usage)
+// and sends the usage held back for it.
+func (tr *translator) learnSize(size uint64) {
+	if size > 0 {
+		tr.out.size = size
+	}
+	tr.out.sizePending = false
+	if tr.out.held {
+		tr.out.held = false
+		tr.out.lastUsed = ^uint64(0) // what was held differs from what was sent
+		tr.sendUsage(nil)
+	}
 }
 
 func (tr *translator) learnContextWindow(r *claude.ResultMessage) {
@@ -347,7 +399,7 @@ func (s *session) onOther(m claude.Message) {
 		s.modelFromCLI(b.Model)
 		s.cmds.learnFromInit(m.Raw) // commands.go
 		s.cmds.publish(s.id, s.a.notify)
-		s.adv.observeFastMode(s.tr.current, b.FastModeState, m.Raw) // failure_live.go
+		s.observeFastMode(b.FastModeState, m.Raw) // config.go, failure_live.go
 	case *claude.APIRetry:
 		s.adv.onAPIRetry(s.tr.current, b) // failure_live.go
 	case *claude.ModelRefusalFallback:
@@ -360,7 +412,7 @@ func (s *session) onOther(m claude.Message) {
 	case *claude.ActiveGoal:
 		s.onActiveGoal(b) // goal.go
 	case *claude.Informational:
-		s.adv.onInformational(b) // notices.go
+		s.adv.onInformational(s.tr.current, b) // notices.go
 	case *claude.SessionTitleChanged:
 		s.a.sendTitle(s.id, &s.title, s.title.renamed(b)) // title.go
 	case *claude.TaskEvent:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -121,11 +122,11 @@ func (rp *replayer) record(rec *transcript.Record) {
 func (rp *replayer) assistant(rec *transcript.Record) {
 	m := rec.Message
 	if rec.IsSynthetic() || rec.IsAPIErrorMessage {
-		// Live, Claude's own error text answers the prompt as a JSON-RPC
-		// error; history shows it as agent text so the user sees why that
-		// turn ended. Login prompts are stale by now and are left out.
+		// Claude's own error text is agent text, as it was live for a
+		// client without typed failures (session.showErrorText), scrubbed
+		// the same way. Login prompts are left out, live and here.
 		if text := blocksText(m.Content); text != "" && !loginHint.MatchString(text) {
-			rp.tr.chunk(false, text, firstNonEmpty(m.ID, rec.UUID))
+			rp.tr.chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))
 		}
 		return
 	}

@@ -85,7 +85,16 @@ type sessionConfig struct {
 	model       string // the model picked in this session ("" = the CLI's default)
 	effort      string // "" until known
 	thinkingOff bool
-	configSent  string // JSON of the config options the client last got
+	configSent  string   // JSON of the config options the client last got
+	metaKey     string   // the _meta options the CLI was started with (metaopts.go)
+	fastState   string   // the CLI's fast_mode_state ("" until it says)
+	fastReason  string   // its fast_mode_disabled_reason
+	fastWanted  *bool    // fast mode as the user set it (nil: never), for the next CLI
+	agents      []string // the custom agents the CLI offers (config.go)
+	ultracode   bool     // ultracode is on
+	ultraAvail  bool     // the CLI offers ultracode
+	ultraWanted *bool    // ultracode as the user set it, for the next CLI
+	booleans    bool     // the client takes boolean config options (else on/off selects)
 }
 
 // newSession starts the session goroutine; the CLI itself starts in the
@@ -99,6 +108,11 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 		inbox: newMailbox(),
 		quit:  make(chan struct{}),
 	}
+	a.mu.Lock()
+	if c := a.client.raw.Session; c != nil && c.ConfigOptions != nil && c.ConfigOptions.Boolean != nil {
+		s.conf.booleans = true
+	}
+	a.mu.Unlock()
 	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})
 	s.fail = newFailureState(a, id, s.log)
 	s.adv = newAdvisor(a, id, &s.fail)
@@ -212,13 +226,22 @@ func (s *session) startCLI() {
 			}
 			p, err = claude.Start(ctx, opts)
 		}
-		if !s.do(func() { s.onStarted(p, err) }) && p != nil {
+		var st *claude.AppliedSettings
+		if err == nil {
+			// What the CLI applies (effort, ultracode), for the first
+			// config options the client gets: asked here, off the
+			// session goroutine, one local round trip.
+			sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+			st, _ = p.GetSettings(sctx)
+			scancel()
+		}
+		if !s.do(func() { s.onStarted(p, st, err) }) && p != nil {
 			_ = p.Close() // the session closed while the CLI started: nobody owns it
 		}
 	}()
 }
 
-func (s *session) onStarted(p *claude.Process, err error) {
+func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err error) {
 	s.cli.starting = false
 	s.tellStarted(err)
 	if s.closed {
@@ -242,7 +265,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 	s.lastActive = time.Now() // hibernate.go
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
-	s.afterStart(p) // config.go: pending settings, config and command lists
+	s.afterStart(p, st) // config.go: pending settings, config and command lists
 	// A failed send settles its turn, which edits s.q.turns.
 	for _, t := range slices.Clone(s.q.turns) {
 		if t.phase == turnQueued {

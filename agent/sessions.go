@@ -2,9 +2,11 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -17,7 +19,7 @@ import (
 // background and answers at once: the editor does not wait for Claude Code
 // to boot. A prompt sent before the CLI is up waits for it.
 func (a *connection) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers)
+	setup, err := a.sessionSetup(p.Cwd, p.AdditionalDirectories, p.MCPServers, p.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -42,13 +44,18 @@ func (a *connection) newSession(ctx context.Context, p *acp.NewSessionRequest) (
 type sessionSetup struct {
 	cwd  string
 	opts claude.Options
+	meta metaOptions // what the request's _meta set (metaopts.go)
 }
 
-func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServer) (*sessionSetup, error) {
+func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServer, meta map[string]json.RawMessage) (*sessionSetup, error) {
 	if err := checkDir("cwd", cwd); err != nil {
 		return nil, err
 	}
-	for i, d := range addDirs {
+	m, err := parseMetaOptions(meta)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range append(slices.Clone(addDirs), m.AddDirs...) {
 		if !filepath.IsAbs(d) {
 			return nil, acp.NewInvalidParams(fmt.Sprintf("additionalDirectories[%d]", i), "must be an absolute path")
 		}
@@ -63,7 +70,7 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 	if closing {
 		return nil, acp.NewInternalError("the agent is shutting down")
 	}
-	return &sessionSetup{cwd: cwd, opts: claude.Options{
+	setup := &sessionSetup{cwd: cwd, meta: m, opts: claude.Options{
 		Executable:             a.cfg.Executable,
 		Dir:                    cwd,
 		Env:                    a.cfg.Env,
@@ -78,12 +85,15 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 		DisallowedTools:                 []string{"AskUserQuestion"},
 		AllowDangerouslySkipPermissions: bypassAllowed(a.cfg.Env),
 		Logger:                          a.log,
-	}}, nil
+	}}
+	m.apply(&setup.opts)
+	return setup, nil
 }
 
 // addSession registers a session and starts its goroutine.
 func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
+	s.do(func() { s.takeMeta(setup) })
 	a.mu.Lock()
 	a.sessions[id] = s
 	a.mu.Unlock()

@@ -100,6 +100,8 @@ type subagent struct {
 	asking     int             // permission requests open
 	done       bool            // it ended; later frames are dropped
 	streamed   map[string]bool // message ids whose text streamed
+	replyID    string          // the message its latest text belongs to
+	reply      string          // that text: its reply to the parent so far
 }
 
 // subagentState is the session's subagents, by launching call and by
@@ -271,6 +273,9 @@ func (tr *translator) subagentChunk(c *subagent, thought bool, text, messageID s
 	mode := tr.subagents
 	if text == "" || mode == subagentsFlat {
 		return
+	}
+	if !thought {
+		c.noteReply(messageID, text) // subagent_sessions.go: the child's reply
 	}
 	ch := &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
 	if messageID != "" {

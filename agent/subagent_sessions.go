@@ -23,7 +23,13 @@ import (
 //     with a stop reason (end_turn, cancelled, error) when it ends, or
 //     unknown when the CLI behind it exits;
 //   - session/cancel with the child's id stops that subagent only (the CLI's
-//     stop_task); the parent's prompt goes on.
+//     stop_task); the parent's prompt goes on;
+//   - when the child completes, its reply (the text of its last message) is
+//     a session_message from the child to the parent, on the parent;
+//   - a SendMessage the parent's Claude sends to a running child is a
+//     session_message from the parent to the child, on the child (the CLI
+//     delivers it at the child's next tool round, or resumes a child that
+//     finished with it: the child is running again).
 //
 // The schema types are unstable, so the updates go out as raw variants.
 
@@ -94,6 +100,65 @@ func (tr *translator) subagentPrompt(c *subagent, text string) {
 	})})
 }
 
+// noteReply follows the child's latest text: a new message starts a new
+// reply.
+func (c *subagent) noteReply(messageID, text string) {
+	if messageID != c.replyID || messageID == "" && c.replyID == "" {
+		c.replyID, c.reply = messageID, ""
+	}
+	c.reply += text
+}
+
+// subagentReply sends a completed child's reply to its parent.
+func (tr *translator) subagentReply(c *subagent) {
+	if !c.announced || tr.subagents != subagentsSessions || c.reply == "" {
+		return
+	}
+	tr.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(map[string]any{
+		"sessionUpdate":      "session_message",
+		"messageId":          firstNonEmpty(c.replyID, c.launch+":reply"),
+		"senderSessionId":    c.agentID,
+		"recipientSessionId": c.owner,
+		"content":            []acp.ContentBlock{{Text: &acp.TextContent{Text: c.reply}}},
+	})})
+	c.reply = ""
+}
+
+// subagentFollowUp shows a SendMessage to a child as a message from the
+// parent on the child. The CLI's result names the child it reached
+// ({"success":true,"pin":{"id":<agent id>,…}}); the input says what was
+// sent ("message").
+func (tr *translator) subagentFollowUp(ts *toolState, result string) {
+	if tr.subagents != subagentsSessions {
+		return
+	}
+	var r struct {
+		Success bool `json:"success"`
+		Pin     struct {
+			ID string `json:"id"`
+		} `json:"pin"`
+	}
+	text := str(ts.in, "message")
+	if json.Unmarshal([]byte(result), &r) != nil || !r.Success || text == "" {
+		return
+	}
+	c := tr.sub.byAgent[r.Pin.ID]
+	if c == nil || !c.announced {
+		return
+	}
+	if c.done { // the CLI resumes a finished child with the message
+		c.done = false
+		tr.setSubagentState(c, workState{State: "running"})
+	}
+	tr.notify(c.agentID, acp.SessionUpdate{Unknown: mustJSON(map[string]any{
+		"sessionUpdate":      "session_message",
+		"messageId":          ts.id,
+		"senderSessionId":    tr.toolSession(ts),
+		"recipientSessionId": c.agentID,
+		"content":            []acp.ContentBlock{{Text: &acp.TextContent{Text: text}}},
+	})})
+}
+
 // subagentAsking counts a child's open permission requests: while one is
 // open the child requires action.
 func (tr *translator) subagentAsking(ts *toolState, delta int) {
@@ -126,6 +191,7 @@ func (tr *translator) finishSubagent(c *subagent, status, summary string) {
 	switch status {
 	case "completed":
 		w.StopReason = "end_turn"
+		tr.subagentReply(c)
 	case "stopped", "killed", "cancelled":
 		w.StopReason = "cancelled"
 	case "failed":

@@ -186,6 +186,7 @@ func TestSubagentFramesByMode(t *testing.T) {
 		"ag1 session_message  ",
 		"ag1 thought hmm", "ag1 text Found.",
 		"ag1 tool_call toolu_S parent=toolu_L", "ag1 tool_update toolu_S completed",
+		"root session_message  ", // the child's reply to its parent
 		`root subagent_update ag1 {"state":"idle","stopReason":"end_turn"}`,
 	}
 	if strings.Join(sessions, "\n") != strings.Join(want, "\n") {

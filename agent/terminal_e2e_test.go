@@ -76,3 +76,61 @@ func shownText(c *callState, terminal bool) string {
 	}
 	return contentText(c.content)
 }
+
+// TestShortCommandLiveOutput (issue 15, item 16): a command that ends
+// within the ~3 s before Claude Code names its task (here ~1.6 s) streams
+// too: its first lines reach the client while it still runs, and the
+// result repeats nothing.
+func TestShortCommandLiveOutput(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		name := map[bool]string{true: "terminal", false: "console"}[terminal]
+		t.Run(name, func(t *testing.T) {
+			h := agenttest.Start(t)
+			caps := acp.ClientCapabilities{}
+			if terminal {
+				caps.Meta = map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}
+			}
+			h.Initialize(caps)
+			cmd := "for i in 1 2 3 4; do echo line$i; sleep 0.4; done"
+			h.API().Script(
+				toolUse("toolu_live", "Bash", map[string]any{"command": cmd, "description": "Count for a second and a half"}),
+				fakeapi.Text("Done."),
+			)
+			sid := h.NewSession(h.Sandbox.WorkDir)
+			if _, err := h.Prompt(sid, "run it"); err != nil {
+				t.Fatal(err)
+			}
+			defer dumpWire(t, h)
+			// Output went out while the command ran: a report with its
+			// first line but not yet its last (at the end everything
+			// comes at once).
+			live := false
+			for _, u := range h.Updates(sid) {
+				tu := u.ToolCallUpdate
+				if tu == nil || tu.ToolCallID != "toolu_live" {
+					continue
+				}
+				shown := string(tu.Meta["terminal_output"]) + string(mustJSONTest(t, tu.Content))
+				if strings.Contains(shown, "line1") && !strings.Contains(shown, "line4") {
+					live = true
+				}
+			}
+			if !live {
+				t.Errorf("no output before the command ended")
+			}
+			c := liveCall(t, h, sid)
+			got := shownText(c, terminal)
+			if c.status != acp.ToolCallStatusCompleted || strings.Count(got, "line1") != 1 || strings.Count(got, "line4") != 1 {
+				t.Errorf("final output %q (%s)", got, c.status)
+			}
+		})
+	}
+}
+
+func mustJSONTest(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -43,13 +43,81 @@ func (tr *translator) followForeground(ev *claude.TaskEvent) {
 	if f == nil {
 		return // no live output; the result shows it all
 	}
-	bg := &bgTask{taskID: ev.TaskID, ts: ts, foreground: true, f: f, stop: make(chan struct{})}
+	ts.watching = false
+	tr.followTask(ts, ev.TaskID, f)
+}
+
+// followTask streams a running foreground command's output file.
+func (tr *translator) followTask(ts *toolState, taskID string, f *os.File) {
+	bg := &bgTask{taskID: taskID, ts: ts, foreground: true, f: f, stop: make(chan struct{})}
 	if tr.bgTasks == nil {
 		tr.bgTasks = map[string]*bgTask{}
 	}
-	tr.bgTasks[ev.TaskID] = bg
+	tr.bgTasks[taskID] = bg
 	tr.pollBackground(bg) // what the first seconds printed
 	tr.world.poll(bg, tr.pollForeground)
+}
+
+// Commands shorter than the ~2–3 s after which Claude Code names their
+// task stream too. Claude Code writes a foreground command's output into
+// its task's file from the first byte (observed on 2.1.332: the file
+// exists and grows from the command's start; task_started comes once the
+// command has run 2 s, and reaches us about a second later); only the task
+// id is unknown until then. So when a Bash call's input is whole the
+// session's task files are listed (watchForeground), and every poll looks
+// for a file that appeared since: while this call is the only foreground
+// command waiting for its file, and exactly one new Bash task file (ids
+// starting "b"; subagents' are "a…") appeared, it is this command's
+// output, followed as if task_started had named it. Otherwise (two
+// commands at once, a background command starting meanwhile) it waits for
+// task_started, as before.
+
+// watchForeground starts looking for a foreground command's output file.
+func (tr *translator) watchForeground(ts *toolState) {
+	if ts.watching || !ts.complete || ts.name != "Bash" && ts.name != "PowerShell" || ts.in["run_in_background"] == true || tr.foregroundOf(ts) != nil {
+		return
+	}
+	before := tr.world.taskOutputs(tr.id)
+	if before == nil {
+		return // a replay: nothing runs
+	}
+	ts.watching, ts.outputsBefore = true, before
+	tr.world.poll(&bgTask{ts: ts, stop: make(chan struct{})}, tr.discoverForeground)
+}
+
+// discoverForeground is one look for a watched command's output file.
+func (tr *translator) discoverForeground(w *bgTask) {
+	ts := w.ts
+	if t := ts.turn; tr.tools[ts.id] != ts || !ts.watching || tr.foregroundOf(ts) != nil || t != nil && (t.cancelled || t.settled) {
+		ts.watching = false
+		close(w.stop)
+		return
+	}
+	for _, o := range tr.tools {
+		if o.watching && o != ts {
+			return // which file is whose cannot be told
+		}
+	}
+	var found string
+	for id := range tr.world.taskOutputs(tr.id) {
+		if _, old := ts.outputsBefore[id]; old || !strings.HasPrefix(id, "b") || tr.bgTasks[id] != nil {
+			continue
+		}
+		if found != "" {
+			return // two new files: wait for task_started
+		}
+		found = id
+	}
+	if found == "" {
+		return
+	}
+	f := tr.world.taskOutput(tr.id, found)
+	if f == nil {
+		return
+	}
+	ts.watching = false
+	close(w.stop)
+	tr.followTask(ts, found, f)
 }
 
 // pollForeground forwards new output, unless the call's turn was already
@@ -65,11 +133,37 @@ func (tr *translator) pollForeground(bg *bgTask) {
 	tr.pollBackground(bg)
 }
 
-// openTaskOutput opens a task's output file where Claude Code writes it:
-// under CLAUDE_CODE_TMPDIR, else the TMPDIR of its environment, else /tmp
+// taskOutput opens a task's output file where Claude Code writes it
+// (tasksDirs).
+func (c *sessionConfig) taskOutput(sessionID, taskID string) *os.File {
+	for _, dir := range c.tasksDirs(sessionID) {
+		if f, err := os.Open(filepath.Join(dir, taskID+".output")); err == nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// taskOutputs lists the output files in the session's tasks directories,
+// by task id.
+func (c *sessionConfig) taskOutputs(sessionID string) map[string]string {
+	out := map[string]string{}
+	for _, dir := range c.tasksDirs(sessionID) {
+		names, _ := filepath.Glob(filepath.Join(dir, "*.output"))
+		for _, p := range names {
+			if id := strings.TrimSuffix(filepath.Base(p), ".output"); taskIDRE.MatchString(id) {
+				out[id] = p
+			}
+		}
+	}
+	return out
+}
+
+// tasksDirs are where the CLI keeps a session's task output files: under
+// CLAUDE_CODE_TMPDIR, else the TMPDIR of its environment, else /tmp
 // (Node's os.tmpdir), in claude-<uid>, the munged working directory (as
 // given and with symlinks resolved) and the CLI session id.
-func (c *sessionConfig) taskOutput(sessionID, taskID string) *os.File {
+func (c *sessionConfig) tasksDirs(sessionID string) []string {
 	env := c.opts.Env
 	if env == nil {
 		env = os.Environ()
@@ -85,16 +179,13 @@ func (c *sessionConfig) taskOutput(sessionID, taskID string) *os.File {
 	if real, err := filepath.EvalSymlinks(dirs[0]); err == nil && real != dirs[0] {
 		dirs = append(dirs, real)
 	}
+	var out []string
 	for _, dir := range dirs {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(base, "claude-"+strconv.Itoa(os.Getuid()), transcript.MungePath(dir), sessionID, "tasks", taskID+".output")
-		if f, err := os.Open(p); err == nil {
-			return f
+		if dir != "" {
+			out = append(out, filepath.Join(base, "claude-"+strconv.Itoa(os.Getuid()), transcript.MungePath(dir), sessionID, "tasks"))
 		}
 	}
-	return nil
+	return out
 }
 
 // foregroundOf is the live follower of a call, if any.

@@ -10,14 +10,16 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
-// Tool call lifecycle. A call is reported (tool_call, pending) as soon as
-// the model starts it, refined while its input streams (title and
-// locations as top-level fields complete) and when the input is whole
-// (rawInput, content such as an edit's diff), and finished by its result
-// (tool_call_update with the final status and content). Every update
-// carries only the fields that changed since the previous report of that
-// call. Presentation per tool is in toolreport.go; Bash output in
-// terminal.go; TodoWrite and Task* become plans (plan.go) instead.
+// Tool call lifecycle. A call is announced once (tool_call, pending) when
+// its input is whole: with rawInput, title, kind, locations and content
+// such as an edit's diff. Clients that build one tool invocation from the
+// first report (the AI-SDK ACP provider, among others) thus never see a
+// call without its input, nor a second announcement of it. Updates
+// (tool_call_update) follow for what changes: the permission preview, live
+// output, and the result with the final status. Every update carries only
+// the fields that changed since the previous report of that call.
+// Presentation per tool is in toolreport.go; Bash output in terminal.go;
+// TodoWrite and Task* become plans (plan.go) instead.
 
 // toolState is what the session knows of one tool call.
 type toolState struct {
@@ -26,15 +28,19 @@ type toolState struct {
 	parent   string // the Agent/Task call a subagent's call belongs to
 	sid      string // the child session it is reported on ("" = this one; subagent.go)
 
-	input    strings.Builder // streamed input JSON
-	scan     inputScanner
-	in       map[string]any // decoded input: partial until complete
+	in       map[string]any // decoded input (empty until complete)
 	raw      json.RawMessage
 	complete bool
 
 	reported bool // the client has seen a tool_call for it
 	terminal bool // its content is a display terminal (Bash, terminal clients)
 	sent     sentFields
+
+	// watching: a foreground command whose output file is looked for
+	// (terminal_live.go); outputsBefore are the task files that existed
+	// when it was announced.
+	watching      bool
+	outputsBefore map[string]string
 }
 
 // sentFields is what the client last saw of a call, so updates carry
@@ -73,37 +79,16 @@ func (tr *translator) newTool(id, name string) *toolState {
 	return ts
 }
 
-// toolStarted reports a tool call as soon as the model starts it.
+// toolStarted registers a call as soon as the model starts it, so its
+// name is known whatever comes next; it is announced when its input is
+// whole (toolInputComplete), so that its first report carries rawInput.
 func (tr *translator) toolStarted(cb *claude.ContentBlock) {
-	if tr.tool(cb.ID) != nil {
-		return
-	}
-	ts := tr.newTool(cb.ID, cb.Name)
-	if !toolview.IsPlanTool(cb.Name) {
-		tr.reportTool(ts)
+	if tr.tool(cb.ID) == nil {
+		tr.newTool(cb.ID, cb.Name)
 	}
 }
 
-// toolInputDelta follows the streamed input; each time a top-level field
-// completes, the title and locations are refined (never the content,
-// which waits for the whole input).
-func (tr *translator) toolInputDelta(id, partial string) {
-	ts := tr.tool(id)
-	if ts == nil || ts.complete {
-		return
-	}
-	ts.input.WriteString(partial)
-	buf := ts.input.String()
-	if !ts.scan.scan(buf) {
-		return
-	}
-	ts.in = toolview.DecodeInput(json.RawMessage(buf[:ts.scan.lastComma] + "}"))
-	if ts.reported {
-		tr.updateTool(ts, toolPatch{})
-	}
-}
-
-// toolInputComplete refines the call once its input is whole: rawInput,
+// toolInputComplete announces the call once its input is whole: rawInput,
 // and content such as the diff of an edit.
 func (tr *translator) toolInputComplete(b claude.ContentBlock) {
 	ts := tr.tool(b.ID)
@@ -111,7 +96,6 @@ func (tr *translator) toolInputComplete(b claude.ContentBlock) {
 		ts = tr.newTool(b.ID, b.Name)
 	}
 	ts.setInput(b.Input)
-	ts.input.Reset()
 	if toolview.IsPlanTool(ts.name) && ts.parent == "" { // a subagent's list is not the session's plan
 		tr.planFromInput(ts)
 		if !ts.reported {
@@ -120,9 +104,10 @@ func (tr *translator) toolInputComplete(b claude.ContentBlock) {
 	}
 	if !ts.reported {
 		tr.reportTool(ts)
-		return
+	} else {
+		tr.updateTool(ts, toolPatch{})
 	}
-	tr.updateTool(ts, toolPatch{})
+	tr.watchForeground(ts) // terminal_live.go: a command's live output
 }
 
 func (ts *toolState) setInput(raw json.RawMessage) {
@@ -154,7 +139,7 @@ func (tr *translator) view(ts *toolState) toolview.View {
 func (tr *translator) reportTool(ts *toolState) {
 	v := tr.view(ts)
 	raw := ts.raw
-	if raw == nil {
+	if raw == nil { // a call whose input was never seen (only its result)
 		raw = json.RawMessage(`{}`)
 	}
 	meta := tr.toolMeta(ts, nil)
@@ -266,6 +251,9 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		ts = tr.newTool(b.ToolUseID, "")
 	}
 	text := toolResultText(b.Content)
+	if ts.name == "WebSearch" {
+		text = stripModelReminder(text)
+	}
 	if toolview.IsPlanTool(ts.name) && ts.parent == "" {
 		tr.planResult(ts, b.IsError, structured)
 		if !ts.reported {
@@ -276,6 +264,8 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 	status := acp.ToolCallStatusCompleted
 	if b.IsError {
 		status = acp.ToolCallStatusFailed
+	} else if ts.name == "SendMessage" {
+		tr.subagentFollowUp(ts, text) // subagent_sessions.go
 	}
 	if ts.name == "Bash" || ts.name == "PowerShell" {
 		if tr.bashResult(ts, text, b.IsError, structured) {
@@ -303,6 +293,8 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		}
 	case ts.name == "ExitPlanMode":
 		v.Title = "Plan approved"
+	case ts.name == "WebSearch" && text != "":
+		v.Content = []acp.ToolCallContent{toolview.TextContent(text)}
 	default:
 		if c := resultContent(b); len(c) > 0 {
 			v.Content = c
@@ -310,6 +302,16 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 	}
 	tr.sendToolUpdate(ts, v, p)
 	delete(tr.tools, ts.id)
+}
+
+// stripModelReminder drops the paragraph the CLI appends to a WebSearch
+// result for the model ("REMINDER: You MUST include the sources above in
+// your response …"): it is an instruction to Claude, not the result.
+func stripModelReminder(text string) string {
+	if i := strings.LastIndex(text, "REMINDER: You MUST"); i >= 0 {
+		return strings.TrimRight(text[:i], " \n")
+	}
+	return text
 }
 
 // editResult is the final per-hunk diff of an edit, from the CLI's
@@ -432,48 +434,6 @@ func toolResultText(raw json.RawMessage) string {
 func str(in map[string]any, k string) string {
 	v, _ := in[k].(string)
 	return v
-}
-
-// inputScanner follows a streamed JSON object and remembers where its
-// last completed top-level member ends, so a call can be refined before
-// the model has written all of it. It scans each byte once.
-type inputScanner struct {
-	pos, depth int
-	inStr, esc bool
-	lastComma  int // offset of the last top-level comma; 0: none yet
-}
-
-// scan reads buf from where it stopped and reports whether another
-// top-level member completed.
-func (sc *inputScanner) scan(buf string) bool {
-	advanced := false
-	for ; sc.pos < len(buf); sc.pos++ {
-		c := buf[sc.pos]
-		if sc.inStr {
-			switch {
-			case sc.esc:
-				sc.esc = false
-			case c == '\\':
-				sc.esc = true
-			case c == '"':
-				sc.inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			sc.inStr = true
-		case '{', '[':
-			sc.depth++
-		case '}', ']':
-			sc.depth--
-		case ',':
-			if sc.depth == 1 {
-				sc.lastComma, advanced = sc.pos, true
-			}
-		}
-	}
-	return advanced
 }
 
 // toolResults finishes the calls a user frame carries results for. The

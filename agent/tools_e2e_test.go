@@ -15,7 +15,7 @@ import (
 )
 
 // TestWriteThenEditDiffs writes a new file and then edits one line of it
-// (each allowed once). The editor sees each call as soon as it starts,
+// (each allowed once). The editor sees each call once its input is whole,
 // the diff at the call and in the permission request (a creation, then
 // the changed line with its context and line number), and the final
 // per-hunk diff from Claude Code afterwards.
@@ -104,17 +104,22 @@ func TestWriteThenEditDiffs(t *testing.T) {
 	}
 }
 
-// TestToolCallStreamsFirst: the call is reported (pending, with a generic
-// title) when the model starts it, before its input is complete, and
-// refined when the input is whole.
-func TestToolCallStreamsFirst(t *testing.T) {
+// TestToolCallAnnouncedOnce (issue 15, item 9): a call is announced by
+// exactly one tool_call, which already carries the whole input (rawInput),
+// title, kind and locations; updates follow for what changes (permission,
+// live output, result). A client that builds tool invocations the way the
+// AI-SDK ACP provider does gets exactly one per id, with the real input.
+func TestToolCallAnnouncedOnce(t *testing.T) {
 	h := agenttest.Start(t)
 	path := filepath.Join(h.Sandbox.WorkDir, "main.go")
 	if err := os.WriteFile(path, []byte("package main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	write := toolUse("toolu_write", "Write", map[string]any{"file_path": filepath.Join(h.Sandbox.WorkDir, "long.txt"), "content": strings.Repeat("a long line of text\n", 200)})
 	h.API().Script(
 		toolUse("toolu_read", "Read", map[string]any{"file_path": path, "offset": 1, "limit": 20}),
+		toolUse("toolu_bash", "Bash", map[string]any{"command": "echo hi", "description": "Say hi"}),
+		write,
 		toolUse("toolu_odd", "NoSuchTool", map[string]any{"x": 1}),
 		fakeapi.Text("ok"),
 	)
@@ -122,14 +127,26 @@ func TestToolCallStreamsFirst(t *testing.T) {
 	if _, err := h.Prompt(sid, "read main.go"); err != nil {
 		t.Fatal(err)
 	}
-	var first *acp.ToolCall
+	announced := map[string]int{}
 	for _, u := range h.Updates(sid) {
-		if u.ToolCall != nil && u.ToolCall.ToolCallID == "toolu_read" {
-			first = u.ToolCall
+		if tc := u.ToolCall; tc != nil {
+			announced[string(tc.ToolCallID)]++
+			var in map[string]any
+			if json.Unmarshal(tc.RawInput, &in) != nil || len(in) == 0 {
+				t.Errorf("%s announced without its input: %s", tc.ToolCallID, tc.RawInput)
+			}
+			if tc.Status != acp.ToolCallStatusPending {
+				t.Errorf("%s announced %s", tc.ToolCallID, tc.Status)
+			}
+		}
+		if tu := u.ToolCallUpdate; tu != nil && tu.RawInput != nil {
+			t.Errorf("%s: an update repeats or brings late input: %s", tu.ToolCallID, tu.RawInput)
 		}
 	}
-	if first == nil || first.Status != acp.ToolCallStatusPending || first.Kind != acp.ToolKindRead || string(first.RawInput) != "{}" {
-		t.Fatalf("first report %+v", first)
+	for _, id := range []string{"toolu_read", "toolu_bash", "toolu_write", "toolu_odd"} {
+		if announced[id] != 1 {
+			t.Errorf("%s announced %d times", id, announced[id])
+		}
 	}
 	calls, _ := toolCalls(t, h, sid)
 	r := calls["toolu_read"]
@@ -144,6 +161,66 @@ func TestToolCallStreamsFirst(t *testing.T) {
 	if odd.kind != acp.ToolKindOther || odd.title != "NoSuchTool" || odd.status != acp.ToolCallStatusFailed {
 		t.Errorf("unknown tool %+v", odd)
 	}
+
+	// The AI-SDK ACP provider's view: one tool invocation per id, whose
+	// input is the real one.
+	inv := aiSDKToolCalls(h.Updates(sid))
+	for _, id := range []string{"toolu_read", "toolu_bash", "toolu_write", "toolu_odd"} {
+		got := inv[id]
+		if len(got) != 1 {
+			t.Fatalf("AI-SDK client built %d tool calls for %s: %v", len(got), id, got)
+		}
+		if len(got[0]) == 0 {
+			t.Errorf("AI-SDK client built %s without input", id)
+		}
+	}
+	if inv["toolu_bash"][0]["command"] != "echo hi" {
+		t.Errorf("bash input %v", inv["toolu_bash"][0])
+	}
+}
+
+// aiSDKToolCalls folds session updates into tool invocations the way the
+// AI-SDK ACP provider (@mcpc-tech/acp-ai-provider 0.2.9) builds its
+// tool-call stream parts: a tool_call with a non-empty rawInput is an
+// invocation with that input, one without only starts the input; a
+// tool_call_update (no status counts as in_progress) is an invocation with
+// its rawInput when the call has none yet, or when it brings non-empty
+// rawInput again. More than one invocation per id is the bug this guards
+// against; internal/interop runs the provider itself.
+func aiSDKToolCalls(updates []acp.SessionUpdate) map[string][]map[string]any {
+	out := map[string][]map[string]any{}
+	available := map[string]bool{}
+	for _, u := range updates {
+		switch {
+		case u.ToolCall != nil:
+			id := string(u.ToolCall.ToolCallID)
+			var in map[string]any
+			_ = json.Unmarshal(u.ToolCall.RawInput, &in)
+			if _, seen := out[id]; !seen {
+				out[id] = nil
+			}
+			if len(in) > 0 && !available[id] {
+				available[id] = true
+				out[id] = append(out[id], in)
+			}
+		case u.ToolCallUpdate != nil:
+			id := string(u.ToolCallUpdate.ToolCallID)
+			st, ok := u.ToolCallUpdate.Status.Get()
+			if !ok {
+				st = acp.ToolCallStatusInProgress
+			}
+			if st == acp.ToolCallStatusPending {
+				continue
+			}
+			var in map[string]any
+			_ = json.Unmarshal(u.ToolCallUpdate.RawInput, &in)
+			if !available[id] || len(in) > 0 {
+				available[id] = true
+				out[id] = append(out[id], in)
+			}
+		}
+	}
+	return out
 }
 
 // TestBashOutput: with a client that renders display terminals the

@@ -7,26 +7,6 @@ import (
 	"testing"
 )
 
-func TestInputScanner(t *testing.T) {
-	full := `{"file_path":"/a,b\"c.txt","edits":[{"x":1},{"y":2}],"content":"long, text"}`
-	var sc inputScanner
-	var completions []string
-	for i := 1; i <= len(full); i++ {
-		if sc.scan(full[:i]) {
-			completions = append(completions, full[:sc.lastComma]+"}")
-		}
-	}
-	want := []string{`{"file_path":"/a,b\"c.txt"}`, `{"file_path":"/a,b\"c.txt","edits":[{"x":1},{"y":2}]}`}
-	if len(completions) != len(want) {
-		t.Fatalf("completions %q", completions)
-	}
-	for i := range want {
-		if completions[i] != want[i] || !json.Valid([]byte(completions[i])) {
-			t.Errorf("completion %d: %q", i, completions[i])
-		}
-	}
-}
-
 func TestDescribeUpdates(t *testing.T) {
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	for _, tc := range []struct {

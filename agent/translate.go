@@ -73,6 +73,9 @@ type world interface {
 	// taskOutput opens the file a running task of the CLI writes its
 	// output to (nil: none).
 	taskOutput(cliSessionID, taskID string) *os.File
+	// taskOutputs lists the task output files of a CLI session (task id →
+	// path); nil when there are none to follow.
+	taskOutputs(cliSessionID string) map[string]string
 }
 
 // now is the live session's world: the disk as it is, commands that run.
@@ -107,6 +110,10 @@ func (w now) taskOutput(cliSessionID, taskID string) *os.File {
 	return w.s.conf.taskOutput(cliSessionID, taskID)
 }
 
+func (w now) taskOutputs(cliSessionID string) map[string]string {
+	return w.s.conf.taskOutputs(cliSessionID)
+}
+
 // past is a replay's world: today's file is not the one an edit saw, so
 // edits show their input (the stored result's patch follows), and the
 // commands of history are over.
@@ -120,9 +127,10 @@ func (past) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallC
 	return toolview.PreContent(name, in, cwd)
 }
 
-func (past) commandsRun() bool                  { return false }
-func (past) poll(*bgTask, func(*bgTask))        {}
-func (past) taskOutput(string, string) *os.File { return nil }
+func (past) commandsRun() bool                    { return false }
+func (past) poll(*bgTask, func(*bgTask))          {}
+func (past) taskOutput(string, string) *os.File   { return nil }
+func (past) taskOutputs(string) map[string]string { return nil }
 
 func newTranslator(a *connection, id, cwd string, log *slog.Logger, w world) *translator {
 	tr := &translator{

@@ -128,9 +128,10 @@ type goldenWorld struct{}
 func (goldenWorld) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
 	return toolview.PreContent(name, in, cwd)
 }
-func (goldenWorld) commandsRun() bool                  { return false }
-func (goldenWorld) poll(*bgTask, func(*bgTask))        {}
-func (goldenWorld) taskOutput(string, string) *os.File { return nil }
+func (goldenWorld) commandsRun() bool                    { return false }
+func (goldenWorld) poll(*bgTask, func(*bgTask))          {}
+func (goldenWorld) taskOutput(string, string) *os.File   { return nil }
+func (goldenWorld) taskOutputs(string) map[string]string { return nil }
 
 // recorded is claude/testdata/cli-frames.jsonl: frames of the real CLI,
 // each named "<scenario>#<n>".

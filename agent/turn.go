@@ -37,6 +37,7 @@ type turn struct {
 	streamed       bool   // some agent text or thought went out
 	apiError       string // the synthetic assistant's error kind
 	apiErrorText   string // and its text
+	apiErrorMsgID  string // and its message id (the transcript's too)
 	refusalExplain string
 }
 

@@ -401,6 +401,10 @@ func (p *Process) BeginApplyFlagSettings(ctx context.Context, settings map[strin
 type AppliedSettings struct {
 	Model  string `json:"model"`
 	Effort string `json:"effort"`
+	// Ultracode is whether standing dynamic-workflow orchestration is on;
+	// UltracodeAvailable whether this CLI offers it at all.
+	Ultracode          bool `json:"ultracode"`
+	UltracodeAvailable bool `json:"ultracodeAvailable"`
 }
 
 // GetSettings asks the CLI which settings it applies.

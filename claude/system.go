@@ -104,6 +104,13 @@ type APIRetry struct {
 	RetryDelayMS int64  `json:"retry_delay_ms"`
 	ErrorStatus  *int   `json:"error_status"`
 	Error        string `json:"error"`
+	// NoResponse is set when the API sent no response headers within the
+	// first-byte window: how long the failed attempt waited, and how long
+	// the retry will wait.
+	NoResponse *struct {
+		WaitedMS    int64 `json:"waited_ms"`
+		RetryWaitMS int64 `json:"retry_wait_ms"`
+	} `json:"no_response,omitempty"`
 }
 
 // CompactBoundary is system/compact_boundary, written when the conversation

@@ -15,6 +15,8 @@ PKGS=(
   "@agentclientprotocol/sdk@2.4.0"
   # acpx, a headless ACP client CLI: agent/acpx_e2e_test.go runs --approve-all / --deny-all with it.
   "acpx@0.19.1"
+  # The AI-SDK ACP provider: internal/interop checks the tool calls it builds from our updates.
+  "@mcpc-tech/acp-ai-provider@0.2.9"
 )
 stamp="$DEPS/.installed-$(printf '%s\n' "${PKGS[@]}" | sha1sum | cut -c1-12)"
 if [ -f "$stamp" ]; then exit 0; fi

@@ -6,7 +6,11 @@
 // reports.
 package scrub
 
-import "regexp"
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
 
 var (
 	// endpointParen is "(127.0.0.1:8080)" or "(https://gateway…)": Claude
@@ -24,14 +28,59 @@ var (
 
 // Text removes what must never reach a user-visible title, an error
 // message or the log: environment values, transport URLs and endpoints,
-// API keys, auth headers and private paths.
+// API keys, auth headers and private paths. Claude's own links (help,
+// settings and billing pages on Claude's and Anthropic's sites, see
+// ClaudeLink) are part of Claude's user-facing text and stay.
 func Text(s string) string {
 	s = envPattern.ReplaceAllString(s, "$1=[redacted]")
-	s = endpointParen.ReplaceAllString(s, "")
-	s = urlPattern.ReplaceAllString(s, "[link removed]")
+	s = endpointParen.ReplaceAllStringFunc(s, func(m string) string {
+		if inner := strings.TrimSuffix(strings.TrimLeft(m, " \t\n("), ")"); ClaudeLink(inner) {
+			return m
+		}
+		return ""
+	})
+	s = urlPattern.ReplaceAllStringFunc(s, func(u string) string {
+		if ClaudeLink(u) {
+			return u
+		}
+		return "[link removed]"
+	})
 	s = hostPort.ReplaceAllString(s, "[endpoint]")
 	s = secretPattern.ReplaceAllString(s, "[redacted]")
 	s = headerPattern.ReplaceAllString(s, "$1: [redacted]")
 	s = pathPattern.ReplaceAllString(s, "$1[path]")
 	return s
+}
+
+// claudeSites are the sites Claude's user-facing texts link to (usage and
+// billing settings, help articles, documentation, status).
+var claudeSites = []string{"claude.ai", "claude.com", "anthropic.com"}
+
+// secretParam is a query parameter that may carry a credential.
+var secretParam = regexp.MustCompile(`(?i)key|token|secret|sig|auth|code|session|pass|cred`)
+
+// ClaudeLink reports whether u is one of Claude's own links: an https URL
+// on Claude's or Anthropic's sites, without credentials, port or
+// credential-like parameters, and not an API endpoint (api.*). Transport
+// URLs (the API base URL, gateways, proxies, localhost) never are.
+func ClaudeLink(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "https" || p.User != nil || p.Port() != "" || p.Opaque != "" {
+		return false
+	}
+	host := strings.ToLower(p.Hostname())
+	if strings.HasPrefix(host, "api.") || strings.Contains(host, ".api.") {
+		return false
+	}
+	for k := range p.Query() {
+		if secretParam.MatchString(k) {
+			return false
+		}
+	}
+	for _, site := range claudeSites {
+		if host == site || strings.HasSuffix(host, "."+site) {
+			return true
+		}
+	}
+	return false
 }

@@ -16,6 +16,17 @@ func TestText(t *testing.T) {
 		{"cannot read /home/alice/project/secret.txt", "cannot read [path]"},
 		{"run /login first", "run /login first"},
 		{"Authorization: Bearer abcdefghijkl", "Authorization: [redacted]"},
+		// Claude's own links stay; transport URLs and endpoints go.
+		{"ask your admin to raise it at https://claude.ai/admin-settings/usage", "ask your admin to raise it at https://claude.ai/admin-settings/usage"},
+		{"See https://support.claude.com/en/articles/1 for more (https://docs.anthropic.com/en/api/errors)", "See https://support.claude.com/en/articles/1 for more (https://docs.anthropic.com/en/api/errors)"},
+		{"Unable to reach https://api.anthropic.com/v1/messages", "Unable to reach [link removed]"},
+		{"gateway https://llm.corp.example/v1 failed", "gateway [link removed] failed"},
+		{"see http://claude.ai/x", "see [link removed]"},
+		{"see https://claude.ai.evil.example/x", "see [link removed]"},
+		{"see https://user:pw@claude.ai/x", "see [link removed]"},
+		{"see https://claude.ai/x?token=abc", "see [link removed]"},
+		{"see https://claude.ai:8443/x", "see [link removed]"},
+		{"Unable to connect (https://gateway.example:8080)", "Unable to connect"},
 	} {
 		if got := Text(tc.in); got != tc.want {
 			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)

@@ -1,0 +1,223 @@
+package agent_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// End-to-end tests of the session failure contract (seed 000) and of what
+// clients without it see, through the real CLI and the fake API (issue 15,
+// items 11–15).
+
+// claudeLinks is an API error whose text carries Claude's own links.
+const claudeLinks = "spend limit reached · ask your admin to raise it at https://claude.ai/admin-settings/usage (see https://docs.claude.com/en/api/errors)"
+
+// TestFailureTitleKeepsClaudeLinksE2E (item 11): Claude's links stay in
+// the title (the contract bans transport URLs, tokens, headers, env values
+// and private paths, not Claude's words); the API endpoint does not
+// appear; live, and in a legacy client's error and agent text, live and
+// replayed.
+func TestFailureTitleKeepsClaudeLinksE2E(t *testing.T) {
+	h, sid := startFailures(t, airOn)
+	h.API().Script(httpError(400, "invalid_request_error", claudeLinks))
+	r := responseRecord(t)(h.Prompt(sid, "spend"))
+	for _, link := range []string{"https://claude.ai/admin-settings/usage", "https://docs.claude.com/en/api/errors"} {
+		if !strings.Contains(r.Title, link) {
+			t.Errorf("title lost %s: %q", link, r.Title)
+		}
+	}
+	if strings.Contains(r.Title, "link removed") || strings.Contains(r.Title, "127.0.0.1") {
+		t.Errorf("title %q", r.Title)
+	}
+	validWire(t, h)
+	h.Close()
+
+	// A legacy client: the JSON-RPC error and the agent text keep the links.
+	hl := agenttest.Start(t)
+	sl := hl.NewSession(hl.Sandbox.WorkDir)
+	hl.API().Script(httpError(400, "invalid_request_error", claudeLinks))
+	_, err := hl.Prompt(sl, "spend")
+	wantRPCError(t, err, acp.CodeInternalError, "https://claude.ai/admin-settings/usage", "https://docs.claude.com/en/api/errors")
+	if got := hl.AgentText(sl); !strings.Contains(got, "https://claude.ai/admin-settings/usage") {
+		t.Errorf("legacy agent text %q", got)
+	}
+	hl.Close()
+	// ... and so does its replay.
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: hl.Sandbox})
+	h2.Initialize(acp.ClientCapabilities{})
+	load(t, h2, sl)
+	if got := h2.AgentText(sl); !strings.Contains(got, "https://claude.ai/admin-settings/usage") || strings.Contains(got, "link removed") {
+		t.Errorf("replayed agent text %q", got)
+	}
+}
+
+// TestLegacyErrorTextLiveE2E (item 12): a client without the extension
+// sees Claude's error text as agent text in the turn and the JSON-RPC
+// error, as the reference adapter does; session/load shows the same text.
+func TestLegacyErrorTextLiveE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
+	_, err := h.Prompt(sid, "hi")
+	wantRPCError(t, err, acp.CodeInternalError, "API Error: Request rejected (429) · slow down please")
+	live := h.AgentText(sid)
+	if live != "API Error: Request rejected (429) · slow down please" {
+		t.Fatalf("live agent text %q", live)
+	}
+	// The text comes before the error answer.
+	if i, j := wireIndex(h, `"agent_message_chunk"`, "slow down please"), wireIndex(h, `"error":{"code":-32603`); i < 0 || j < i {
+		t.Errorf("agent text at %d, error at %d", i, j)
+	}
+	h.Close()
+	liveID := chunkIDs(h, sid)
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h.Sandbox})
+	h2.Initialize(acp.ClientCapabilities{})
+	load(t, h2, sid)
+	if got := h2.AgentText(sid); got != live {
+		t.Errorf("replayed agent text %q, live %q", got, live)
+	}
+	if got := chunkIDs(h2, sid); got != liveID || liveID == "" {
+		t.Errorf("replayed message id %q, live %q", got, liveID)
+	}
+	h2.Close()
+	// A capable client gets no prose (the record says it).
+	hc, sc := startFailures(t, airOn)
+	hc.API().Script(httpError(429, "rate_limit_error", "slow down please"))
+	responseRecord(t)(hc.Prompt(sc, "hi"))
+	noAgentText(t, hc, sc, "API Error")
+}
+
+// TestUnreachableAPIIsServiceE2E (item 13): with no retries, an
+// unreachable API ends the turn as the CLI's server_error: category
+// service with retry, per the contract's table (connection is for retries
+// without an HTTP response, transport loss and worker shutdown).
+func TestUnreachableAPIIsServiceE2E(t *testing.T) {
+	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=0", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}})
+	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
+	if r.Category != "service" || !reflect.DeepEqual(r.Actions, []string{"retry"}) || r.Title == "" ||
+		strings.Contains(r.Title, "127.0.0.1") || strings.Contains(r.Title, ":1") {
+		t.Fatalf("terminal %+v", r)
+	}
+	if recs := infoRecords(t, h, sid); len(recs) != 0 {
+		t.Errorf("no retries, no warnings: %+v", recs)
+	}
+}
+
+// TestStartFailureTitleHasCauseE2E (item 14): when the CLI cannot start, a
+// capable client's title gives the cause the legacy error has (not found,
+// not executable, exited with …), scrubbed; the legacy error keeps it too.
+func TestStartFailureTitleHasCauseE2E(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "claude-not-exec")
+	exits := filepath.Join(dir, "claude-exits")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exits, []byte("#!/bin/sh\necho 'loading /home/alice/.claude/settings.json' >&2\necho 'fatal: ANTHROPIC_API_KEY=sk-ant-secret123456 rejected' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, exe string
+		want      []string
+	}{
+		{"not found", filepath.Join(dir, "no-such-claude"), []string{"Claude Code could not start: the Claude Code CLI was not found."}},
+		{"not executable", notExec, []string{"Claude Code could not start: the Claude Code CLI is not executable (permission denied)."}},
+		{"exits", exits, []string{"Claude Code could not start: it exited with code 3: fatal: ANTHROPIC_API_KEY=[redacted] rejected"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, sid := startFailures(t, airOn, agenttest.Options{Config: withExecutable(tc.exe)})
+			r := responseRecord(t)(h.Prompt(sid, "hi"))
+			for _, w := range tc.want {
+				if !strings.HasPrefix(r.Title, w) {
+					t.Errorf("title %q, want %q", r.Title, w)
+				}
+			}
+			if r.Category != "connection" || !reflect.DeepEqual(r.Actions, []string{"retry", "new_session"}) ||
+				strings.Contains(r.Title+r.Details, "sk-ant") || strings.Contains(r.Title+r.Details, dir) {
+				t.Errorf("record %+v", r)
+			}
+			h.Close()
+			hl := agenttest.Start(t, agenttest.Options{Config: withExecutable(tc.exe)})
+			sl := hl.NewSession(hl.Sandbox.WorkDir)
+			_, err := hl.Prompt(sl, "hi")
+			wantRPCError(t, err, acp.CodeInternalError, "could not start")
+		})
+	}
+}
+
+// TestRetryNoResponseReasonE2E (item 15): a retry because the API sent no
+// response headers in time says why it waits (the CLI's no_response). The
+// CLI arms that first-byte watchdog only for first-party requests it
+// tracks, which the fake API does not get; so the real CLI's retry frames
+// (an unreachable endpoint) pass through a filter that adds the
+// no_response member exactly as the CLI's schema writes it.
+func TestRetryNoResponseReasonE2E(t *testing.T) {
+	wrapper := filepath.Join(t.TempDir(), "claude-no-response")
+	script := "#!/bin/sh\n'" + clitest.CLIPath(t) + "' \"$@\" | sed -u 's/\"subtype\":\"api_retry\",/\"subtype\":\"api_retry\",\"no_response\":{\"waited_ms\":10000,\"retry_wait_ms\":20000},/'\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"},
+		Config: withExecutable(wrapper)})
+	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
+	recs := infoRecords(t, h, sid)
+	if len(recs) != 1 || recs[0].Severity != "warning" || recs[0].Category != "connection" || recs[0].ID != r.ID ||
+		recs[0].Title != "Reconnecting to Claude, attempt 1 of 1. No response after 10s; waiting up to 20s." {
+		t.Fatalf("warnings %+v", recs)
+	}
+}
+
+// TestRefusalRetryNoticeTypedE2E (item 15): the CLI's refusal-retry notice
+// ("… safeguards stopped the response above · continuing once with that
+// noted") is a typed warning for a capable client, not assistant prose; a
+// legacy client keeps the transcript line.
+func TestRefusalRetryNoticeTypedE2E(t *testing.T) {
+	env := []string{"CLAUDE_CODE_DISABLE_REFUSAL_RETRY"} // the hermetic env turns it off
+	script := []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer.")}
+	h, sid := startFailures(t, airOn, agenttest.Options{Env: env})
+	h.API().Script(script...)
+	resp, err := h.Prompt(sid, "scan ports")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	recs := infoRecords(t, h, sid)
+	if len(recs) != 1 || recs[0].Severity != "warning" || recs[0].Category != "unknown" || !strings.Contains(recs[0].ID, sid+":notice:") ||
+		!strings.Contains(recs[0].Title, "safeguards stopped the response above") || strings.Contains(recs[0].Title, "**") {
+		t.Fatalf("records %+v", recs)
+	}
+	if got := h.AgentText(sid); got != "Safe answer." {
+		t.Errorf("agent text %q", got)
+	}
+	validWire(t, h)
+	h.Close()
+
+	lh := agenttest.Start(t, agenttest.Options{Env: env})
+	lsid := lh.NewSession(lh.Sandbox.WorkDir)
+	lh.API().Script(script...)
+	if _, err := lh.Prompt(lsid, "scan ports"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lh.AgentText(lsid); !strings.Contains(got, "safeguards stopped the response above") || !strings.HasSuffix(got, "Safe answer.") {
+		t.Errorf("legacy agent text %q", got)
+	}
+}
+
+// chunkIDs joins the message ids of the agent text chunks of sid.
+func chunkIDs(h *agenttest.Harness, sid string) string {
+	var ids []string
+	for _, u := range h.Updates(sid) {
+		if c := u.AgentMessageChunk; c != nil {
+			id, _ := c.MessageID.Get()
+			ids = append(ids, string(id))
+		}
+	}
+	return strings.Join(ids, ",")
+}

@@ -1,0 +1,144 @@
+package agent_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// Issue 15, item 10: what the editor sees of usage, the context window,
+// WebSearch results, model names and the fast mode option.
+
+// TestPromptUsageAndContextWindowE2E: PromptResponse.usage is the turn's
+// token usage, and every usage_update, the first one included, has the
+// context window the CLI reports for its model (1M here), not a 200k guess
+// corrected at the end of the turn.
+func TestPromptUsageAndContextWindowE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	step := fakeapi.Text("Hello.")
+	step.Usage = map[string]any{"input_tokens": 120, "output_tokens": 7, "cache_read_input_tokens": 30, "cache_creation_input_tokens": 4}
+	h.API().Script(step)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	resp, err := h.Prompt(sid, "hi")
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	u := resp.Usage
+	if u == nil || u.InputTokens != 120 || u.OutputTokens != 7 || u.CachedReadTokens.Or(0) != 30 || u.CachedWriteTokens.Or(0) != 4 || u.TotalTokens != 161 {
+		t.Fatalf("usage %+v", u)
+	}
+	n := 0
+	for _, up := range h.Updates(sid) {
+		if uu := up.UsageUpdate; uu != nil {
+			n++
+			if uu.Size != 1_000_000 {
+				t.Errorf("usage_update %d has size %d", n, uu.Size)
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d usage updates", n)
+	}
+	validWire(t, h)
+}
+
+// TestWebSearchCardE2E: the WebSearch card shows the search result, not
+// the CLI's reminder to the model to cite its sources.
+func TestWebSearchCardE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(toolUse("toolu_ws", "WebSearch", map[string]any{"query": "golang release"}),
+		fakeapi.Text("Go 1.26 was released.").When(fakeapi.Match{ToolsInclude: fakeapi.Names{"web_search"}}),
+		fakeapi.Text("done"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "search"); err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := toolCalls(t, h, sid)
+	ws := calls["toolu_ws"]
+	text := contentText(ws.content)
+	if ws.status != acp.ToolCallStatusCompleted || !strings.Contains(text, "Go 1.26 was released.") ||
+		strings.Contains(text, "REMINDER") || strings.Contains(string(ws.rawOutput), "REMINDER") {
+		t.Fatalf("web search card %q, raw %s", text, ws.rawOutput)
+	}
+}
+
+// TestModelNamesAndFastModeE2E: model rows are named with the version the
+// CLI gives ("Opus 5.5", not "Opus"); a model that supports fast mode
+// offers the fast option, which the client can turn on; the CLI's
+// ultracode and the project's own agents are options too.
+func TestModelNamesAndFastModeE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	agents := filepath.Join(h.Sandbox.WorkDir, ".claude", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agents, "reviewer.md"), []byte("---\nname: reviewer\ndescription: Reviews code\n---\nYou review code.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.API().Script(fakeapi.Text("ok"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	opts := latestConfig(h, sid, nil)
+	model := findOption(opts, "model")
+	if model == nil || model.Select == nil {
+		t.Fatalf("no model option: %s", mustMarshal(t, opts))
+	}
+	names := map[string]string{}
+	for _, o := range model.Select.Options.Ungrouped {
+		names[string(o.Value)] = o.Name
+	}
+	if names["opus"] != "Opus 5.5" || names["default"] == "" {
+		t.Errorf("model names %v", names)
+	}
+	// This client declared no boolean options: on/off switches are selects.
+	fast := findOption(opts, "fast")
+	if fast == nil || fast.Select == nil || fast.Select.CurrentValue != "off" || fast.Name != "Fast mode" {
+		t.Fatalf("fast option %s", mustMarshal(t, fast))
+	}
+	var resp acp.SetSessionConfigOptionResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, map[string]any{
+		"sessionId": sid, "configId": "fast", "value": "on"}, &resp); err != nil {
+		t.Fatalf("set fast: %v", err)
+	}
+	if f := findOption(resp.ConfigOptions, "fast"); f == nil || f.Select == nil || f.Select.CurrentValue != "on" {
+		t.Errorf("after turning it on: %s", mustMarshal(t, f))
+	}
+	opts = latestConfig(h, sid, resp.ConfigOptions)
+	if u := findOption(opts, "ultracode"); u == nil || u.Select == nil || u.Select.CurrentValue != "off" {
+		t.Errorf("ultracode option %s", mustMarshal(t, u))
+	}
+	agent := findOption(opts, "agent")
+	if agent == nil || agent.Select == nil || agent.Select.CurrentValue != "default" || len(agent.Select.Options.Ungrouped) != 2 ||
+		agent.Select.Options.Ungrouped[1].Value != "reviewer" {
+		t.Fatalf("agent option %s", mustMarshal(t, agent))
+	}
+	for _, set := range []map[string]any{
+		{"sessionId": sid, "configId": "agent", "value": "reviewer"},
+		{"sessionId": sid, "configId": "ultracode", "value": "on"},
+	} {
+		if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, set, &resp); err != nil {
+			t.Fatalf("set %v: %v", set["configId"], err)
+		}
+	}
+	if a := findOption(resp.ConfigOptions, "agent"); a == nil || a.Select.CurrentValue != "reviewer" {
+		t.Errorf("after choosing the agent: %s", mustMarshal(t, a))
+	}
+	if u := findOption(resp.ConfigOptions, "ultracode"); u == nil || u.Select.CurrentValue != "on" {
+		t.Errorf("after turning ultracode on: %s", mustMarshal(t, u))
+	}
+	// (The CLI took both: apply_flag_settings answered without error. A
+	// running session keeps its system prompt sections, so the API does
+	// not show the agent's prompt until a new CLI starts.)
+	h.API().Script(fakeapi.Text("as the reviewer"))
+	if resp, err := h.Prompt(sid, "review"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after the changes: %+v %v", resp, err)
+	}
+	validWire(t, h)
+}
