@@ -89,7 +89,7 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 	case configModel:
 		err = s.applyModel(ctx, value, "value")
 	case configEffort:
-		err = s.applyEffort(ctx, value)
+		err = s.apply(ctx, effortSetting(value))
 	case configThinking, configFast, configUltra:
 		on, verr := switchValue(p, value)
 		if verr != nil {
@@ -97,14 +97,14 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 		}
 		switch string(p.ConfigID) {
 		case configThinking:
-			err = s.applyThinking(ctx, on)
+			err = s.apply(ctx, thinkingSetting(on))
 		case configFast:
-			err = s.applyFast(ctx, on)
+			err = s.apply(ctx, fastSetting(on))
 		default:
-			err = s.applyUltracode(ctx, on)
+			err = s.apply(ctx, ultracodeSetting(on))
 		}
 	case configAgent:
-		err = s.applyAgent(ctx, value)
+		err = s.apply(ctx, agentSetting(value))
 	default:
 		return nil, acp.NewInvalidParams("configId", "unknown config option")
 	}
@@ -177,7 +177,7 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 		}
 		if valid {
 			prev, proc = s.conf.model, s.cli.proc
-			s.setModel(value)
+			s.conf.setModel(value)
 		}
 	})
 	if !valid {
@@ -187,7 +187,7 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 		return nil
 	}
 	if err := proc.SetModel(ctx, cliModel(value)); err != nil {
-		s.do(func() { s.setModel(prev) })
+		s.do(func() { s.conf.setModel(prev) })
 		return acp.NewInternalError("Claude Code could not switch the model: " + err.Error())
 	}
 	s.do(func() {
@@ -207,122 +207,13 @@ func cliModel(value string) string {
 	return value
 }
 
-func (s *session) setModel(value string) {
-	s.conf.model = value
-	s.conf.opts.Model = cliModel(value)
-}
-
-func (s *session) applyEffort(ctx context.Context, level string) error {
-	var proc *claude.Process
-	valid := false
-	s.do(func() {
-		if info, ok := s.conf.modelInfo(s.a.modelList()); ok && info.SupportsEffort {
-			for _, l := range info.SupportedEffortLevels {
-				valid = valid || l == level
-			}
-		}
-		if valid {
-			proc = s.cli.proc
-			s.conf.effort = level
-			s.conf.opts.Effort = level
-		}
-	})
-	if !valid {
-		return acp.NewInvalidParams("value", "unknown effort level for this model")
-	}
-	if proc == nil {
-		return nil
-	}
-	if err := setEffort(ctx, proc, level); err != nil {
-		return acp.NewInternalError("Claude Code could not change the effort: " + err.Error())
-	}
-	return nil
+func (c *sessionConfig) setModel(value string) {
+	c.model = value
+	c.opts.Model = cliModel(value)
 }
 
 func setEffort(ctx context.Context, p *claude.Process, level string) error {
 	return p.ApplyFlagSettings(ctx, map[string]any{"effortLevel": level})
-}
-
-func (s *session) applyThinking(ctx context.Context, on bool) error {
-	var proc *claude.Process
-	valid := false
-	s.do(func() {
-		info, ok := s.conf.modelInfo(s.a.modelList())
-		if valid = ok && info.SupportsThinkingOff; valid {
-			proc = s.cli.proc
-			s.conf.thinkingOff = !on
-			s.conf.opts.Thinking = claude.Thinking{}
-			if !on {
-				s.conf.opts.Thinking.Type = "disabled"
-			}
-		}
-	})
-	if !valid {
-		return acp.NewInvalidParams("configId", "this model cannot turn thinking off")
-	}
-	if proc == nil {
-		return nil
-	}
-	tokens := -1
-	if !on {
-		tokens = 0
-	}
-	if err := proc.SetMaxThinkingTokens(ctx, tokens); err != nil {
-		return acp.NewInternalError("Claude Code could not change thinking: " + err.Error())
-	}
-	return nil
-}
-
-// applyFast turns fast mode on or off (apply_flag_settings fastMode) for
-// a model that supports it. The CLI reports the state it then runs in
-// (fast_mode_state), which the option follows (observeFastMode).
-func (s *session) applyFast(ctx context.Context, on bool) error {
-	var proc *claude.Process
-	valid := false
-	s.do(func() {
-		info, ok := s.conf.modelInfo(s.a.modelList())
-		if valid = ok && info.SupportsFastMode; valid {
-			proc = s.cli.proc
-			s.conf.fastState = "off"
-			if on {
-				s.conf.fastState = "on"
-			}
-			s.conf.fastWanted = &on
-		}
-	})
-	if !valid {
-		return acp.NewInvalidParams("configId", "this model has no fast mode")
-	}
-	if proc == nil {
-		return nil
-	}
-	if err := proc.ApplyFlagSettings(ctx, map[string]any{"fastMode": on}); err != nil {
-		return acp.NewInternalError("Claude Code could not change fast mode: " + err.Error())
-	}
-	return nil
-}
-
-// applyUltracode turns ultracode (standing dynamic-workflow orchestration)
-// on or off where the CLI offers it (apply_flag_settings ultracode).
-func (s *session) applyUltracode(ctx context.Context, on bool) error {
-	var proc *claude.Process
-	valid := false
-	s.do(func() {
-		info, ok := s.conf.modelInfo(s.a.modelList())
-		if valid = ok && s.conf.ultraAvail && slices.Contains(info.SupportedEffortLevels, "xhigh"); valid {
-			proc, s.conf.ultracode, s.conf.ultraWanted = s.cli.proc, on, &on
-		}
-	})
-	if !valid {
-		return acp.NewInvalidParams("configId", "ultracode is not available for this model")
-	}
-	if proc == nil {
-		return nil
-	}
-	if err := proc.ApplyFlagSettings(ctx, map[string]any{"ultracode": on}); err != nil {
-		return acp.NewInternalError("Claude Code could not change ultracode: " + err.Error())
-	}
-	return nil
 }
 
 // builtinAgents are the CLI's own agents; the agent option offers the
@@ -330,50 +221,18 @@ func (s *session) applyUltracode(ctx context.Context, on bool) error {
 var builtinAgents = []string{"claude", "general-purpose", "Explore", "Plan", "statusline-setup"}
 
 // learnAgents takes the custom agents a CLI offers.
-func (s *session) learnAgents(agents []claude.AgentInfo) {
-	s.conf.agents = s.conf.agents[:0]
+func (c *sessionConfig) learnAgents(agents []claude.AgentInfo) {
+	c.agents = c.agents[:0]
 	for _, a := range agents {
 		if a.Name != "" && !slices.Contains(builtinAgents, a.Name) {
-			s.conf.agents = append(s.conf.agents, a.Name)
+			c.agents = append(c.agents, a.Name)
 		}
 	}
 }
 
-// applyAgent runs the main thread as a custom agent ("default": none):
-// apply_flag_settings agent now, --agent at the next start.
-func (s *session) applyAgent(ctx context.Context, name string) error {
-	var proc *claude.Process
-	valid := false
-	s.do(func() {
-		if valid = name == "default" || slices.Contains(s.conf.agents, name); valid {
-			proc = s.cli.proc
-			s.conf.opts.Agent = ""
-			if name != "default" {
-				s.conf.opts.Agent = name
-			}
-		}
-	})
-	if !valid {
-		return acp.NewInvalidParams("value", "unknown agent")
-	}
-	if proc == nil {
-		return nil
-	}
-	var v any = name
-	if name == "default" {
-		v = nil
-	}
-	if err := proc.ApplyFlagSettings(ctx, map[string]any{"agent": v}); err != nil {
-		return acp.NewInternalError("Claude Code could not switch the agent: " + err.Error())
-	}
-	return nil
-}
-
-// observeFastMode follows the CLI's fast_mode_state (initialize, init,
-// every result): the fast option shows it, and the advisor says when fast
-// mode that was on was turned off (failure_live.go).
-func (s *session) observeFastMode(state string, raw json.RawMessage) {
-	s.adv.observeFastMode(s.tr.current, state, raw)
+// followFastMode keeps the fast mode option in step with the CLI's
+// fast_mode_state (initialize, init, every result).
+func (c *sessionConfig) followFastMode(state string, raw json.RawMessage) {
 	if state == "" {
 		return
 	}
@@ -381,7 +240,14 @@ func (s *session) observeFastMode(state string, raw json.RawMessage) {
 		Reason string `json:"fast_mode_disabled_reason"`
 	}
 	_ = json.Unmarshal(raw, &r)
-	s.conf.fastState, s.conf.fastReason = state, r.Reason
+	c.fastState, c.fastReason = state, r.Reason
+}
+
+// observeFastMode tells the user when fast mode was turned off (advisor)
+// and updates the option.
+func (s *session) observeFastMode(state string, raw json.RawMessage) {
+	s.adv.observeFastMode(s.tr.current, state, raw)
+	s.conf.followFastMode(state, raw)
 	s.publishConfig()
 }
 
@@ -596,7 +462,7 @@ func (s *session) modelFromCLI(resolved string) {
 	}
 	for _, m := range s.a.modelList() {
 		if m.Value != "default" && (m.ResolvedModel == resolved || m.Value == resolved) {
-			s.setModel(m.Value)
+			s.conf.setModel(m.Value)
 			s.publishConfig()
 			return
 		}
@@ -618,7 +484,7 @@ func (s *session) followModelSwap(model string) {
 			break
 		}
 	}
-	s.setModel(value)
+	s.conf.setModel(value)
 	s.publishConfig()
 }
 
@@ -651,7 +517,7 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 // written to it now, in order, ahead of the prompts; nothing here waits
 // for the CLI's answers (they come back as messages), so a session/cancel
 // is never held behind them. The client gets the config and command lists.
-func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
+func (s *session) afterStart(p *claude.Process) {
 	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
 	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
@@ -679,17 +545,24 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"ultracode": v})
 		}, nil)
 	}
-	if st != nil { // the effort the CLI applies, and whether it offers ultracode
-		if s.conf.effort == "" && st.Effort != "" {
-			s.conf.effort = st.Effort
+	// The effort the CLI applies and whether it offers ultracode, once it
+	// says: the prompts queued meanwhile go out first.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st, err := p.GetSettings(ctx)
+		if err != nil {
+			return
 		}
-		s.conf.ultraAvail = st.UltracodeAvailable
-		if s.conf.ultraWanted == nil {
-			s.conf.ultracode = st.Ultracode
-		}
-	}
+		s.post(func() {
+			if s.cli.proc == p {
+				s.conf.learnApplied(st)
+				s.publishConfig()
+			}
+		})
+	}()
 	if init != nil {
-		s.learnAgents(init.Agents)
+		s.conf.learnAgents(init.Agents)
 	}
 	s.publishConfig()
 	if init != nil {
@@ -706,7 +579,7 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 // answer (at most 5 s); the session goroutine does not wait for it.
 func (s *session) askContextWindow(p *claude.Process) {
 	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	call, err := p.Begin(wctx, "get_context_usage", map[string]any{"detail": "summary"})
+	call, err := p.BeginGetContextUsage(wctx)
 	cancel()
 	if err != nil {
 		return
@@ -740,6 +613,18 @@ func firstNonZero(vs ...uint64) uint64 {
 	return 0
 }
 
+// learnApplied takes what the CLI applies that the session did not choose:
+// the effort level, and whether ultracode is offered and on.
+func (c *sessionConfig) learnApplied(st *claude.AppliedSettings) {
+	if c.effort == "" && st.Effort != "" {
+		c.effort = st.Effort
+	}
+	c.ultraAvail = st.UltracodeAvailable
+	if c.ultraWanted == nil {
+		c.ultracode = st.Ultracode
+	}
+}
+
 // tell writes a control request to the CLI now and handles its answer
 // later on the session goroutine: refused (the CLI said no, or did not
 // answer within 30 s) runs undo, if any, while p is still the session's
@@ -765,4 +650,128 @@ func (s *session) tell(p *claude.Process, what string, begin func(ctx context.Co
 			s.post(func() { refused(err) })
 		}
 	}()
+}
+
+// A setting is a config option's new value: recorded on the session
+// goroutine (record validates it against what the model offers and keeps
+// it for the next start), then handed to the running CLI, if any.
+type setting struct {
+	what    string     // for the error: "the effort"
+	invalid *acp.Error // when record refuses it
+	record  func(c *sessionConfig, models []claude.ModelInfo) bool
+	send    func(ctx context.Context, p *claude.Process) error
+}
+
+// apply records st and sends it to the session's CLI.
+func (s *session) apply(ctx context.Context, st setting) error {
+	var proc *claude.Process
+	valid := false
+	s.do(func() {
+		if valid = st.record(&s.conf, s.a.modelList()); valid {
+			proc = s.cli.proc
+		}
+	})
+	if !valid {
+		return st.invalid
+	}
+	if proc == nil {
+		return nil
+	}
+	if err := st.send(ctx, proc); err != nil {
+		return acp.NewInternalError("Claude Code could not change " + st.what + ": " + err.Error())
+	}
+	return nil
+}
+
+func effortSetting(level string) setting {
+	return setting{what: "the effort", invalid: acp.NewInvalidParams("value", "unknown effort level for this model"),
+		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
+			info, ok := c.modelInfo(models)
+			if !ok || !info.SupportsEffort || !slices.Contains(info.SupportedEffortLevels, level) {
+				return false
+			}
+			c.effort, c.opts.Effort = level, level
+			return true
+		},
+		send: func(ctx context.Context, p *claude.Process) error { return setEffort(ctx, p, level) }}
+}
+
+func thinkingSetting(on bool) setting {
+	return setting{what: "thinking", invalid: acp.NewInvalidParams("configId", "this model cannot turn thinking off"),
+		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
+			if info, ok := c.modelInfo(models); !ok || !info.SupportsThinkingOff {
+				return false
+			}
+			c.thinkingOff = !on
+			c.opts.Thinking = claude.Thinking{}
+			if !on {
+				c.opts.Thinking.Type = "disabled"
+			}
+			return true
+		},
+		send: func(ctx context.Context, p *claude.Process) error {
+			tokens := -1
+			if !on {
+				tokens = 0
+			}
+			return p.SetMaxThinkingTokens(ctx, tokens)
+		}}
+}
+
+func fastSetting(on bool) setting {
+	return setting{what: "fast mode", invalid: acp.NewInvalidParams("configId", "this model has no fast mode"),
+		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
+			if info, ok := c.modelInfo(models); !ok || !info.SupportsFastMode {
+				return false
+			}
+			c.fastState = "off"
+			if on {
+				c.fastState = "on"
+			}
+			c.fastWanted = &on
+			return true
+		},
+		send: func(ctx context.Context, p *claude.Process) error {
+			return p.ApplyFlagSettings(ctx, map[string]any{"fastMode": on})
+		}}
+}
+
+// ultracodeSetting turns ultracode (standing dynamic-workflow
+// orchestration) on or off where the CLI offers it.
+func ultracodeSetting(on bool) setting {
+	return setting{what: "ultracode", invalid: acp.NewInvalidParams("configId", "ultracode is not available for this model"),
+		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
+			info, ok := c.modelInfo(models)
+			if !ok || !c.ultraAvail || !slices.Contains(info.SupportedEffortLevels, "xhigh") {
+				return false
+			}
+			c.ultracode, c.ultraWanted = on, &on
+			return true
+		},
+		send: func(ctx context.Context, p *claude.Process) error {
+			return p.ApplyFlagSettings(ctx, map[string]any{"ultracode": on})
+		}}
+}
+
+// agentSetting runs the main thread as a custom agent ("default": none):
+// apply_flag_settings agent now, --agent at the next start.
+func agentSetting(name string) setting {
+	return setting{what: "the agent", invalid: acp.NewInvalidParams("value", "unknown agent"),
+		record: func(c *sessionConfig, _ []claude.ModelInfo) bool {
+			if name != "default" && !slices.Contains(c.agents, name) {
+				return false
+			}
+			c.opts.Agent = ""
+			if name != "default" {
+				c.opts.Agent = name
+			}
+			return true
+		},
+		send: func(ctx context.Context, p *claude.Process) error {
+			var v any = name
+			if name == "default" {
+				v = nil
+			}
+			return p.ApplyFlagSettings(ctx, map[string]any{"agent": v})
+		}}
 }

@@ -90,7 +90,7 @@ func (s *session) restart(setup *sessionSetup) bool {
 	s.cancelTurns(slices.Clone(s.q.turns))
 	clear(s.q.cancelledIDs) // the next CLI never saw them
 	s.conf.opts.Dir, s.conf.opts.AddDirs, s.conf.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
-	s.takeMeta(setup)
+	s.conf.takeMeta(setup)
 	s.tr.cwd = setup.cwd
 	if p == nil {
 		return false
@@ -109,16 +109,16 @@ func (s *session) restart(setup *sessionSetup) bool {
 // (metaopts.go). A model or effort the request names becomes the
 // session's choice (the pickers show it); without one, the session keeps
 // what the user picked.
-func (s *session) takeMeta(setup *sessionSetup) {
-	o, n := &s.conf.opts, setup.opts
+func (c *sessionConfig) takeMeta(setup *sessionSetup) {
+	o, n := &c.opts, setup.opts
 	o.SystemPrompt, o.AppendSystemPrompt, o.Tools = n.SystemPrompt, n.AppendSystemPrompt, n.Tools
 	o.FallbackModel, o.Agent, o.MaxTurns, o.MaxBudgetUSD = n.FallbackModel, n.Agent, n.MaxTurns, n.MaxBudgetUSD
 	o.AllowedTools, o.DisallowedTools, o.Settings, o.Env = n.AllowedTools, n.DisallowedTools, n.Settings, n.Env
 	if m := setup.meta.Model; m != "" {
-		s.setModel(m)
+		c.setModel(m)
 	}
 	if e := setup.meta.Effort; e != "" {
-		s.conf.effort, o.Effort = e, e
+		c.effort, o.Effort = e, e
 	}
-	s.conf.metaKey = setup.meta.key()
+	c.metaKey = setup.meta.key()
 }

@@ -115,7 +115,7 @@ func (s *session) goalPrompt(t *turn) {
 	}
 	p := &goalPending{clear: arg == "clear", objective: arg, prev: s.goal.snap, turn: t}
 	s.goal.pending = p
-	s.goal.read = s.transcriptSize() // goalMet: only what this goal's turns write
+	s.goal.read = s.a.transcriptSize(s.id) // goalMet: only what this goal's turns write
 	if p.clear {
 		s.publishGoal(nil)
 	} else {
@@ -206,7 +206,13 @@ func (s *session) goalMet(objective string, try int) {
 			s.goal.read = max(s.goal.read, end)
 			if met == nil {
 				if try < 5 {
-					time.AfterFunc(200*time.Millisecond, func() { s.post(func() { s.goalMetAgain(objective, try+1) }) })
+					time.AfterFunc(200*time.Millisecond, func() {
+						s.post(func() {
+							if g := s.goal.snap; g != nil && g.Objective == objective && g.Status == "active" {
+								s.goalMet(objective, try+1)
+							}
+						})
+					})
 				}
 				return
 			}
@@ -221,16 +227,10 @@ func (s *session) goalMet(objective string, try int) {
 	}()
 }
 
-func (s *session) goalMetAgain(objective string, try int) {
-	if g := s.goal.snap; g != nil && g.Objective == objective && g.Status == "active" {
-		s.goalMet(objective, try)
-	}
-}
-
 // transcriptSize is the size of the session's transcript now (0 while it
 // does not exist).
-func (s *session) transcriptSize() int64 {
-	path, err := transcript.Find(s.a.configDir(), s.id)
+func (a *connection) transcriptSize(id string) int64 {
+	path, err := transcript.Find(a.configDir(), id)
 	if err != nil {
 		return 0
 	}

@@ -100,7 +100,7 @@ func (a *connection) restoreGoal(id string, snap *goalSnapshot) {
 	}
 	live.do(func() {
 		if live.goal.sent == "" && live.goal.snap == nil && live.goal.pending == nil {
-			live.goal.read = live.transcriptSize() // goalMet: what follows the history
+			live.goal.read = live.a.transcriptSize(live.id) // goalMet: what follows the history
 			live.publishGoal(snap)
 		}
 	})

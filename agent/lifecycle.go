@@ -30,7 +30,7 @@ func (a *connection) resumeSession(ctx context.Context, p *acp.ResumeSessionRequ
 	if err != nil {
 		return nil, err
 	}
-	modes, opts := s.state()
+	modes, opts := a.state(s)
 	return &acp.ResumeSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil
 }
 
@@ -128,7 +128,7 @@ func (a *connection) forkSession(ctx context.Context, p *acp.ForkSessionRequest)
 		a.drop(id, s)
 		return nil, startFailure(src, err)
 	}
-	modes, opts := s.state()
+	modes, opts := a.state(s)
 	return &acp.ForkSessionResponse{SessionID: acp.SessionID(id), Modes: modes, ConfigOptions: acp.Some(opts)}, nil
 }
 
@@ -256,7 +256,7 @@ func startFailure(id string, err error) error {
 }
 
 // state is the session's modes and config options, read on its goroutine.
-func (s *session) state() (modes *acp.SessionModeState, opts []acp.SessionConfigOption) {
+func (a *connection) state(s *session) (modes *acp.SessionModeState, opts []acp.SessionConfigOption) {
 	s.do(func() { modes, opts = s.configSnapshot() })
 	return modes, opts
 }

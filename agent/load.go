@@ -28,7 +28,7 @@ func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest)
 	if fresh {
 		a.restoreMode(ctx, s, mode)
 	}
-	modes, opts := s.state()
+	modes, opts := a.state(s)
 	return &acp.LoadSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil
 }
 

@@ -265,6 +265,18 @@ var loginHint = regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)
 // outcome maps a CLI result to the prompt's answer: a stop reason, or a
 // JSON-RPC error carrying Claude's own message.
 func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse, error) {
+	// showErrorText shows Claude's own error text (the CLI's synthetic
+	// assistant message) as agent text in the turn, to a client without typed
+	// failures, before the prompt's JSON-RPC error: what the reference adapter
+	// shows, and what session/load replays from the transcript (replay.go), so
+	// the live and the loaded transcript agree. Login prompts are left out, as
+	// in the replay; the authRequired error says it.
+	showErrorText := func() {
+		if s.fail.failuresOn() || t.apiErrorText == "" || loginHint.MatchString(t.apiErrorText) {
+			return
+		}
+		s.tr.chunk(false, scrub.Text(t.apiErrorText), t.apiErrorMsgID)
+	}
 	if resp, ok := s.typedOutcome(t, r); ok {
 		return resp, nil // a capable client's failure record (failure_live.go)
 	}
@@ -281,10 +293,10 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		// user stopped the turn from the prompt.
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case r.StopReason == "max_tokens" || t.apiError == "max_output_tokens":
-		s.showErrorText(t)
+		showErrorText()
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
 	case r.IsError:
-		s.showErrorText(t)
+		showErrorText()
 		// scrub: API error bodies can repeat keys, URLs and paths.
 		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
 		if t.apiError == "authentication_failed" || loginHint.MatchString(text) {
@@ -301,19 +313,6 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		s.tr.chunk(false, r.Result, "")
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
-}
-
-// showErrorText shows Claude's own error text (the CLI's synthetic
-// assistant message) as agent text in the turn, to a client without typed
-// failures, before the prompt's JSON-RPC error: what the reference adapter
-// shows, and what session/load replays from the transcript (replay.go), so
-// the live and the loaded transcript agree. Login prompts are left out, as
-// in the replay; the authRequired error says it.
-func (s *session) showErrorText(t *turn) {
-	if s.fail.failuresOn() || t.apiErrorText == "" || loginHint.MatchString(t.apiErrorText) {
-		return
-	}
-	s.tr.chunk(false, scrub.Text(t.apiErrorText), t.apiErrorMsgID)
 }
 
 // turnUsage is the token usage of the turn's result, as PromptResponse

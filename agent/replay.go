@@ -123,7 +123,7 @@ func (rp *replayer) assistant(rec *transcript.Record) {
 	m := rec.Message
 	if rec.IsSynthetic() || rec.IsAPIErrorMessage {
 		// Claude's own error text is agent text, as it was live for a
-		// client without typed failures (session.showErrorText), scrubbed
+		// client without typed failures (session.outcome), scrubbed
 		// the same way. Login prompts are left out, live and here.
 		if text := blocksText(m.Content); text != "" && !loginHint.MatchString(text) {
 			rp.tr.chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))

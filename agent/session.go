@@ -226,22 +226,15 @@ func (s *session) startCLI() {
 			}
 			p, err = claude.Start(ctx, opts)
 		}
-		var st *claude.AppliedSettings
-		if err == nil {
-			// What the CLI applies (effort, ultracode), for the first
-			// config options the client gets: asked here, off the
-			// session goroutine, one local round trip.
-			sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
-			st, _ = p.GetSettings(sctx)
-			scancel()
-		}
-		if !s.do(func() { s.onStarted(p, st, err) }) && p != nil {
+		// What the CLI applies (effort, ultracode) is asked once it is up
+		// (afterStart), without holding the first prompt back for it.
+		if !s.do(func() { s.onStarted(p, err) }) && p != nil {
 			_ = p.Close() // the session closed while the CLI started: nobody owns it
 		}
 	}()
 }
 
-func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err error) {
+func (s *session) onStarted(p *claude.Process, err error) {
 	s.cli.starting = false
 	s.tellStarted(err)
 	if s.closed {
@@ -265,7 +258,7 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	s.lastActive = time.Now() // hibernate.go
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
-	s.afterStart(p, st) // config.go: pending settings, config and command lists
+	s.afterStart(p) // config.go: pending settings, config and command lists
 	// A failed send settles its turn, which edits s.q.turns.
 	for _, t := range slices.Clone(s.q.turns) {
 		if t.phase == turnQueued {

@@ -93,7 +93,7 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 // addSession registers a session and starts its goroutine.
 func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
-	s.do(func() { s.takeMeta(setup) })
+	s.do(func() { s.conf.takeMeta(setup) })
 	a.mu.Lock()
 	a.sessions[id] = s
 	a.mu.Unlock()

@@ -92,7 +92,7 @@ func (tr *translator) bashResult(ts *toolState, text string, isError bool, struc
 		out, exit = text, nil // a replayed background command: its notice
 	}
 	if live != nil {
-		out = tr.endForeground(live, out)
+		out = live.endForeground(tr, out)
 		if ts.terminal && out == "" {
 			tr.finishCommand(ts, status, "", exit, mustJSON(text))
 			return false
@@ -223,7 +223,7 @@ func (tr *translator) onTaskEvent(ev *claude.TaskEvent) {
 
 func (tr *translator) finishBackground(bg *bgTask, status string, exit *int) {
 	tr.pollBackground(bg)
-	tr.dropTask(bg)
+	bg.drop(tr)
 	delete(tr.tools, bg.ts.id)
 	st := acp.ToolCallStatusCompleted
 	if status != "completed" || exit != nil && *exit != 0 {
@@ -245,7 +245,7 @@ func (tr *translator) finishBackground(bg *bgTask, status string, exit *int) {
 func (tr *translator) stopBackground() {
 	for _, bg := range tr.bgTasks {
 		if bg.foreground {
-			tr.dropTask(bg) // its call ends with the turn
+			bg.drop(tr) // its call ends with the turn
 			continue
 		}
 		tr.finishBackground(bg, "stopped", nil)

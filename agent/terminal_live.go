@@ -55,7 +55,7 @@ func (tr *translator) followTask(ts *toolState, taskID string, f *os.File) {
 	}
 	tr.bgTasks[taskID] = bg
 	tr.pollBackground(bg) // what the first seconds printed
-	tr.world.poll(bg, tr.pollForeground)
+	tr.world.poll(bg, func(bg *bgTask) { bg.pollForeground(tr) })
 }
 
 // Commands shorter than the ~2–3 s after which Claude Code names their
@@ -122,12 +122,12 @@ func (tr *translator) discoverForeground(w *bgTask) {
 
 // pollForeground forwards new output, unless the call's turn was already
 // answered (a cancelled turn reports nothing more).
-func (tr *translator) pollForeground(bg *bgTask) {
+func (bg *bgTask) pollForeground(tr *translator) {
 	if tr.bgTasks[bg.taskID] != bg {
 		return
 	}
 	if t := bg.ts.turn; bg.foreground && t != nil && (t.cancelled || t.settled) {
-		tr.dropTask(bg)
+		bg.drop(tr)
 		return
 	}
 	tr.pollBackground(bg)
@@ -205,9 +205,9 @@ func (tr *translator) foregroundOf(ts *toolState) *bgTask {
 // the command printed (truncated or reformatted), the terminal keeps the
 // command's own output. Other clients get out in full, replacing the live
 // block.
-func (tr *translator) endForeground(bg *bgTask, out string) string {
-	tr.drain(bg)
-	tr.dropTask(bg)
+func (bg *bgTask) endForeground(tr *translator, out string) string {
+	bg.drain(tr)
+	bg.drop(tr)
 	if !bg.ts.terminal || bg.off == 0 {
 		return out
 	}
@@ -223,7 +223,7 @@ func (tr *translator) endForeground(bg *bgTask, out string) string {
 }
 
 // drain forwards everything left in the output file.
-func (tr *translator) drain(bg *bgTask) {
+func (bg *bgTask) drain(tr *translator) {
 	for i := 0; i < 64; i++ { // at most 16 MiB more
 		off := bg.off
 		tr.pollBackground(bg)
@@ -234,7 +234,7 @@ func (tr *translator) drain(bg *bgTask) {
 }
 
 // dropTask stops following a task without reporting anything.
-func (tr *translator) dropTask(bg *bgTask) {
+func (bg *bgTask) drop(tr *translator) {
 	select {
 	case <-bg.stop:
 	default:

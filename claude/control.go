@@ -429,3 +429,10 @@ func (p *Process) CancelAsyncMessage(ctx context.Context, messageUUID string) (b
 	}
 	return r.Cancelled, nil
 }
+
+// BeginGetContextUsage asks the CLI for its context usage summary (the
+// context window among it) without waiting for the answer (see Begin); the
+// answer's maxTokens and rawMaxTokens give the window.
+func (p *Process) BeginGetContextUsage(ctx context.Context) (*Call, error) {
+	return p.Begin(ctx, "get_context_usage", map[string]any{"detail": "summary"})
+}
