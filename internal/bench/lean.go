@@ -9,7 +9,6 @@ import (
 	"io"
 	"os/exec"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -31,7 +30,7 @@ func startLean(argv []string, sb *sandbox) (*leanClient, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = sb.env
 	cmd.Dir = sb.work
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setGroup(cmd)
 	c := &leanClient{cmd: cmd, stderr: &tail{max: 8 << 10}}
 	cmd.Stderr = c.stderr
 	stdin, err := cmd.StdinPipe()
