@@ -517,7 +517,7 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 // written to it now, in order, ahead of the prompts; nothing here waits
 // for the CLI's answers (they come back as messages), so a session/cancel
 // is never held behind them. The client gets the config and command lists.
-func (s *session) afterStart(p *claude.Process) {
+func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
 	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
@@ -545,22 +545,9 @@ func (s *session) afterStart(p *claude.Process) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"ultracode": v})
 		}, nil)
 	}
-	// The effort the CLI applies and whether it offers ultracode, once it
-	// says: the prompts queued meanwhile go out first.
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		st, err := p.GetSettings(ctx)
-		if err != nil {
-			return
-		}
-		s.post(func() {
-			if s.cli.proc == p {
-				s.conf.learnApplied(st)
-				s.publishConfig()
-			}
-		})
-	}()
+	if st != nil { // the effort the CLI applies, and whether it offers ultracode
+		s.conf.learnApplied(st)
+	}
 	if init != nil {
 		s.conf.learnAgents(init.Agents)
 	}

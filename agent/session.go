@@ -226,15 +226,22 @@ func (s *session) startCLI() {
 			}
 			p, err = claude.Start(ctx, opts)
 		}
-		// What the CLI applies (effort, ultracode) is asked once it is up
-		// (afterStart), without holding the first prompt back for it.
-		if !s.do(func() { s.onStarted(p, err) }) && p != nil {
+		var st *claude.AppliedSettings
+		if err == nil {
+			// What the CLI applies (effort, ultracode), so that the first
+			// config list the client gets is whole: asked here, off the
+			// session goroutine, one local round trip.
+			sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+			st, _ = p.GetSettings(sctx)
+			scancel()
+		}
+		if !s.do(func() { s.onStarted(p, st, err) }) && p != nil {
 			_ = p.Close() // the session closed while the CLI started: nobody owns it
 		}
 	}()
 }
 
-func (s *session) onStarted(p *claude.Process, err error) {
+func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err error) {
 	s.cli.starting = false
 	s.tellStarted(err)
 	if s.closed {
@@ -258,7 +265,7 @@ func (s *session) onStarted(p *claude.Process, err error) {
 	s.lastActive = time.Now() // hibernate.go
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
-	s.afterStart(p) // config.go: pending settings, config and command lists
+	s.afterStart(p, st) // config.go: pending settings, config and command lists
 	// A failed send settles its turn, which edits s.q.turns.
 	for _, t := range slices.Clone(s.q.turns) {
 		if t.phase == turnQueued {
