@@ -434,4 +434,4 @@ const documentTail = "\n" +
 	"iteration) and then the median. A `session/load` replay ends at the last history update (user, agent " +
 	"and thought chunks, tool calls and their updates, plans) the client receives; the answer follows once " +
 	"the adapter's CLI is up, so its time is mostly the CLI's start-up, not the replay. Per message is the " +
-	"replay's time over the messages on the active branch.\n"
+	"replay's time over the messages on the active branch. Hibernation (section 8, ours alone: the reference keeps every CLI) opens the sessions in one agent and gives each one prompt in turn, once with `CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=4` and once without a cap; the peak RSS of the whole tree is sampled after every turn (the current RSS of every process, summed), and the first session, the least recently used, is then prompted again: with the cap its CLI resumes with `--resume`.\n"
