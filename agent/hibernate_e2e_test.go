@@ -222,7 +222,10 @@ func TestHibernationNeverDuringATurn(t *testing.T) {
 
 // TestHibernationKeepsAlwaysAllow: what the user always allowed before the
 // session hibernated is still allowed after the resume: the second write
-// runs without asking again.
+// runs without asking again. (For Write, CLI 2.1.332 suggests a mode or a
+// rule saved in settings, both of which survive a restart by themselves;
+// the session-only rules that the agent hands back as --allowedTools are
+// checked by TestSessionRules.)
 func TestHibernationKeepsAlwaysAllow(t *testing.T) {
 	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
 	h.Permission = choose("allow_always")

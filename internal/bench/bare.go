@@ -114,12 +114,17 @@ func (b *bareCLI) wrap(err error) error {
 func (b *bareCLI) usage() (treeUsage, error) { return snapshotTree(b.cmd.Process.Pid) }
 
 // close ends the CLI by closing its stdin, as the SDK does.
-func (b *bareCLI) close(timeout time.Duration) {
-	pid := b.cmd.Process.Pid
+func (b *bareCLI) close(timeout time.Duration) { closeByStdin(b.cmd, b.stdin, b.out, timeout) }
+
+// closeByStdin ends a process the way an editor ends an agent and the SDK
+// a CLI: stdin closed, its output drained until it exits, its group killed
+// after timeout, and nothing it started left behind.
+func closeByStdin(cmd *exec.Cmd, stdin io.Closer, out io.Reader, timeout time.Duration) {
+	pid := cmd.Process.Pid
 	before := descendants(pid)
-	_ = b.stdin.Close()
+	_ = stdin.Close()
 	done := make(chan struct{})
-	go func() { _, _ = io.Copy(io.Discard, b.out); _ = b.cmd.Wait(); close(done) }()
+	go func() { _, _ = io.Copy(io.Discard, out); _ = cmd.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(timeout):

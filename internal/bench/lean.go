@@ -135,18 +135,4 @@ func (c *leanClient) wrap(what string, err error) error {
 }
 
 // close ends the adapter as an editor does, by closing stdin.
-func (c *leanClient) close(timeout time.Duration) {
-	pid := c.cmd.Process.Pid
-	before := descendants(pid)
-	_ = c.stdin.Close()
-	done := make(chan struct{})
-	go func() { _, _ = io.Copy(io.Discard, c.out); _ = c.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(timeout):
-		killGroup(pid)
-		<-done
-	}
-	killGroup(pid)
-	killLeftovers(before)
-}
+func (c *leanClient) close(timeout time.Duration) { closeByStdin(c.cmd, c.stdin, c.out, timeout) }
