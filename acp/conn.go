@@ -141,7 +141,7 @@ type connState struct {
 	inflight      map[string]*inflight // inbound requests by id key
 	inflightBytes int                  // their frame sizes, for MaxInFlightBytes
 	pending       map[string]*pending  // outbound calls by id key
-	initialized   bool                 // the initialize gate is open
+	gate          initGate             // the initialize gate (gate.go)
 	eof           bool                 // the peer closed its side
 	queue         []*inflight          // read, not yet dispatched
 	queued        int                  // bytes of queued notifications
@@ -159,6 +159,7 @@ type inflight struct {
 	replied   bool
 	cancelled bool
 	grace     *time.Timer
+	initV2    bool // an initialize asking for protocol 2 or later (gate.go)
 }
 
 type pending struct {
@@ -516,8 +517,9 @@ func (c *Conn) dispatchLoop() {
 		c.handlers.Add(1)
 		c.hmu.Unlock()
 		go c.run(f, hs)
-		// The initialize gate needs its answer before anything else runs.
-		if f.req.Method != c.opts.InitializeMethod {
+		// The initialize gate needs its answer before anything else runs
+		// (v1); under v2 the requests behind it are refused instead.
+		if f.req.Method != c.opts.InitializeMethod || f.initV2 {
 			release.Reset(c.opts.ReleaseTimeout)
 		}
 		cancelled := f.ctx.Done()
@@ -565,31 +567,6 @@ func (c *Conn) waitDispatched(seq uint64) {
 	for c.st.doneSeq < seq && !c.closed() {
 		c.cond.Wait()
 	}
-}
-
-// admit applies the initialize gate.
-func (c *Conn) admit(f *inflight) bool {
-	init := c.opts.InitializeMethod
-	if init == "" {
-		return true
-	}
-	c.mu.Lock()
-	initialized := c.st.initialized
-	c.mu.Unlock()
-	switch {
-	case f.req.IsNotification() && !initialized:
-		c.log.Debug("acp: dropping notification before initialize", "method", f.req.Method)
-		return false
-	case f.req.IsNotification():
-		return true
-	case f.req.Method == init && initialized:
-		c.reply(f, nil, NewInvalidRequest("the connection is already initialized; reconnect to initialize again"))
-		return false
-	case f.req.Method != init && !initialized:
-		c.reply(f, nil, NewInvalidRequest(init+" must complete before "+f.req.Method+" can be used"))
-		return false
-	}
-	return true
 }
 
 // handlerState lets a handler release the dispatcher early (Async).
@@ -651,11 +628,19 @@ func (c *Conn) run(f *inflight, hs *handlerState) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("acp: handler panicked", "method", f.req.Method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			if f.req.Method == c.opts.InitializeMethod {
+				c.initFinished(nil, false)
+			}
 			c.replyAbandoned(f, "handler panicked")
 		}
 	}()
 	ctx := context.WithValue(f.ctx, handlerKey{}, hs)
 	result, err := c.opts.Handler.Handle(ctx, &f.req)
+	if f.req.Method == c.opts.InitializeMethod {
+		// Before the answer goes out: what the client sends once it has
+		// the answer is judged by the gate's new state.
+		c.initFinished(result, err == nil && !isNil(result))
+	}
 	switch {
 	case err != nil:
 		var e *Error
@@ -666,11 +651,7 @@ func (c *Conn) run(f *inflight, hs *handlerState) {
 	case isNil(result):
 		c.replyAbandoned(f, "handler returned no result")
 	default:
-		if c.reply(f, result, nil) && f.req.Method == c.opts.InitializeMethod {
-			c.mu.Lock()
-			c.st.initialized = true
-			c.mu.Unlock()
-		}
+		c.reply(f, result, nil)
 	}
 }
 
