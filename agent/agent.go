@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -76,9 +77,13 @@ type connection struct {
 	log       *slog.Logger
 	conn      *acp.Conn
 	connReady chan struct{} // closed once conn is set
+	// version is the protocol version initialize chose (0 before); read
+	// for every update, so without the lock.
+	version atomic.Int32
 
 	mu       sync.Mutex
 	client   clientCaps
+	v2       map[string]*v2Updates // v2 connections: each session's update converter (v2.go)
 	sessions map[string]*session
 	models   []claude.ModelInfo // the CLI's model list, learnt from the first session
 	closing  bool
@@ -131,7 +136,7 @@ func (a *connection) serve(ctx context.Context, r io.Reader, w io.Writer) error 
 		Logger:           a.log,
 		InitializeMethod: acp.MethodInitialize,
 		CancelledResult: func(method string) (any, bool) {
-			if method == acp.MethodSessionPrompt {
+			if method == acp.MethodSessionPrompt && a.protocol() < acp.ProtocolV2 {
 				return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, true
 			}
 			return nil, false
@@ -202,14 +207,18 @@ func (a *connection) session(id acp.SessionID) (*session, error) {
 // notify sends a session/update. Errors mean the client is gone; the
 // connection then shuts everything down, so they are only logged.
 // send is notify for updates whose delivery matters to the caller.
+// On a v2 connection the update goes out as what v2 makes of it
+// (v2convert.go).
 func (a *connection) send(sessionID string, u acp.SessionUpdate) error {
+	if a.protocol() >= acp.ProtocolV2 {
+		return a.sendV2(sessionID, a.updatesV2(sessionID).convert(u)...)
+	}
 	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
 	return a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n)
 }
 
 func (a *connection) notify(sessionID string, u acp.SessionUpdate) {
-	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
-	if err := a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n); err != nil {
+	if err := a.send(sessionID, u); err != nil {
 		a.log.Debug("session/update not sent", "error", err)
 	}
 }

@@ -7,11 +7,57 @@ import (
 	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 )
 
 // supportedVersions are the ACP protocol versions this agent serves.
-var supportedVersions = []int{1}
+var supportedVersions = []int{acp.ProtocolV1, acp.ProtocolV2}
+
+// initializeAny is initialize for either version: the requested version
+// is read first, and the params are decoded as that version defines them
+// (docs/acp-v2.md, "Negotiation and connection rules").
+func (a *connection) initializeAny(ctx context.Context, params json.RawMessage) (any, error) {
+	requested, err := acp.PeekProtocolVersion(params)
+	if err != nil {
+		return nil, err
+	}
+	v, err := acp.NegotiateVersion(requested, supportedVersions)
+	if err != nil {
+		return nil, err
+	}
+	if v < acp.ProtocolV2 {
+		if a.protocol() >= acp.ProtocolV2 {
+			return nil, acp.NewInvalidRequest("a repeated initialize must request protocol version 2 or later")
+		}
+		var p acp.InitializeRequest
+		if err := acp.DecodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		return a.initialize(ctx, &p)
+	}
+	var p acpv2.InitializeRequest
+	if err := acp.DecodeParams(params, &p); err != nil {
+		if requested == acp.ProtocolV2 {
+			return nil, err
+		}
+		// A later version's params may not parse as v2's: answer 2 with
+		// what can be read, as the official SDK does.
+		p = acpv2.InitializeRequest{Info: acpv2.Implementation{Name: "unknown", Version: "unknown"}}
+		var loose struct {
+			Capabilities json.RawMessage `json:"capabilities"`
+		}
+		if json.Unmarshal(params, &loose) == nil && len(loose.Capabilities) > 0 {
+			_ = json.Unmarshal(loose.Capabilities, &p.Capabilities)
+		}
+	}
+	return a.initializeV2(&p), nil
+}
+
+// protocol is the version the connection's initialize chose (0 before).
+func (a *connection) protocol() int {
+	return int(a.version.Load())
+}
 
 // clientCaps is what the agent remembers of the client's initialize.
 type clientCaps struct {
@@ -44,6 +90,7 @@ func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (
 		return nil, err
 	}
 	a.mu.Lock()
+	a.version.Store(int32(v))
 	a.client = readClientCaps(p.ClientCapabilities)
 	cc := a.client
 	a.mu.Unlock()

@@ -78,6 +78,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 		choices = s.permissionChoices(req)
 		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.tr.toolSession(ts)), ToolCall: s.tr.fullToolCall(ts)}
 		s.tr.subagentAsking(ts, +1) // subagent_sessions.go: the child requires action
+		if s.q.v2 != nil && t != nil {
+			s.q.v2.ask(+1) // v2turns.go: the foreground turn requires action
+		}
 		for _, c := range choices {
 			params.Options = append(params.Options, c.opt)
 		}
@@ -88,9 +91,15 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	if stopped {
 		return claude.PermissionResult{Behavior: "deny", Message: "The user cancelled this turn.", Interrupt: true}, nil
 	}
-	defer s.post(func() { s.q.untrackRequest(t, open); s.tr.subagentAsking(ts, -1) })
-	var resp acp.RequestPermissionResponse
-	if err := s.a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp); err != nil {
+	defer s.post(func() {
+		s.q.untrackRequest(t, open)
+		s.tr.subagentAsking(ts, -1)
+		if s.q.v2 != nil && t != nil {
+			s.q.v2.ask(-1)
+		}
+	})
+	resp, err := s.a.requestPermission(ctx, s, params) // v2.go: in the connection's version
+	if err != nil {
 		return s.permissionFailed(ctx, req, err), nil
 	}
 	sel := resp.Outcome.Selected

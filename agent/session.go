@@ -75,6 +75,8 @@ type turnQueue struct {
 	cancelledIDs map[string]bool
 	// openRequests are client requests (permission prompts) per turn.
 	openRequests map[*turn][]*openRequest
+	// v2 reports the session's activity on v2 connections (v2turns.go).
+	v2 *v2Lifecycle
 }
 
 // sessionConfig is what the session's CLI runs with, owned by the
@@ -111,6 +113,9 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	a.mu.Lock()
 	if c := a.client.raw.Session; c != nil && c.ConfigOptions != nil && c.ConfigOptions.Boolean != nil {
 		s.conf.booleans = true
+	}
+	if a.protocol() >= acp.ProtocolV2 {
+		s.q.v2 = newV2Lifecycle(a, id)
 	}
 	a.mu.Unlock()
 	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})

@@ -96,6 +96,9 @@ func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	s.do(func() { s.conf.takeMeta(setup) })
 	a.mu.Lock()
 	a.sessions[id] = s
+	if a.v2 != nil && a.v2[id] == nil {
+		a.v2[id] = newV2Updates(setup.cwd) // v2.go
+	}
 	a.mu.Unlock()
 	return s
 }

@@ -39,6 +39,8 @@ type turn struct {
 	apiErrorText   string // and its text
 	apiErrorMsgID  string // and its message id (the transcript's too)
 	refusalExplain string
+
+	v2 *v2Turn // the v2 prompt lifecycle (v2turns.go); nil on v1
 }
 
 // turnPhase is where a turn's message is, as far as the CLI is concerned.
@@ -187,6 +189,9 @@ func (s *session) send(t *turn) {
 		return
 	}
 	t.moveTo(turnSent)
+	if s.q.v2 != nil {
+		s.q.v2.insert(t) // v2turns.go: from here on the prompt is in the conversation
+	}
 }
 
 // cancel is session/cancel: every turn accepted so far ends as cancelled,
@@ -308,6 +313,9 @@ func (q *turnQueue) settle(t *turn, resp *acp.PromptResponse, err error) {
 		return
 	}
 	t.settled = true
+	if q.v2 != nil {
+		q.v2.settled(t, resp, err) // v2turns.go: the v2 activity state
+	}
 	// A settled turn is never sent again: drop its prompt, and clear its
 	// slot in q.turns (slices.Delete zeroes it), so that a huge prompt is
 	// not kept alive by the turn or by the slice's spare capacity.
