@@ -320,5 +320,5 @@ func (a *connection) requestPermission(ctx context.Context, s *session, params *
 	if err := a.editor().Call(ctx, acpv2.MethodSessionRequestPermission, req, &r2); err != nil {
 		return resp, err
 	}
-	return v1PermissionOutcome(r2), nil
+	return v1PermissionOutcome(&r2), nil
 }

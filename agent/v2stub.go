@@ -20,7 +20,7 @@ func v1MCPServers(s []acpv2.MCPServer) ([]acp.MCPServer, error) { return []acp.M
 func v2PermissionRequest(req *acp.RequestPermissionRequest, cwd string) *acpv2.RequestPermissionRequest {
 	return nil
 }
-func v1PermissionOutcome(r acpv2.RequestPermissionResponse) acp.RequestPermissionResponse {
+func v1PermissionOutcome(r *acpv2.RequestPermissionResponse) acp.RequestPermissionResponse {
 	return acp.RequestPermissionResponse{}
 }
 func v2SessionInfo(s acp.SessionInfo) acpv2.SessionInfo {
