@@ -41,6 +41,10 @@ type v2Updates struct {
 	cwd   string
 	newID func() string // a fresh synthetic message id (uuid; tests may replace it)
 
+	// sendMu makes converting and sending one step (v2.go), so that two
+	// goroutines' updates cannot leave in another order than converted.
+	sendMu sync.Mutex
+
 	mu sync.Mutex
 	// run is the synthetic id of the chunks being streamed without a v1
 	// messageId: kept while chunks of the same kind follow each other,
