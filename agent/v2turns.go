@@ -37,7 +37,7 @@ type v2Lifecycle struct {
 
 func newV2Lifecycle(a *connection, sessionID string) *v2Lifecycle {
 	return &v2Lifecycle{
-		sink: func(us ...acpv2.SessionUpdate) { _ = a.sendV2(sessionID, us...) },
+		sink: func(us ...acpv2.SessionUpdate) { a.sendStateV2(sessionID, us...) },
 		last: acpv2.IdleStateUpdate{None: &acpv2.IdleStateUpdateNone{}},
 	}
 }
