@@ -211,7 +211,10 @@ func (a *connection) session(id acp.SessionID) (*session, error) {
 // (v2convert.go).
 func (a *connection) send(sessionID string, u acp.SessionUpdate) error {
 	if a.protocol() >= acp.ProtocolV2 {
-		return a.sendV2(sessionID, a.updatesV2(sessionID).convert(u)...)
+		c := a.updatesV2(sessionID)
+		c.sendMu.Lock()
+		defer c.sendMu.Unlock()
+		return a.sendV2(sessionID, c.convert(u)...)
 	}
 	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
 	return a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n)

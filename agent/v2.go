@@ -307,6 +307,21 @@ func (a *connection) sendV2(sessionID string, us ...acpv2.SessionUpdate) error {
 	return nil
 }
 
+// sendStateV2 sends updates v2 has and v1 does not (the prompt lifecycle,
+// v2turns.go), in order with the converted ones; like any update that is
+// not a chunk, they end a run of chunks without message ids.
+func (a *connection) sendStateV2(sessionID string, us ...acpv2.SessionUpdate) {
+	c := a.updatesV2(sessionID)
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	c.mu.Lock()
+	c.run.kind, c.run.id = "", ""
+	c.mu.Unlock()
+	if err := a.sendV2(sessionID, us...); err != nil {
+		a.log.Debug("session/update not sent", "error", err)
+	}
+}
+
 // requestPermission asks the client about a tool call, in the connection's
 // version.
 func (a *connection) requestPermission(ctx context.Context, s *session, params *acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
@@ -320,5 +335,5 @@ func (a *connection) requestPermission(ctx context.Context, s *session, params *
 	if err := a.editor().Call(ctx, acpv2.MethodSessionRequestPermission, req, &r2); err != nil {
 		return resp, err
 	}
-	return v1PermissionOutcome(r2), nil
+	return v1PermissionOutcome(&r2), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -36,7 +37,7 @@ type v2Lifecycle struct {
 
 func newV2Lifecycle(a *connection, sessionID string) *v2Lifecycle {
 	return &v2Lifecycle{
-		sink: func(us ...acpv2.SessionUpdate) { _ = a.sendV2(sessionID, us...) },
+		sink: func(us ...acpv2.SessionUpdate) { a.sendStateV2(sessionID, us...) },
 		last: acpv2.IdleStateUpdate{None: &acpv2.IdleStateUpdateNone{}},
 	}
 }
@@ -143,6 +144,18 @@ func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 		idle.Error = &acpv2.ErrorStopReason{Error: acp.Some(v2e)}
 		return idle
 	}
+	if rec, ok := turnFailure(resp.Meta); ok {
+		// The session failure extension (docs/session-failures.md): v1
+		// ends such a turn end_turn with the record; v2's lifecycle has a
+		// typed error, so the turn ends "error" and the record rides along.
+		code := acp.CodeInternalError
+		if slices.Contains(rec.Actions, actionLogin) {
+			code = acp.CodeAuthRequired
+		}
+		idle.Error = &acpv2.ErrorStopReason{Error: acp.Some(acpv2.Error{Code: acpv2.ErrorCode(code), Message: rec.Title})}
+		idle.Meta = resp.Meta
+		return idle
+	}
 	switch resp.StopReason {
 	case acp.StopReasonEndTurn:
 		idle.EndTurn = &acpv2.IdleStateUpdateEndTurn{}
@@ -165,6 +178,22 @@ func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 	}
 	idle.Meta = resp.Meta
 	return idle
+}
+
+// turnFailure reads the error record a failed turn's v1 answer carries.
+func turnFailure(meta map[string]json.RawMessage) (failureRecord, bool) {
+	var m struct {
+		JetBrains struct {
+			Air struct {
+				SessionFailure *failureRecord `json:"sessionFailure"`
+			} `json:"air"`
+		} `json:"jetbrains"`
+	}
+	if meta == nil || recode(&m, meta) != nil || m.JetBrains.Air.SessionFailure == nil {
+		return failureRecord{}, false
+	}
+	rec := *m.JetBrains.Air.SessionFailure
+	return rec, rec.Severity == severityError
 }
 
 // recode converts between the versions' types where their JSON agrees.
