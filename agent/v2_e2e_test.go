@@ -221,6 +221,12 @@ func TestV2Initialize(t *testing.T) {
 		if codeOf(err) != acp.CodeResourceNotFound {
 			t.Errorf("session/set_mode on v1: %v", err)
 		}
+		// v2's methods are not.
+		for _, m := range []string{acpv2.MethodAuthLogin, acpv2.MethodToolCallCancel} {
+			if err := h.CallOffSchema(m, json.RawMessage(`{"methodId":"x","sessionId":"nope","toolCallId":"x"}`), &sm); codeOf(err) != acp.CodeMethodNotFound {
+				t.Errorf("%s on v1: %v", m, err)
+			}
+		}
 	})
 	t.Run("repeated", func(t *testing.T) {
 		h := agenttest.StartV2(t)
