@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 
 	"github.com/google/uuid"
 
@@ -128,7 +127,10 @@ func (l *v2Lifecycle) sendState() {
 
 // idleState is the idle update that ends a turn with v1's outcome: the
 // same stop reason, or "error" with the error the v1 response would carry.
-// Usage and _meta (the session failure record) ride along.
+// Usage and _meta ride along: a turn that failed with the session failure
+// extension on (docs/session-failures.md) ends as on v1, with v1's stop
+// reason and the record in _meta (the record is what such a client reads;
+// the reference adapter does the same).
 func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 	var idle acpv2.IdleStateUpdate
 	if err != nil {
@@ -142,18 +144,6 @@ func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 			v2e.Data = acp.Some(acpv2.ErrorData{Other: &raw})
 		}
 		idle.Error = &acpv2.ErrorStopReason{Error: acp.Some(v2e)}
-		return idle
-	}
-	if rec, ok := turnFailure(resp.Meta); ok {
-		// The session failure extension (docs/session-failures.md): v1
-		// ends such a turn end_turn with the record; v2's lifecycle has a
-		// typed error, so the turn ends "error" and the record rides along.
-		code := acp.CodeInternalError
-		if slices.Contains(rec.Actions, actionLogin) {
-			code = acp.CodeAuthRequired
-		}
-		idle.Error = &acpv2.ErrorStopReason{Error: acp.Some(acpv2.Error{Code: acpv2.ErrorCode(code), Message: rec.Title})}
-		idle.Meta = resp.Meta
 		return idle
 	}
 	switch resp.StopReason {
@@ -178,22 +168,6 @@ func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 	}
 	idle.Meta = resp.Meta
 	return idle
-}
-
-// turnFailure reads the error record a failed turn's v1 answer carries.
-func turnFailure(meta map[string]json.RawMessage) (failureRecord, bool) {
-	var m struct {
-		JetBrains struct {
-			Air struct {
-				SessionFailure *failureRecord `json:"sessionFailure"`
-			} `json:"air"`
-		} `json:"jetbrains"`
-	}
-	if meta == nil || recode(&m, meta) != nil || m.JetBrains.Air.SessionFailure == nil {
-		return failureRecord{}, false
-	}
-	rec := *m.JetBrains.Air.SessionFailure
-	return rec, rec.Severity == severityError
 }
 
 // recode converts between the versions' types where their JSON agrees.
