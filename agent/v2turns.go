@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -185,6 +186,17 @@ func (a *connection) promptV2(ctx context.Context, p *acpv2.PromptRequest) (*acp
 	s, err := a.session(acp.SessionID(p.SessionID))
 	if err != nil {
 		return nil, err
+	}
+	if len(p.Prompt) == 0 {
+		return nil, acp.NewInvalidParams("prompt", "must hold at least one content block")
+	}
+	for i, b := range p.Prompt {
+		// Clients send only what the agent advertised: no audio (Claude
+		// cannot hear), nothing of a later version.
+		if b.Audio != nil || b.Unknown != nil {
+			e := acp.NewInvalidParams(fmt.Sprintf("prompt[%d]", i), "content blocks of type "+b.Tag()+" are not supported")
+			return nil, e
+		}
 	}
 	var blocks []acp.ContentBlock
 	if err := recode(&blocks, p.Prompt); err != nil {
