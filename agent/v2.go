@@ -256,6 +256,9 @@ func (a *connection) setConfigOptionV2(ctx context.Context, p *acpv2.SetSessionC
 	if err != nil {
 		return nil, err
 	}
+	// v2 asks for a config_option_update on every change, the client's
+	// own too (other attached clients learn of it), before the answer.
+	a.notify(string(p.SessionID), acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: r.ConfigOptions}})
 	return &acpv2.SetSessionConfigOptionResponse{ConfigOptions: v2ConfigOptions(r.ConfigOptions)}, nil
 }
 

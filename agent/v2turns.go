@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -128,7 +128,10 @@ func (l *v2Lifecycle) sendState() {
 
 // idleState is the idle update that ends a turn with v1's outcome: the
 // same stop reason, or "error" with the error the v1 response would carry.
-// Usage and _meta (the session failure record) ride along.
+// Usage and _meta ride along: a turn that failed with the session failure
+// extension on (docs/session-failures.md) ends as on v1, with v1's stop
+// reason and the record in _meta (the record is what such a client reads;
+// the reference adapter does the same).
 func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 	var idle acpv2.IdleStateUpdate
 	if err != nil {
@@ -142,18 +145,6 @@ func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 			v2e.Data = acp.Some(acpv2.ErrorData{Other: &raw})
 		}
 		idle.Error = &acpv2.ErrorStopReason{Error: acp.Some(v2e)}
-		return idle
-	}
-	if rec, ok := turnFailure(resp.Meta); ok {
-		// The session failure extension (docs/session-failures.md): v1
-		// ends such a turn end_turn with the record; v2's lifecycle has a
-		// typed error, so the turn ends "error" and the record rides along.
-		code := acp.CodeInternalError
-		if slices.Contains(rec.Actions, actionLogin) {
-			code = acp.CodeAuthRequired
-		}
-		idle.Error = &acpv2.ErrorStopReason{Error: acp.Some(acpv2.Error{Code: acpv2.ErrorCode(code), Message: rec.Title})}
-		idle.Meta = resp.Meta
 		return idle
 	}
 	switch resp.StopReason {
@@ -180,22 +171,6 @@ func idleState(resp *acp.PromptResponse, err error) acpv2.IdleStateUpdate {
 	return idle
 }
 
-// turnFailure reads the error record a failed turn's v1 answer carries.
-func turnFailure(meta map[string]json.RawMessage) (failureRecord, bool) {
-	var m struct {
-		JetBrains struct {
-			Air struct {
-				SessionFailure *failureRecord `json:"sessionFailure"`
-			} `json:"air"`
-		} `json:"jetbrains"`
-	}
-	if meta == nil || recode(&m, meta) != nil || m.JetBrains.Air.SessionFailure == nil {
-		return failureRecord{}, false
-	}
-	rec := *m.JetBrains.Air.SessionFailure
-	return rec, rec.Severity == severityError
-}
-
 // recode converts between the versions' types where their JSON agrees.
 func recode(dst, src any) error {
 	b, err := acp.AppendJSON(nil, src)
@@ -211,6 +186,17 @@ func (a *connection) promptV2(ctx context.Context, p *acpv2.PromptRequest) (*acp
 	s, err := a.session(acp.SessionID(p.SessionID))
 	if err != nil {
 		return nil, err
+	}
+	if len(p.Prompt) == 0 {
+		return nil, acp.NewInvalidParams("prompt", "must hold at least one content block")
+	}
+	for i, b := range p.Prompt {
+		// Clients send only what the agent advertised: no audio (Claude
+		// cannot hear), nothing of a later version.
+		if b.Audio != nil || b.Unknown != nil {
+			e := acp.NewInvalidParams(fmt.Sprintf("prompt[%d]", i), "content blocks of type "+b.Tag()+" are not supported")
+			return nil, e
+		}
 	}
 	var blocks []acp.ContentBlock
 	if err := recode(&blocks, p.Prompt); err != nil {
