@@ -835,6 +835,11 @@ func TestV2SetConfigOption(t *testing.T) {
 	if got := current(r.ConfigOptions, "mode"); got != "acceptEdits" {
 		t.Errorf("mode %q after setting acceptEdits: %+v", got, r.ConfigOptions)
 	}
+	// Every change is also a config_option_update, before the answer.
+	answer := responseIndex(t, h, h.WireIndex(false, 0, `"session/set_config_option"`))
+	if u := h.WireIndex(true, 0, `"config_option_update"`, `"currentValue":"acceptEdits"`); u < 0 || u > answer {
+		t.Errorf("config_option_update at %d, answer at %d", u, answer)
+	}
 	err := h.Call(acpv2.MethodSessionSetConfigOption, json.RawMessage(`{"sessionId":"`+sid+`","configId":"no_such_option","type":"id","value":"x"}`), &r)
 	if codeOf(err) != acp.CodeInvalidParams {
 		t.Errorf("unknown configId: %v", err)
@@ -852,5 +857,33 @@ func TestV2SetConfigOption(t *testing.T) {
 	h.WaitIdle(sid, 1)
 	if _, err := os.Stat(path); err != nil || len(h.Permissions()) != 0 {
 		t.Errorf("accept-edits write: %v, %d permission requests", err, len(h.Permissions()))
+	}
+}
+
+// TestV2TurnError: a turn that fails after its prompt was inserted ends
+// with idle stopReason "error" carrying the error a v1 prompt response
+// would (here the API's 429), and the session goes on.
+func TestV2TurnError(t *testing.T) {
+	h := agenttest.StartV2(t)
+	e := fakeapi.HTTPError(429, "rate_limit_error", "slow down please")
+	e.Repeat = -1
+	h.API().Script(e)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	id, err := h.Prompt(sid, "hi")
+	if err != nil || id == "" {
+		t.Fatalf("prompt: %q %v", id, err)
+	}
+	idle := h.WaitIdle(sid, 1)
+	m := v2Obj(t, idle.Raw)
+	if atStr(m, "stopReason") != "error" || at(m, "error", "code") != float64(acp.CodeInternalError) ||
+		!strings.Contains(atStr(m, "error", "message"), "slow down please") {
+		t.Fatalf("idle %s", idle.Raw)
+	}
+	h.API().Script(fakeapi.Text("ok now"))
+	if _, err := h.Prompt(sid, "again"); err != nil {
+		t.Fatal(err)
+	}
+	if r := agenttest.StopReasonOf(h.WaitIdle(sid, 2)); r != "end_turn" {
+		t.Errorf("after the error: %q", r)
 	}
 }
