@@ -69,8 +69,14 @@ func (s *session) handle(m claude.Message) {
 	}
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
+		if s.tr.current == nil && !s.tr.backgroundSubagentFrame(m) {
+			s.q.v2.autonomousOutput() // v2turns.go: Claude works on its own
+		}
 		s.tr.translate(m)
 	case *claude.AssistantMessage:
+		if s.tr.current == nil && !s.tr.backgroundSubagentFrame(m) {
+			s.q.v2.autonomousOutput()
+		}
 		s.failureSawAssistant(b) // failure_live.go: a real answer ends some failures
 		s.tr.translate(m)
 	case *claude.UserFrame:
@@ -244,6 +250,7 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	defer s.tr.out.reset()
 	s.failureBoundary(t, r)
 	if t == nil {
+		s.q.v2.autonomousEnd(r.IsError, scrub.Text(firstNonEmpty(r.Result, "Claude Code reported an error without a message."))) // v2turns.go
 		return // background work: reported, nothing to settle
 	}
 	resp, err := s.outcome(t, r)
