@@ -251,7 +251,7 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	s.failureBoundary(t, r)
 	if t == nil {
 		s.q.v2.autonomousEnd(r.IsError, scrub.Text(firstNonEmpty(r.Result, "Claude Code reported an error without a message."))) // v2turns.go
-		return // background work: reported, nothing to settle
+		return                                                                                                                   // background work: reported, nothing to settle
 	}
 	resp, err := s.outcome(t, r)
 	if resp != nil && resp.Usage == nil {
