@@ -250,8 +250,10 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	defer s.tr.out.reset()
 	s.failureBoundary(t, r)
 	if t == nil {
-		s.q.v2.autonomousEnd(r.IsError, scrub.Text(firstNonEmpty(r.Result, "Claude Code reported an error without a message."))) // v2turns.go
-		return                                                                                                                   // background work: reported, nothing to settle
+		// Background work: reported, nothing to settle; on v2, the end of
+		// work Claude started on its own (v2turns.go).
+		s.q.v2.autonomousEnd(r.IsError, scrub.Text(firstNonEmpty(r.Result, "Claude Code reported an error without a message.")))
+		return
 	}
 	resp, err := s.outcome(t, r)
 	if resp != nil && resp.Usage == nil {
