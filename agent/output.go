@@ -69,8 +69,14 @@ func (s *session) handle(m claude.Message) {
 	}
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
+		if s.tr.current == nil && !s.tr.backgroundSubagentFrame(m) {
+			s.q.v2.autonomousOutput() // v2turns.go: Claude works on its own
+		}
 		s.tr.translate(m)
 	case *claude.AssistantMessage:
+		if s.tr.current == nil && !s.tr.backgroundSubagentFrame(m) {
+			s.q.v2.autonomousOutput()
+		}
 		s.failureSawAssistant(b) // failure_live.go: a real answer ends some failures
 		s.tr.translate(m)
 	case *claude.UserFrame:
@@ -244,7 +250,10 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	defer s.tr.out.reset()
 	s.failureBoundary(t, r)
 	if t == nil {
-		return // background work: reported, nothing to settle
+		// Background work: reported, nothing to settle; on v2, the end of
+		// work Claude started on its own (v2turns.go).
+		s.q.v2.autonomousEnd(r.IsError, scrub.Text(firstNonEmpty(r.Result, "Claude Code reported an error without a message.")))
+		return
 	}
 	resp, err := s.outcome(t, r)
 	if resp != nil && resp.Usage == nil {

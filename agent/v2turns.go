@@ -32,6 +32,10 @@ type v2Lifecycle struct {
 	sink       func(...acpv2.SessionUpdate)
 	foreground int // inserted turns not yet settled
 	asking     int // open permission requests of foreground turns
+	// autonomous: Claude works with no prompt of the client's (a
+	// background task's completion, the /goal Stop hook): foreground work
+	// all the same.
+	autonomous bool
 	last       acpv2.IdleStateUpdate
 }
 
@@ -65,11 +69,38 @@ func (l *v2Lifecycle) insert(t *turn) {
 		MessageID: acpv2.MessageID(v.messageID), Content: acp.Some(v.prompt),
 	}})
 	v.prompt = nil
-	if l.foreground == 0 {
+	if l.foreground == 0 && !l.autonomous {
 		l.sink(state(acpv2.StateUpdate{Running: &acpv2.RunningStateUpdate{}}))
 	}
 	l.foreground++
 	close(v.inserted)
+}
+
+// autonomousOutput reports model output that belongs to no prompt: work
+// Claude started on its own is running.
+func (l *v2Lifecycle) autonomousOutput() {
+	if l == nil || l.foreground > 0 || l.autonomous {
+		return
+	}
+	l.autonomous = true
+	l.sink(state(acpv2.StateUpdate{Running: &acpv2.RunningStateUpdate{}}))
+}
+
+// autonomousEnd reports the end of such work (its result).
+func (l *v2Lifecycle) autonomousEnd(failed bool, text string) {
+	if l == nil || !l.autonomous {
+		return
+	}
+	l.autonomous = false
+	if l.foreground > 0 {
+		return
+	}
+	var err error
+	if failed {
+		err = acp.NewInternalError(text)
+	}
+	l.last = idleState(&acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, err)
+	l.sink(state(acpv2.StateUpdate{Idle: &l.last}))
 }
 
 // settled reports a turn's end. A turn that ends without ever being sent
@@ -118,7 +149,7 @@ func (l *v2Lifecycle) sendState() {
 	switch {
 	case l.foreground > 0 && l.asking > 0:
 		l.sink(state(acpv2.StateUpdate{RequiresAction: &acpv2.RequiresActionStateUpdate{}}))
-	case l.foreground > 0:
+	case l.foreground > 0 || l.autonomous:
 		l.sink(state(acpv2.StateUpdate{Running: &acpv2.RunningStateUpdate{}}))
 	default:
 		last := l.last
