@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -68,6 +69,9 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		// The CLI is up, restarting, or (hibernated) resumes now: the
 		// editor showed intent.
 		started := s.waitStart()
+		if replay != nil {
+			s.waitCancelledWork(ctx)
+		}
 		if path, err := a.findTranscript(id); replay != nil && err == nil {
 			if err := replay(ctx, s, path, setup, started); err != nil {
 				return nil, false, err
@@ -270,6 +274,30 @@ func (s *session) shutdown() {
 		}
 	})
 	s.close()
+}
+
+// waitCancelledWork waits (a few seconds at most) until the CLI is done
+// with the turns a cancel stopped: the CLI writes the interrupted turn to
+// its transcript as it stops it, so a replay right after a cancel would
+// otherwise miss the cancelled prompt.
+func (s *session) waitCancelledWork(ctx context.Context) {
+	quiet := make(chan struct{})
+	if !s.do(func() {
+		if s.q.holdSends(s.tr.current) {
+			s.q.quiet = append(s.q.quiet, quiet)
+		} else {
+			close(quiet)
+		}
+	}) {
+		return
+	}
+	t := time.NewTimer(3 * time.Second)
+	defer t.Stop()
+	select {
+	case <-quiet:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // startOutcome is the awaited outcome of one CLI start: nil once the CLI

@@ -77,6 +77,9 @@ type turnQueue struct {
 	openRequests map[*turn][]*openRequest
 	// v2 reports the session's activity on v2 connections (v2turns.go).
 	v2 *v2Lifecycle
+	// quiet are closed once no cancelled work is left in the CLI
+	// (lifecycle.go: a replay waits for the cancelled turn's transcript).
+	quiet []chan struct{}
 }
 
 // sessionConfig is what the session's CLI runs with, owned by the
