@@ -518,8 +518,12 @@ func (c *Conn) dispatchLoop() {
 		c.hmu.Unlock()
 		go c.run(f, hs)
 		// The initialize gate needs its answer before anything else runs
-		// (v1); under v2 the requests behind it are refused instead.
-		if f.req.Method != c.opts.InitializeMethod || f.initV2 {
+		// (v1); under v2 the requests behind it are refused instead, at
+		// once.
+		switch {
+		case f.initV2:
+			hs.release()
+		case f.req.Method != c.opts.InitializeMethod:
 			release.Reset(c.opts.ReleaseTimeout)
 		}
 		cancelled := f.ctx.Done()
