@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,7 @@ type v2Tool struct {
 	command string                 // rawInput.command, for the terminal and the permission
 	locs    []acp.ToolCallLocation // the last locations reported: the diffs' positions
 	terms   []acp.TerminalID       // terminals the call displays
+	content []string               // the content items the client has, encoded
 }
 
 // v2Terminal is what the client was told of a terminal.
@@ -274,10 +276,12 @@ func (c *v2Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.Sessio
 	if first && !patch.Name.IsSet() && st.name != "" {
 		patch.Name = acpv2.Some(st.name)
 	}
+	chunks := st.appendContent(&patch, first)
+	out = append(out, chunks...)
 	// A v1 update that only carried terminal _meta (output; the core's
 	// claudeCode key repeats what the call's first report said) changes
 	// nothing in the call itself.
-	if first || !ev.any() || v2convPatchHasFields(&patch) {
+	if first || v2convPatchHasFields(&patch) || !ev.any() && len(chunks) == 0 {
 		out = append(out, acpv2.SessionUpdate{ToolCallUpdate: &patch})
 	}
 
@@ -287,6 +291,38 @@ func (c *v2Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.Sessio
 			delete(c.terms, id)
 		}
 		delete(c.tools, u.ToolCallID)
+	}
+	return out
+}
+
+// appendContent sends only what is new in a call's content. v1 reports the
+// whole list each time; when the new list starts with what the client
+// has, v2 needs just the items after it (tool_call_content_chunk), and an
+// unchanged list nothing at all. Anything else replaces the list.
+func (st *v2Tool) appendContent(patch *acpv2.ToolCallUpdate, first bool) []acpv2.SessionUpdate {
+	content, ok := patch.Content.Get()
+	if !ok {
+		if patch.Content.IsNull() {
+			st.content = nil
+		}
+		return nil
+	}
+	enc := make([]string, len(content))
+	for i, ct := range content {
+		b, _ := acp.AppendJSON(nil, ct)
+		enc[i] = string(b)
+	}
+	prev := st.content
+	st.content = enc
+	if first || len(prev) == 0 || len(enc) < len(prev) || !slices.Equal(enc[:len(prev)], prev) {
+		return nil // the whole list, in the patch
+	}
+	patch.Content = acpv2.Opt[[]acpv2.ToolCallContent]{}
+	var out []acpv2.SessionUpdate
+	for _, ct := range content[len(prev):] {
+		out = append(out, acpv2.SessionUpdate{ToolCallContentChunk: &acpv2.ToolCallContentChunk{
+			ToolCallID: patch.ToolCallID, Content: ct,
+		}})
 	}
 	return out
 }

@@ -790,3 +790,26 @@ func TestV2ConvertCoversV1Variants(t *testing.T) {
 		}
 	}
 }
+
+// v1 resends a call's whole content; v2 gets only the items appended
+// (tool_call_content_chunk), nothing for an unchanged list, and the whole
+// list when it changed otherwise.
+func TestV2ConvertContentChunks(t *testing.T) {
+	c := v2convTestConverter()
+	text := func(s string) string { return `{"type":"content","content":{"type":"text","text":"` + s + `"}}` }
+	got := v2convTestRun(t, c,
+		`{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Task","kind":"think","status":"pending","content":[`+text("a")+`]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"in_progress","content":[`+text("a")+`,`+text("b")+`]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","content":[`+text("a")+`,`+text("b")+`,`+text("c")+`]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":"Task done","content":[`+text("a")+`,`+text("b")+`,`+text("c")+`]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed","content":[`+text("z")+`]}`,
+	)
+	v2convTestSame(t, got, []string{
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":"Task","kind":"think","status":"pending","content":[` + text("a") + `]}`,
+		`{"sessionUpdate":"tool_call_content_chunk","toolCallId":"t1","content":` + text("b") + `}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"in_progress"}`,
+		`{"sessionUpdate":"tool_call_content_chunk","toolCallId":"t1","content":` + text("c") + `}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":"Task done"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed","content":[` + text("z") + `]}`,
+	})
+}
