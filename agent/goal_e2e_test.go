@@ -126,7 +126,7 @@ func TestGoalSetUpdateClear(t *testing.T) {
 		t.Errorf("unsupported action: %v", err)
 	}
 	validSubagentWire(t, h) // (extension responses have no schema)
-	dumpWire(t, h)
+	h.DumpWire()
 }
 
 // TestGoalSurvivesCancel: without the CLI's frames (the default), the
@@ -191,7 +191,7 @@ func TestGoalSurvivesCancel(t *testing.T) {
 		t.Errorf("after clear: %v", g)
 	}
 	validSubagentWire(t, h) // (extension responses have no schema)
-	dumpWire(t, h)
+	h.DumpWire()
 }
 
 // TestGoalMetNormalModeE2E (issue 15, item 17): without the remote-mode

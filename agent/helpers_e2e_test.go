@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -189,25 +187,6 @@ func findOption(opts []acp.SessionConfigOption, id string) *acp.SessionConfigOpt
 		}
 	}
 	return nil
-}
-
-// dumpWire writes the conversation to $DUMP_WIRE/<test>.jsonl when that
-// variable is set, to look at what an editor would receive.
-func dumpWire(t *testing.T, h *agenttest.Harness) {
-	dir := os.Getenv("DUMP_WIRE")
-	if dir == "" {
-		return
-	}
-	var sb strings.Builder
-	for _, l := range h.Wire() {
-		if l.FromAgent {
-			sb.WriteString("< ")
-		} else {
-			sb.WriteString("> ")
-		}
-		sb.WriteString(l.Line + "\n")
-	}
-	_ = os.WriteFile(filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".jsonl"), []byte(sb.String()), 0o644)
 }
 
 // promptAsync sends a prompt and returns where its outcome arrives.

@@ -34,7 +34,7 @@ func TestForegroundLiveOutput(t *testing.T) {
 			)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			done := promptAsync(h, sid, "run it")
-			defer dumpWire(t, h)
+			defer h.DumpWire()
 			h.WaitFor("the first line while the command runs", 40*time.Second, func() bool {
 				c := liveCall(t, h, sid)
 				return c != nil && strings.Contains(shownText(c, terminal), "first")
@@ -100,7 +100,7 @@ func TestShortCommandLiveOutput(t *testing.T) {
 			if _, err := h.Prompt(sid, "run it"); err != nil {
 				t.Fatal(err)
 			}
-			defer dumpWire(t, h)
+			defer h.DumpWire()
 			// Output went out while the command ran: a report with its
 			// first line but not yet its last (at the end everything
 			// comes at once).

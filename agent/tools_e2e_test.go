@@ -37,7 +37,7 @@ func TestWriteThenEditDiffs(t *testing.T) {
 	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
-	dumpWire(t, h)
+	h.DumpWire()
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != strings.Replace(content, "line 8\n", "line eight\n", 1) {
 		t.Fatalf("file: %q %v", got, err)
@@ -285,7 +285,7 @@ func TestBackgroundCommand(t *testing.T) {
 	if _, err := h.Prompt(sid, "start them"); err != nil {
 		t.Fatal(err)
 	}
-	defer dumpWire(t, h)
+	defer h.DumpWire()
 	calls, _ := toolCalls(t, h, sid)
 	if c := calls["toolu_bg"]; c.status != acp.ToolCallStatusInProgress {
 		t.Fatalf("background call at the end of the turn: %+v", c)

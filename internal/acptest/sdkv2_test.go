@@ -1,11 +1,9 @@
 package acptest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,41 +55,7 @@ func TestOfficialSDKv2Wire(t *testing.T) {
 		t.Fatalf("client saw %+v", seen)
 	}
 
-	f, err := os.Open(wirePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	methods := map[string]string{} // sender/id → method, to validate results
-	counts := map[bool]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var rec struct {
-			FromAgent bool   `json:"fromAgent"`
-			Line      string `json:"line"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("wire record: %v", err)
-		}
-		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.Unmarshal([]byte(rec.Line), &env)
-		l := Line{Version: 2, FromAgent: rec.FromAgent}
-		switch {
-		case env.Method != "" && env.ID != nil:
-			methods[fmt.Sprintf("%v/%s", rec.FromAgent, env.ID)] = env.Method
-		case env.Method == "":
-			l.Method = methods[fmt.Sprintf("%v/%s", !rec.FromAgent, env.ID)]
-			if l.Method == "" {
-				t.Errorf("response to no request: %s", rec.Line)
-			}
-		}
-		ValidateLine(t, l, []byte(rec.Line))
-		counts[rec.FromAgent]++
-	}
+	counts := ValidateWireFile(t, 2, wirePath)
 	if counts[true] < 25 || counts[false] < 10 {
 		t.Errorf("only %d agent and %d client lines", counts[true], counts[false])
 	}

@@ -5,19 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
-	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
 // HarnessV2 is Harness for an ACP v2 client (docs/acp-v2.md): the same
@@ -33,26 +27,22 @@ import (
 //	sid := h.NewSession(h.Sandbox.WorkDir)
 //	id, err := h.Prompt(sid, "say hi") // answered at insertion
 //	idle := h.WaitIdle(sid, 1)        // the turn's end
+//
+// Its Sandbox, Client, Close, API, Ctx, Wire, WaitFor and DumpWire come
+// from the link it shares with Harness (wire.go).
 type HarnessV2 struct {
-	t       testing.TB
-	Sandbox *clitest.Sandbox
-	Client  *acp.Conn
+	link
 
-	mu          sync.Mutex
+	// (these under link's mu)
 	version     int // what initialize answered (2 until it answers 1)
 	initialized bool
-	wire        []WireLine
 	updates     []UpdateV2
 	permissions []PermissionV2
 	offSchema   map[string]bool // client request ids sent off the schema on purpose
-	changed     chan struct{}
 
 	// Permission answers session/request_permission; the default selects
 	// the first allow_once option. Set it before prompting.
 	Permission func(ctx context.Context, req *acpv2.RequestPermissionRequest) (*acpv2.RequestPermissionResponse, error)
-
-	served chan error
-	stop   func()
 }
 
 // UpdateV2 is one session/update the client received.
@@ -78,34 +68,8 @@ type PermissionV2 struct {
 // Initialize (or NewSession, which initializes with protocol 2).
 func StartV2(t testing.TB, opts ...Options) *HarnessV2 {
 	t.Helper()
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	sb := o.Sandbox
-	if sb == nil {
-		sb = clitest.NewSandbox(t)
-	}
-	cfg := agent.Config{Executable: sb.CLI, Env: sb.With(o.Env...), Version: "test"}
-	if o.Config != nil {
-		o.Config(&cfg)
-	}
-	h := &HarnessV2{t: t, Sandbox: sb, version: acp.ProtocolV2, changed: make(chan struct{}, 1),
-		served: make(chan error, 1), offSchema: map[string]bool{}}
+	h := &HarnessV2{version: acp.ProtocolV2, offSchema: map[string]bool{}}
 	h.Permission = AllowOnceV2
-
-	agentIn, clientOut, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	clientIn, agentOut, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := agent.New(cfg)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { h.served <- a.Serve(ctx, agentIn, agentOut) }()
-
 	m := acp.NewMux()
 	acp.OnNotification(m, acpv2.MethodSessionUpdate, func(ctx context.Context, raw *json.RawMessage) error {
 		var env struct {
@@ -140,14 +104,8 @@ func StartV2(t testing.TB, opts ...Options) *HarnessV2 {
 		acp.Async(ctx)
 		return answer(ctx, &p.Request)
 	})
-	h.Client = acp.NewConn(&tapV2{r: clientIn, h: h, fromAgent: true}, &tapV2{w: clientOut, h: h}, acp.Options{Handler: m})
-	var stopOnce sync.Once
-	h.stop = func() { stopOnce.Do(func() { h.shutdown(clientOut, agentIn, agentOut, clientIn, cancel) }) }
-	// Cleanups run last-registered first: the agent stops, then the wire
-	// is validated whole.
-	t.Cleanup(h.ValidateWire)
-	t.Cleanup(h.stop)
-	clitest.NoOrphans(t)
+	// The wire is validated whole once the agent has stopped.
+	h.start(t, opts, m, h.ValidateWire)
 	return h
 }
 
@@ -171,28 +129,6 @@ func (h *HarnessV2) agentLines(method string) []int {
 	return out
 }
 
-// Close ends the agent as an editor closing its connection would.
-func (h *HarnessV2) Close() { h.stop() }
-
-func (h *HarnessV2) shutdown(clientOut, agentIn, agentOut, clientIn *os.File, cancel context.CancelFunc) {
-	_ = clientOut.Close()
-	select {
-	case err := <-h.served:
-		if err != nil {
-			h.t.Errorf("agent Serve: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		h.t.Errorf("agent did not stop within 30s of EOF")
-		cancel()
-	}
-	cancel()
-	h.Client.Close()
-	h.Client.Wait()
-	for _, f := range []*os.File{agentIn, agentOut, clientIn} {
-		_ = f.Close()
-	}
-}
-
 // AllowOnceV2 selects the first allow_once option.
 func AllowOnceV2(ctx context.Context, req *acpv2.RequestPermissionRequest) (*acpv2.RequestPermissionResponse, error) {
 	return ChooseV2("allow_once")(ctx, req)
@@ -211,24 +147,6 @@ func ChooseV2(optionID string) func(context.Context, *acpv2.RequestPermissionReq
 		return &acpv2.RequestPermissionResponse{Outcome: acpv2.RequestPermissionOutcome{
 			Cancelled: &acpv2.CancelledPermissionOutcome{}}}, nil
 	}
-}
-
-func (h *HarnessV2) poke() {
-	select {
-	case h.changed <- struct{}{}:
-	default:
-	}
-}
-
-// API is the fake Messages API behind the CLI.
-func (h *HarnessV2) API() *fakeapi.Server { return h.Sandbox.API }
-
-// Ctx is a context for one call, bounded so a broken agent fails the test
-// instead of hanging it.
-func (h *HarnessV2) Ctx() context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	h.t.Cleanup(cancel)
-	return ctx
 }
 
 // Call sends a request and decodes its result.
@@ -376,13 +294,6 @@ func (h *HarnessV2) Permissions() []PermissionV2 {
 	return out
 }
 
-// Wire returns every line that crossed the connection, in order.
-func (h *HarnessV2) Wire() []WireLine {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]WireLine(nil), h.wire...)
-}
-
 // WireIndex is the index of the first line from the given side at or
 // after from that contains every substring, or -1.
 func (h *HarnessV2) WireIndex(fromAgent bool, from int, subs ...string) int {
@@ -400,20 +311,6 @@ func (h *HarnessV2) WireIndex(fromAgent bool, from int, subs ...string) int {
 		}
 	}
 	return -1
-}
-
-// WaitFor polls cond until it holds or the timeout passes.
-func (h *HarnessV2) WaitFor(what string, timeout time.Duration, cond func() bool) {
-	h.t.Helper()
-	deadline := time.After(timeout)
-	for !cond() {
-		select {
-		case <-h.changed:
-		case <-time.After(20 * time.Millisecond):
-		case <-deadline:
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // AgentText joins the text of sid's agent_message_chunk updates.
@@ -447,25 +344,7 @@ func StopReasonOf(u UpdateV2) string {
 	return s.StopReason
 }
 
-// DumpWire writes the wire to $DUMP_WIRE/<test>.jsonl, if set.
-func (h *HarnessV2) DumpWire() {
-	dir := os.Getenv("DUMP_WIRE")
-	if dir == "" {
-		return
-	}
-	var sb strings.Builder
-	for _, l := range h.Wire() {
-		if l.FromAgent {
-			sb.WriteString("< ")
-		} else {
-			sb.WriteString("> ")
-		}
-		sb.WriteString(l.Line + "\n")
-	}
-	_ = os.WriteFile(dir+"/"+strings.ReplaceAll(h.t.Name(), "/", "_")+".jsonl", []byte(sb.String()), 0o644)
-}
-
-// ValidateWire checks every line so far with acptest.ValidateLine: the
+// ValidateWire checks every line so far as an acptest.Conversation: the
 // sender known, and for each response the method it answers. It runs at
 // cleanup; tests may call it earlier too.
 func (h *HarnessV2) ValidateWire() {
@@ -475,77 +354,12 @@ func (h *HarnessV2) ValidateWire() {
 	version := h.version
 	off := h.offSchema
 	h.mu.Unlock()
-	methods := map[string]string{} // sender/id → method
-	skipped := map[string]bool{}   // client ids of off-schema requests
+	c := acptest.Conversation{Version: version, OffSchema: func(method string, params json.RawMessage) bool {
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, params)
+		return off[method+" "+compact.String()]
+	}}
 	for _, l := range h.Wire() {
-		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if err := json.Unmarshal([]byte(l.Line), &env); err != nil {
-			h.t.Errorf("not a JSON-RPC object: %s", l.Line)
-			continue
-		}
-		line := acptest.Line{Version: version, FromAgent: l.FromAgent}
-		key := func(fromAgent bool) string { return fmt.Sprintf("%v/%s", fromAgent, env.ID) }
-		switch {
-		case env.Method != "" && env.ID != nil:
-			methods[key(l.FromAgent)] = env.Method
-			var compact bytes.Buffer
-			_ = json.Compact(&compact, env.Params)
-			if !l.FromAgent && off[env.Method+" "+compact.String()] {
-				skipped[key(false)] = true
-				continue
-			}
-		case env.Method != "":
-		default:
-			if skipped[key(!l.FromAgent)] {
-				break // its answer: envelope and error only
-			}
-			line.Method = methods[key(!l.FromAgent)]
-			if line.Method == "" {
-				h.t.Errorf("response to no request: %s", l.Line)
-			}
-		}
-		acptest.ValidateLine(h.t, line, []byte(l.Line))
-	}
-}
-
-// tapV2 records each line crossing a pipe.
-type tapV2 struct {
-	r         io.Reader
-	w         io.Writer
-	h         *HarnessV2
-	fromAgent bool
-	pending   []byte
-}
-
-func (t *tapV2) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if n > 0 {
-		t.record(p[:n])
-	}
-	return n, err
-}
-
-func (t *tapV2) Write(p []byte) (int, error) {
-	t.record(p)
-	return t.w.Write(p)
-}
-
-func (t *tapV2) record(b []byte) {
-	t.pending = append(t.pending, b...)
-	for {
-		i := bytes.IndexByte(t.pending, '\n')
-		if i < 0 {
-			return
-		}
-		line := string(t.pending[:i])
-		t.pending = t.pending[i+1:]
-		t.h.mu.Lock()
-		t.h.wire = append(t.h.wire, WireLine{FromAgent: t.fromAgent, Line: line})
-		t.h.mu.Unlock()
-		t.h.poke()
+		c.Check(h.t, l.FromAgent, []byte(l.Line))
 	}
 }

@@ -1,11 +1,8 @@
 package interop
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,47 +123,7 @@ func TestOfficialSDKv2Client(t *testing.T) {
 	}
 
 	// Every line, both ways, against the v2 schema.
-	f, err := os.Open(wirePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	methods := map[string]string{}
-	counts := map[bool]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var rec struct {
-			FromAgent bool   `json:"fromAgent"`
-			Line      string `json:"line"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("wire record: %v", err)
-		}
-		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.Unmarshal([]byte(rec.Line), &env)
-		l := acptest.Line{Version: 2, FromAgent: rec.FromAgent}
-		switch {
-		case env.Method != "" && env.ID != nil:
-			methods[fmt.Sprintf("%v/%s", rec.FromAgent, env.ID)] = env.Method
-		case env.Method == "":
-			l.Method = methods[fmt.Sprintf("%v/%s", !rec.FromAgent, env.ID)]
-			if l.Method == "" {
-				t.Errorf("response to no request: %s", rec.Line)
-			}
-		}
-		acptest.ValidateLine(t, l, []byte(rec.Line))
-		counts[rec.FromAgent]++
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	counts := acptest.ValidateWireFile(t, 2, wirePath)
 	if counts[true] < 20 || counts[false] < 8 {
 		t.Errorf("only %d agent and %d client lines", counts[true], counts[false])
 	}

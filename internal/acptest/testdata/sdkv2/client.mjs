@@ -1,39 +1,16 @@
 // The official SDK's v2 client (@agentclientprotocol/sdk/experimental/v2)
 // driving an agent over stdio: initialize, session/new, a prompt turn with a
 // permission, list, resume with replay, cancel, and requests for an unknown
-// session. Every wire line is appended to <wire file> as
-// {"fromAgent":bool,"line":"..."}; what the client saw is printed as one
-// JSON line.
+// session. Every wire line is written to <wire file> as
+// {"fromAgent":bool,"line":"..."} (wire.mjs); what the client saw is
+// printed as one JSON line.
 //
 // usage: node client.mjs <path of dist/v2/stable/acp.js> <wire file> <agent command...>
-import { spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
-import fs from "node:fs";
+import { connect } from "./wire.mjs";
 
 const [sdkPath, wirePath, ...agentCmd] = process.argv.slice(2);
 const v2 = await import(sdkPath);
-const wire = [];
-const child = spawn(agentCmd[0], agentCmd.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
-const tap = (fromAgent) => {
-  const dec = new TextDecoder();
-  let rest = "";
-  return new TransformStream({
-    transform(chunk, c) {
-      rest += dec.decode(chunk, { stream: true });
-      let i;
-      while ((i = rest.indexOf("\n")) >= 0) {
-        const line = rest.slice(0, i);
-        rest = rest.slice(i + 1);
-        if (line.trim()) wire.push(JSON.stringify({ fromAgent, line }));
-      }
-      c.enqueue(chunk);
-    },
-  });
-};
-const toAgent = tap(false);
-void toAgent.readable.pipeTo(Writable.toWeb(child.stdin)).catch(() => {});
-const fromAgent = Readable.toWeb(child.stdout).pipeThrough(tap(true));
-const stream = v2.ndJsonStream(toAgent.writable, fromAgent);
+const { child, stream, writeWire } = connect(v2, agentCmd);
 
 const seen = { permissions: 0, updates: [] };
 const app = v2.client({ name: "sdk-v2-probe" })
@@ -75,7 +52,7 @@ try {
 } catch (e) {
   seen.error = String(e?.stack ?? e);
 }
-fs.writeFileSync(wirePath, wire.join("\n") + "\n");
+writeWire(wirePath);
 child.kill();
 console.log(JSON.stringify(seen));
 process.exit(0);

@@ -5,39 +5,15 @@
 // runs, resume with replay from the start, a prompt for an unknown
 // session, and close. Unlike client.mjs (for the SDK's own toy agent), it
 // works in a given cwd and waits for what a real turn sends. Every wire
-// line is appended to <wire file> as {"fromAgent":bool,"line":"..."}; what
-// the client saw is printed as one JSON line.
+// line is written to <wire file> as {"fromAgent":bool,"line":"..."}
+// (wire.mjs); what the client saw is printed as one JSON line.
 //
 // usage: node client_agent.mjs <path of dist/v2/stable/acp.js> <wire file> <cwd> <agent command...>
-import { spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
-import fs from "node:fs";
+import { connect } from "./wire.mjs";
 
 const [sdkPath, wirePath, cwd, ...agentCmd] = process.argv.slice(2);
 const v2 = await import(sdkPath);
-const wire = [];
-const child = spawn(agentCmd[0], agentCmd.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
-const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-const tap = (fromAgent) => {
-  const dec = new TextDecoder();
-  let rest = "";
-  return new TransformStream({
-    transform(chunk, c) {
-      rest += dec.decode(chunk, { stream: true });
-      let i;
-      while ((i = rest.indexOf("\n")) >= 0) {
-        const line = rest.slice(0, i);
-        rest = rest.slice(i + 1);
-        if (line.trim()) wire.push(JSON.stringify({ fromAgent, line }));
-      }
-      c.enqueue(chunk);
-    },
-  });
-};
-const toAgent = tap(false);
-void toAgent.readable.pipeTo(Writable.toWeb(child.stdin)).catch(() => {});
-const fromAgent = Readable.toWeb(child.stdout).pipeThrough(tap(true));
-const stream = v2.ndJsonStream(toAgent.writable, fromAgent);
+const { child, exited, stream, writeWire } = connect(v2, agentCmd);
 
 const seen = { permissions: [], turn: [], cancel: [], replay: [] };
 const app = v2.client({ name: "sdk-v2-agent-probe" })
@@ -60,6 +36,17 @@ const textOf = (u) =>
     : u.sessionUpdate === "agent_message"
       ? (u.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("")
       : "";
+// untilStop takes the session's updates, describing each in record, up to
+// the stop, which it returns; or up to an update for which each returns
+// true, and then it returns null.
+const untilStop = async (session, record, each = () => false) => {
+  for (;;) {
+    const m = await session.nextUpdate();
+    record.push(describe(m));
+    if (m.kind === "stop") return m;
+    if (each(m.update)) return null;
+  }
+};
 
 try {
   await app.connectWith(stream, async (agent) => {
@@ -76,39 +63,21 @@ try {
     // A turn with a tool call that needs permission.
     seen.messageId = (await session.prompt("write the notes")).messageId;
     seen.text = "";
-    for (;;) {
-      const m = await session.nextUpdate();
-      seen.turn.push(describe(m));
-      if (m.kind === "stop") {
-        seen.stop = m.stopReason;
-        break;
-      }
-      if (m.update.sessionUpdate === "agent_message_chunk") seen.chunkMessageId ??= m.update.messageId;
-      seen.text += textOf(m.update);
-    }
+    const stop = await untilStop(session, seen.turn, (u) => {
+      if (u.sessionUpdate === "agent_message_chunk") seen.chunkMessageId ??= u.messageId;
+      seen.text += textOf(u);
+    });
+    seen.stop = stop.stopReason;
     seen.listed = (await agent.request("session/list", {})).sessions.map((s) => s.sessionId);
 
     // A turn that hangs until it is cancelled.
     seen.cancelMessageId = (await session.prompt("think forever")).messageId;
-    for (;;) {
-      const m = await session.nextUpdate();
-      seen.cancel.push(describe(m));
-      if (m.kind === "stop") {
-        seen.cancelStop = "ended before the cancel: " + m.stopReason;
-        break;
-      }
-      if (m.update.sessionUpdate === "agent_message_chunk") {
-        await agent.notify("session/cancel", { sessionId: session.sessionId });
-        for (;;) {
-          const n = await session.nextUpdate();
-          seen.cancel.push(describe(n));
-          if (n.kind === "stop") {
-            seen.cancelStop = n.stopReason;
-            break;
-          }
-        }
-        break;
-      }
+    const early = await untilStop(session, seen.cancel, (u) => u.sessionUpdate === "agent_message_chunk");
+    if (early) {
+      seen.cancelStop = "ended before the cancel: " + early.stopReason;
+    } else {
+      await agent.notify("session/cancel", { sessionId: session.sessionId });
+      seen.cancelStop = (await untilStop(session, seen.cancel)).stopReason;
     }
 
     // Resume with replay: the history, then the state, then the answer.
@@ -120,16 +89,12 @@ try {
     seen.resumeConfigOptions = (resumed.configOptions ?? []).length;
     seen.replayText = "";
     seen.replayUserIds = [];
-    for (;;) {
-      const m = await session.nextUpdate();
-      seen.replay.push(describe(m));
-      if (m.kind === "stop") break;
-      const u = m.update;
+    await untilStop(session, seen.replay, (u) => {
       if (u.sessionUpdate === "user_message" || u.sessionUpdate === "user_message_chunk") {
         if (!seen.replayUserIds.includes(u.messageId)) seen.replayUserIds.push(u.messageId);
       }
       seen.replayText += textOf(u);
-    }
+    });
 
     try {
       await agent.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] });
@@ -143,7 +108,7 @@ try {
 } catch (e) {
   seen.error = String(e?.stack ?? e);
 }
-fs.writeFileSync(wirePath, wire.join("\n") + "\n");
+writeWire(wirePath);
 child.stdin.end();
 const timer = setTimeout(() => child.kill(), 20000);
 const { code, signal } = await exited;
