@@ -14,6 +14,25 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
+// scriptWriteThenEdit scripts a turn that writes notes.txt in dir (twelve
+// lines, "line 1" to "line 12") and then edits its line 8 to "line
+// eight". It returns the file's path, the written content and the content
+// once edited.
+func scriptWriteThenEdit(api *fakeapi.Server, dir string) (path, content, edited string) {
+	path = filepath.Join(dir, "notes.txt")
+	var lines []string
+	for i := 1; i <= 12; i++ {
+		lines = append(lines, fmt.Sprint("line ", i))
+	}
+	content = strings.Join(lines, "\n") + "\n"
+	api.Script(
+		toolUse("toolu_write", "Write", map[string]any{"file_path": path, "content": content}),
+		toolUse("toolu_edit", "Edit", map[string]any{"file_path": path, "old_string": "line 8\n", "new_string": "line eight\n"}),
+		fakeapi.Text("Done."),
+	)
+	return path, content, strings.Replace(content, "line 8\n", "line eight\n", 1)
+}
+
 // TestWriteThenEditDiffs writes a new file and then edits one line of it
 // (each allowed once). The editor sees each call once its input is whole,
 // the diff at the call and in the permission request (a creation, then
@@ -21,17 +40,7 @@ import (
 // per-hunk diff from Claude Code afterwards.
 func TestWriteThenEditDiffs(t *testing.T) {
 	h := agenttest.Start(t)
-	path := filepath.Join(h.Sandbox.WorkDir, "notes.txt")
-	var lines []string
-	for i := 1; i <= 12; i++ {
-		lines = append(lines, fmt.Sprint("line ", i))
-	}
-	content := strings.Join(lines, "\n") + "\n"
-	h.API().Script(
-		toolUse("toolu_write", "Write", map[string]any{"file_path": path, "content": content}),
-		toolUse("toolu_edit", "Edit", map[string]any{"file_path": path, "old_string": "line 8\n", "new_string": "line eight\n"}),
-		fakeapi.Text("Done."),
-	)
+	path, content, edited := scriptWriteThenEdit(h.API(), h.Sandbox.WorkDir)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	resp, err := h.Prompt(sid, "write notes.txt, then fix line 8")
 	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
@@ -39,7 +48,7 @@ func TestWriteThenEditDiffs(t *testing.T) {
 	}
 	h.DumpWire()
 	got, err := os.ReadFile(path)
-	if err != nil || string(got) != strings.Replace(content, "line 8\n", "line eight\n", 1) {
+	if err != nil || string(got) != edited {
 		t.Fatalf("file: %q %v", got, err)
 	}
 

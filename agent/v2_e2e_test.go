@@ -137,6 +137,16 @@ func codeOf(err error) int {
 	return 0
 }
 
+// promptTurn sends a text prompt and waits for the turn's end, the n-th
+// idle state update of sid; it returns that update's stop reason.
+func promptTurn(t *testing.T, h *agenttest.HarnessV2, sid, text string, n int) string {
+	t.Helper()
+	if _, err := h.Prompt(sid, text); err != nil {
+		t.Fatal(err)
+	}
+	return agenttest.StopReasonOf(h.WaitIdle(sid, n))
+}
+
 // TestV2Initialize: negotiation (docs/acp-v2.md "Choosing the version").
 func TestV2Initialize(t *testing.T) {
 	t.Run("v2", func(t *testing.T) {
@@ -350,10 +360,7 @@ func TestV2PermissionBash(t *testing.T) {
 		fakeapi.Text("Created."),
 	)
 	sid := h.NewSession(h.Sandbox.WorkDir)
-	if _, err := h.Prompt(sid, "create made.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if r := agenttest.StopReasonOf(h.WaitIdle(sid, 1)); r != "end_turn" {
+	if r := promptTurn(t, h, sid, "create made.txt", 1); r != "end_turn" {
 		t.Fatalf("stop reason %q", r)
 	}
 	if _, err := os.Stat(filepath.Join(h.Sandbox.WorkDir, "made.txt")); err != nil {
@@ -456,25 +463,12 @@ func TestV2PermissionBash(t *testing.T) {
 // patch.
 func TestV2PermissionEdits(t *testing.T) {
 	h := agenttest.StartV2(t)
-	path := filepath.Join(h.Sandbox.WorkDir, "notes.txt")
-	var lines []string
-	for i := 1; i <= 12; i++ {
-		lines = append(lines, fmt.Sprint("line ", i))
-	}
-	content := strings.Join(lines, "\n") + "\n"
-	h.API().Script(
-		toolUse("toolu_write", "Write", map[string]any{"file_path": path, "content": content}),
-		toolUse("toolu_edit", "Edit", map[string]any{"file_path": path, "old_string": "line 8\n", "new_string": "line eight\n"}),
-		fakeapi.Text("Done."),
-	)
+	path, _, edited := scriptWriteThenEdit(h.API(), h.Sandbox.WorkDir)
 	sid := h.NewSession(h.Sandbox.WorkDir)
-	if _, err := h.Prompt(sid, "write notes.txt, then fix line 8"); err != nil {
-		t.Fatal(err)
-	}
-	if r := agenttest.StopReasonOf(h.WaitIdle(sid, 1)); r != "end_turn" {
+	if r := promptTurn(t, h, sid, "write notes.txt, then fix line 8", 1); r != "end_turn" {
 		t.Fatalf("stop reason %q", r)
 	}
-	if got, _ := os.ReadFile(path); string(got) != strings.Replace(content, "line 8\n", "line eight\n", 1) {
+	if got, _ := os.ReadFile(path); string(got) != edited {
 		t.Fatalf("file %q", got)
 	}
 	perms := h.Permissions()
@@ -548,10 +542,7 @@ func TestV2Cancel(t *testing.T) {
 		t.Fatalf("stop reason %q", r)
 	}
 	n := len(h.Updates(sid))
-	if _, err := h.Prompt(sid, "again"); err != nil {
-		t.Fatal(err)
-	}
-	if r := agenttest.StopReasonOf(h.WaitIdle(sid, 2)); r != "end_turn" {
+	if r := promptTurn(t, h, sid, "again", 2); r != "end_turn" {
 		t.Fatalf("next turn: stop reason %q", r)
 	}
 	for _, u := range h.Updates(sid)[n:] {
@@ -738,10 +729,7 @@ func TestV2Resume(t *testing.T) {
 			t.Errorf("resume without replay: %s", v2Kinds(us))
 		}
 		h.API().Script(fakeapi.Text("Second answer."))
-		if _, err := h.Prompt(sid, "second question"); err != nil {
-			t.Fatal(err)
-		}
-		if r := agenttest.StopReasonOf(h.WaitIdle(sid, 2)); r != "end_turn" {
+		if r := promptTurn(t, h, sid, "second question", 2); r != "end_turn" {
 			t.Fatalf("stop reason %q", r)
 		}
 		reqs := h.API().MainRequests()
@@ -863,9 +851,7 @@ func TestV2SetConfigOption(t *testing.T) {
 // would (here the API's 429), and the session goes on.
 func TestV2TurnError(t *testing.T) {
 	h := agenttest.StartV2(t)
-	e := fakeapi.HTTPError(429, "rate_limit_error", "slow down please")
-	e.Repeat = -1
-	h.API().Script(e)
+	h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	id, err := h.Prompt(sid, "hi")
 	if err != nil || id == "" {
@@ -878,10 +864,7 @@ func TestV2TurnError(t *testing.T) {
 		t.Fatalf("idle %s", idle.Raw)
 	}
 	h.API().Script(fakeapi.Text("ok now"))
-	if _, err := h.Prompt(sid, "again"); err != nil {
-		t.Fatal(err)
-	}
-	if r := agenttest.StopReasonOf(h.WaitIdle(sid, 2)); r != "end_turn" {
+	if r := promptTurn(t, h, sid, "again", 2); r != "end_turn" {
 		t.Errorf("after the error: %q", r)
 	}
 }
