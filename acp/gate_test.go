@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -124,6 +125,38 @@ func (p *testPeer) wantError(id string, code int, msgPart string) gateReply {
 	return r
 }
 
+// initOK sends an initialize asking for version and wants it answered
+// with that version.
+func (p *testPeer) initOK(id string, version int) {
+	p.t.Helper()
+	p.send(initLine(id, version, ""))
+	p.wantResult(id, fmt.Sprintf(`{"protocolVersion":%d}`, version))
+}
+
+// echoOK sends an echo request and wants it served.
+func (p *testPeer) echoOK(id string) {
+	p.t.Helper()
+	p.send(echoLine(id))
+	p.wantResult(id, `{"n":`+id+`}`)
+}
+
+// wantVersion checks the version the connection has negotiated (0: none).
+func (p *testPeer) wantVersion(v int) {
+	p.t.Helper()
+	if got := p.conn.ProtocolVersion(); got != v {
+		p.t.Errorf("ProtocolVersion() = %d, want %d", got, v)
+	}
+}
+
+// wantInits checks how many initialize handlers have run: refused
+// initializes never reach the handler.
+func wantInits(t *testing.T, g *gateAgent, n int32) {
+	t.Helper()
+	if got := g.inits.Load(); got != n {
+		t.Errorf("%d initialize handlers ran, want %d", got, n)
+	}
+}
+
 func initLine(id string, version int, extra string) string {
 	v, _ := json.Marshal(version)
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"initialize","params":{"protocolVersion":` + string(v) + extra + `}}`
@@ -180,9 +213,7 @@ func TestGateChoosingTheVersion(t *testing.T) {
 					t.Errorf("-32602 should name protocolVersion: %s", r.Error.Data)
 				}
 			}
-			if got := p.conn.ProtocolVersion(); got != c.version {
-				t.Errorf("ProtocolVersion() = %d, want %d", got, c.version)
-			}
+			p.wantVersion(c.version)
 			// A failed initialize leaves the connection uninitialized,
 			// and the client may retry.
 			p.send(echoLine("2"))
@@ -191,10 +222,8 @@ func TestGateChoosingTheVersion(t *testing.T) {
 				return
 			}
 			p.wantError("2", CodeInvalidRequest, "")
-			p.send(initLine("3", 2, ""))
-			p.wantResult("3", `{"protocolVersion":2}`)
-			p.send(echoLine("4"))
-			p.wantResult("4", `{"n":4}`)
+			p.initOK("3", 2)
+			p.echoOK("4")
 		})
 	}
 }
@@ -209,11 +238,9 @@ func TestGateBeforeInitialize(t *testing.T) {
 			p.send(`{"jsonrpc":"2.0","method":"note","params":{}}`)
 			p.send(echoLine("1"))
 			p.wantError("1", CodeInvalidRequest, "initialize")
-			p.send(initLine("2", v, ""))
-			p.wantResult("2", `{"protocolVersion":`+string(rune('0'+v))+`}`)
+			p.initOK("2", v)
 			p.send(`{"jsonrpc":"2.0","method":"note","params":{}}`)
-			p.send(echoLine("3"))
-			p.wantResult("3", `{"n":3}`)
+			p.echoOK("3")
 			if n := g.notes.Load(); n != 1 {
 				t.Errorf("%d notes handled, want 1 (the one before initialize dropped)", n)
 			}
@@ -254,11 +281,8 @@ func TestGateV2RequestDuringInitializeRefused(t *testing.T) {
 			p.wantError("3", CodeInvalidRequest, "in progress")
 			close(g.release)
 			p.wantResult("1", `{"protocolVersion":2}`)
-			p.send(echoLine("4"))
-			p.wantResult("4", `{"n":4}`)
-			if n := g.inits.Load(); n != 1 {
-				t.Errorf("%d initialize handlers ran, want 1", n)
-			}
+			p.echoOK("4")
+			wantInits(t, g, 1)
 		})
 	}
 }
@@ -269,61 +293,41 @@ func TestGateV2RequestDuringInitializeRefused(t *testing.T) {
 func TestGateV2RepeatedInitialize(t *testing.T) {
 	t.Run("before other requests", func(t *testing.T) {
 		p, _ := startGate(t)
-		p.send(initLine("1", 2, ""))
-		p.wantResult("1", `{"protocolVersion":2}`)
-		p.send(initLine("2", 2, ""))
-		p.wantResult("2", `{"protocolVersion":2}`)
+		p.initOK("1", 2)
+		p.initOK("2", 2)
 		p.send(initLine("3", 7, ""))
 		p.wantResult("3", `{"protocolVersion":2}`)
-		p.send(echoLine("4"))
-		p.wantResult("4", `{"n":4}`)
-		if v := p.conn.ProtocolVersion(); v != 2 {
-			t.Errorf("ProtocolVersion() = %d", v)
-		}
+		p.echoOK("4")
+		p.wantVersion(2)
 	})
 	t.Run("after another request", func(t *testing.T) {
 		p, g := startGate(t)
-		p.send(initLine("1", 2, ""))
-		p.wantResult("1", `{"protocolVersion":2}`)
-		p.send(echoLine("2"))
-		p.wantResult("2", `{"n":2}`)
+		p.initOK("1", 2)
+		p.echoOK("2")
 		p.send(initLine("3", 2, ""))
 		p.wantError("3", CodeInvalidRequest, "after other requests")
-		if n := g.inits.Load(); n != 1 {
-			t.Errorf("the refused initialize reached the handler (%d runs)", n)
-		}
-		p.send(echoLine("4"))
-		p.wantResult("4", `{"n":4}`)
+		wantInits(t, g, 1)
+		p.echoOK("4")
 	})
 	t.Run("asking for 1", func(t *testing.T) {
 		p, g := startGate(t)
-		p.send(initLine("1", 2, ""))
-		p.wantResult("1", `{"protocolVersion":2}`)
+		p.initOK("1", 2)
 		p.send(initLine("2", 1, ""))
 		p.wantError("2", CodeInvalidRequest, "protocol version 2 or later")
 		p.send(initLine("3", 0, ""))
 		p.wantError("3", CodeInvalidRequest, "protocol version 2 or later")
-		if n := g.inits.Load(); n != 1 {
-			t.Errorf("the refused initializes reached the handler (%d runs)", n)
-		}
-		if v := p.conn.ProtocolVersion(); v != 2 {
-			t.Errorf("ProtocolVersion() = %d, want 2 still", v)
-		}
+		wantInits(t, g, 1)
+		p.wantVersion(2)
 		// Still nothing but initialize served: a v2 repeat is still allowed.
-		p.send(initLine("4", 2, ""))
-		p.wantResult("4", `{"protocolVersion":2}`)
+		p.initOK("4", 2)
 	})
 	t.Run("malformed repeat", func(t *testing.T) {
 		p, _ := startGate(t)
-		p.send(initLine("1", 2, ""))
-		p.wantResult("1", `{"protocolVersion":2}`)
+		p.initOK("1", 2)
 		p.send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"x"}}`)
 		p.wantError("2", CodeInvalidRequest, "protocol version 2 or later")
-		if v := p.conn.ProtocolVersion(); v != 2 {
-			t.Errorf("ProtocolVersion() = %d, want 2", v)
-		}
-		p.send(echoLine("3"))
-		p.wantResult("3", `{"n":3}`)
+		p.wantVersion(2)
+		p.echoOK("3")
 	})
 }
 
@@ -341,34 +345,24 @@ func TestGateV2FailedRepeatInHandler(t *testing.T) {
 	})
 	On(m, "echo", func(ctx context.Context, p *json.RawMessage) (any, error) { return p, nil })
 	p := newTestPeer(t, Options{Handler: m, InitializeMethod: "initialize"})
-	p.send(initLine("1", 2, ""))
-	p.wantResult("1", `{"protocolVersion":2}`)
+	p.initOK("1", 2)
 	p.send(initLine("2", 2, ""))
 	p.wantError("2", CodeInvalidParams, "")
-	if v := p.conn.ProtocolVersion(); v != 2 {
-		t.Errorf("ProtocolVersion() = %d, want 2", v)
-	}
-	p.send(echoLine("3"))
-	p.wantResult("3", `{"n":3}`)
+	p.wantVersion(2)
+	p.echoOK("3")
 }
 
 // v1: initialize cannot be repeated, before or after other requests.
 func TestGateV1RepeatedInitializeRefused(t *testing.T) {
 	p, g := startGate(t)
-	p.send(initLine("1", 1, ""))
-	p.wantResult("1", `{"protocolVersion":1}`)
+	p.initOK("1", 1)
 	p.send(initLine("2", 1, ""))
 	p.wantError("2", CodeInvalidRequest, "already initialized")
 	p.send(initLine("3", 2, ""))
 	p.wantError("3", CodeInvalidRequest, "already initialized")
-	if n := g.inits.Load(); n != 1 {
-		t.Errorf("%d initialize handlers ran, want 1", n)
-	}
-	if v := p.conn.ProtocolVersion(); v != 1 {
-		t.Errorf("ProtocolVersion() = %d, want 1", v)
-	}
-	p.send(echoLine("4"))
-	p.wantResult("4", `{"n":4}`)
+	wantInits(t, g, 1)
+	p.wantVersion(1)
+	p.echoOK("4")
 }
 
 // Request ids: v2 refuses null (and an initialize asking for 2 with a null
@@ -379,20 +373,14 @@ func TestGateNullID(t *testing.T) {
 		p, g := startGate(t)
 		p.send(`{"jsonrpc":"2.0","id":null,"method":"initialize","params":{"protocolVersion":2}}`)
 		p.wantError("null", CodeInvalidRequest, "")
-		if n := g.inits.Load(); n != 0 {
-			t.Errorf("the null-id initialize reached the handler")
-		}
-		if v := p.conn.ProtocolVersion(); v != 0 {
-			t.Errorf("ProtocolVersion() = %d after a refused initialize", v)
-		}
-		p.send(initLine(`"a"`, 2, ""))
-		p.wantResult(`"a"`, `{"protocolVersion":2}`)
+		wantInits(t, g, 0)
+		p.wantVersion(0)
+		p.initOK(`"a"`, 2)
 		p.send(`{"jsonrpc":"2.0","id":null,"method":"echo","params":{"n":1}}`)
 		p.wantError("null", CodeInvalidRequest, "")
 		p.send(`{"jsonrpc":"2.0","id":1.5,"method":"echo","params":{"n":1}}`)
 		p.wantError("null", CodeInvalidRequest, "")
-		p.send(echoLine(`"s"`))
-		p.wantResult(`"s"`, `{"n":"s"}`)
+		p.echoOK(`"s"`)
 	})
 	t.Run("v1", func(t *testing.T) {
 		p, _ := startGate(t)
@@ -411,7 +399,6 @@ func TestGateBatchRefused(t *testing.T) {
 		p.reply("1")
 		p.send(`[` + echoLine("2") + `]`)
 		p.wantError("null", CodeInvalidRequest, "")
-		p.send(echoLine("3"))
-		p.wantResult("3", `{"n":3}`)
+		p.echoOK("3")
 	}
 }
