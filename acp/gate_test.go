@@ -133,6 +133,14 @@ func (p *testPeer) initOK(id string, version int) {
 	p.wantResult(id, fmt.Sprintf(`{"protocolVersion":%d}`, version))
 }
 
+// initError sends an initialize asking for version and wants it refused
+// with code and an error mentioning msgPart.
+func (p *testPeer) initError(id string, version, code int, msgPart string) {
+	p.t.Helper()
+	p.send(initLine(id, version, ""))
+	p.wantError(id, code, msgPart)
+}
+
 // echoOK sends an echo request and wants it served.
 func (p *testPeer) echoOK(id string) {
 	p.t.Helper()
@@ -277,8 +285,7 @@ func TestGateV2RequestDuringInitializeRefused(t *testing.T) {
 			p.send(echoLine("2"))
 			p.wantError("2", CodeInvalidRequest, "in progress")
 			// A second initialize while one is in flight is refused too.
-			p.send(initLine("3", 2, ""))
-			p.wantError("3", CodeInvalidRequest, "in progress")
+			p.initError("3", 2, CodeInvalidRequest, "in progress")
 			close(g.release)
 			p.wantResult("1", `{"protocolVersion":2}`)
 			p.echoOK("4")
@@ -304,18 +311,15 @@ func TestGateV2RepeatedInitialize(t *testing.T) {
 		p, g := startGate(t)
 		p.initOK("1", 2)
 		p.echoOK("2")
-		p.send(initLine("3", 2, ""))
-		p.wantError("3", CodeInvalidRequest, "after other requests")
+		p.initError("3", 2, CodeInvalidRequest, "after other requests")
 		wantInits(t, g, 1)
 		p.echoOK("4")
 	})
 	t.Run("asking for 1", func(t *testing.T) {
 		p, g := startGate(t)
 		p.initOK("1", 2)
-		p.send(initLine("2", 1, ""))
-		p.wantError("2", CodeInvalidRequest, "protocol version 2 or later")
-		p.send(initLine("3", 0, ""))
-		p.wantError("3", CodeInvalidRequest, "protocol version 2 or later")
+		p.initError("2", 1, CodeInvalidRequest, "protocol version 2 or later")
+		p.initError("3", 0, CodeInvalidRequest, "protocol version 2 or later")
 		wantInits(t, g, 1)
 		p.wantVersion(2)
 		// Still nothing but initialize served: a v2 repeat is still allowed.
@@ -346,8 +350,7 @@ func TestGateV2FailedRepeatInHandler(t *testing.T) {
 	On(m, "echo", func(ctx context.Context, p *json.RawMessage) (any, error) { return p, nil })
 	p := newTestPeer(t, Options{Handler: m, InitializeMethod: "initialize"})
 	p.initOK("1", 2)
-	p.send(initLine("2", 2, ""))
-	p.wantError("2", CodeInvalidParams, "")
+	p.initError("2", 2, CodeInvalidParams, "")
 	p.wantVersion(2)
 	p.echoOK("3")
 }
@@ -356,10 +359,8 @@ func TestGateV2FailedRepeatInHandler(t *testing.T) {
 func TestGateV1RepeatedInitializeRefused(t *testing.T) {
 	p, g := startGate(t)
 	p.initOK("1", 1)
-	p.send(initLine("2", 1, ""))
-	p.wantError("2", CodeInvalidRequest, "already initialized")
-	p.send(initLine("3", 2, ""))
-	p.wantError("3", CodeInvalidRequest, "already initialized")
+	p.initError("2", 1, CodeInvalidRequest, "already initialized")
+	p.initError("3", 2, CodeInvalidRequest, "already initialized")
 	wantInits(t, g, 1)
 	p.wantVersion(1)
 	p.echoOK("4")

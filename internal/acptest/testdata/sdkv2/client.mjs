@@ -2,11 +2,11 @@
 // driving an agent over stdio: initialize, session/new, a prompt turn with a
 // permission, list, resume with replay, cancel, and requests for an unknown
 // session. Every wire line is written to <wire file> as
-// {"fromAgent":bool,"line":"..."} (wire.mjs); what the client saw is
+// {"fromAgent":bool,"line":"..."} (probe.mjs); what the client saw is
 // printed as one JSON line.
 //
 // usage: node client.mjs <path of dist/v2/stable/acp.js> <wire file> <agent command...>
-import { connect } from "./wire.mjs";
+import { connect, probe } from "./probe.mjs";
 
 const [sdkPath, wirePath, ...agentCmd] = process.argv.slice(2);
 const v2 = await import(sdkPath);
@@ -19,39 +19,18 @@ const app = v2.client({ name: "sdk-v2-probe" })
     const allow = params.options.find((o) => o.kind === "allow_once");
     return { outcome: { outcome: "selected", optionId: allow.optionId } };
   });
-try {
-  await app.connectWith(stream, async (agent) => {
-    const init = await agent.request("initialize", {
-      protocolVersion: v2.PROTOCOL_VERSION,
-      info: { name: "sdk-v2-probe", version: "1.0.0" },
-      capabilities: { auth: { terminal: {} } },
-    });
-    seen.protocolVersion = init.protocolVersion;
-    seen.agentName = init.info.name;
-    const session = await agent.buildSession("/tmp").start();
-    seen.messageId = (await session.prompt("list files")).messageId;
-    seen.text = await session.readTextUntilIdle();
-    seen.listed = (await agent.request("session/list", {})).sessions.length;
-    await agent.request("session/resume", { sessionId: session.sessionId, cwd: "/tmp", replayFrom: { type: "start" } });
-    await agent.notify("session/cancel", { sessionId: session.sessionId });
-    for (;;) {
-      const m = await session.nextUpdate();
-      seen.updates.push(m.kind === "stop" ? "stop:" + (m.stopReason ?? "") : m.update.sessionUpdate);
-      if (m.kind === "stop" && m.stopReason === "cancelled") break;
-    }
-    try {
-      await agent.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] });
-    } catch (e) {
-      seen.unknownSession = { code: e.code, data: e.data };
-    }
-    // session/close treats -32002 as success (the session is gone either way).
-    await agent.request("session/close", { sessionId: "nope" });
-    await agent.request("session/close", { sessionId: session.sessionId });
-    session.dispose();
-  });
-} catch (e) {
-  seen.error = String(e?.stack ?? e);
-}
+await probe(v2, app, stream, { name: "sdk-v2-probe", cwd: "/tmp" }, seen, async (agent, session) => {
+  seen.messageId = (await session.prompt("list files")).messageId;
+  seen.text = await session.readTextUntilIdle();
+  seen.listed = (await agent.request("session/list", {})).sessions.length;
+  await agent.request("session/resume", { sessionId: session.sessionId, cwd: "/tmp", replayFrom: { type: "start" } });
+  await agent.notify("session/cancel", { sessionId: session.sessionId });
+  for (;;) {
+    const m = await session.nextUpdate();
+    seen.updates.push(m.kind === "stop" ? "stop:" + (m.stopReason ?? "") : m.update.sessionUpdate);
+    if (m.kind === "stop" && m.stopReason === "cancelled") break;
+  }
+});
 writeWire(wirePath);
 child.kill();
 console.log(JSON.stringify(seen));

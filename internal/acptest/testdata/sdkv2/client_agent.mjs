@@ -6,10 +6,10 @@
 // session, and close. Unlike client.mjs (for the SDK's own toy agent), it
 // works in a given cwd and waits for what a real turn sends. Every wire
 // line is written to <wire file> as {"fromAgent":bool,"line":"..."}
-// (wire.mjs); what the client saw is printed as one JSON line.
+// (probe.mjs); what the client saw is printed as one JSON line.
 //
 // usage: node client_agent.mjs <path of dist/v2/stable/acp.js> <wire file> <cwd> <agent command...>
-import { connect } from "./wire.mjs";
+import { connect, probe } from "./probe.mjs";
 
 const [sdkPath, wirePath, cwd, ...agentCmd] = process.argv.slice(2);
 const v2 = await import(sdkPath);
@@ -48,66 +48,45 @@ const untilStop = async (session, record, each = () => false) => {
   }
 };
 
-try {
-  await app.connectWith(stream, async (agent) => {
-    const init = await agent.request("initialize", {
-      protocolVersion: v2.PROTOCOL_VERSION,
-      info: { name: "sdk-v2-agent-probe", version: "1.0.0" },
-      capabilities: { auth: { terminal: {} } },
-    });
-    seen.protocolVersion = init.protocolVersion;
-    seen.agentName = init.info.name;
-    const session = await agent.buildSession(cwd).start();
-    seen.sessionId = session.sessionId;
+await probe(v2, app, stream, { name: "sdk-v2-agent-probe", cwd }, seen, async (agent, session) => {
+  seen.sessionId = session.sessionId;
 
-    // A turn with a tool call that needs permission.
-    seen.messageId = (await session.prompt("write the notes")).messageId;
-    seen.text = "";
-    const stop = await untilStop(session, seen.turn, (u) => {
-      if (u.sessionUpdate === "agent_message_chunk") seen.chunkMessageId ??= u.messageId;
-      seen.text += textOf(u);
-    });
-    seen.stop = stop.stopReason;
-    seen.listed = (await agent.request("session/list", {})).sessions.map((s) => s.sessionId);
-
-    // A turn that hangs until it is cancelled.
-    seen.cancelMessageId = (await session.prompt("think forever")).messageId;
-    const early = await untilStop(session, seen.cancel, (u) => u.sessionUpdate === "agent_message_chunk");
-    if (early) {
-      seen.cancelStop = "ended before the cancel: " + early.stopReason;
-    } else {
-      await agent.notify("session/cancel", { sessionId: session.sessionId });
-      seen.cancelStop = (await untilStop(session, seen.cancel)).stopReason;
-    }
-
-    // Resume with replay: the history, then the state, then the answer.
-    const resumed = await agent.request("session/resume", {
-      sessionId: session.sessionId,
-      cwd,
-      replayFrom: { type: "start" },
-    });
-    seen.resumeConfigOptions = (resumed.configOptions ?? []).length;
-    seen.replayText = "";
-    seen.replayUserIds = [];
-    await untilStop(session, seen.replay, (u) => {
-      if (u.sessionUpdate === "user_message" || u.sessionUpdate === "user_message_chunk") {
-        if (!seen.replayUserIds.includes(u.messageId)) seen.replayUserIds.push(u.messageId);
-      }
-      seen.replayText += textOf(u);
-    });
-
-    try {
-      await agent.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] });
-    } catch (e) {
-      seen.unknownSession = { code: e.code, data: e.data };
-    }
-    await agent.request("session/close", { sessionId: "nope" });
-    await agent.request("session/close", { sessionId: session.sessionId });
-    session.dispose();
+  // A turn with a tool call that needs permission.
+  seen.messageId = (await session.prompt("write the notes")).messageId;
+  seen.text = "";
+  const stop = await untilStop(session, seen.turn, (u) => {
+    if (u.sessionUpdate === "agent_message_chunk") seen.chunkMessageId ??= u.messageId;
+    seen.text += textOf(u);
   });
-} catch (e) {
-  seen.error = String(e?.stack ?? e);
-}
+  seen.stop = stop.stopReason;
+  seen.listed = (await agent.request("session/list", {})).sessions.map((s) => s.sessionId);
+
+  // A turn that hangs until it is cancelled.
+  seen.cancelMessageId = (await session.prompt("think forever")).messageId;
+  const early = await untilStop(session, seen.cancel, (u) => u.sessionUpdate === "agent_message_chunk");
+  if (early) {
+    seen.cancelStop = "ended before the cancel: " + early.stopReason;
+  } else {
+    await agent.notify("session/cancel", { sessionId: session.sessionId });
+    seen.cancelStop = (await untilStop(session, seen.cancel)).stopReason;
+  }
+
+  // Resume with replay: the history, then the state, then the answer.
+  const resumed = await agent.request("session/resume", {
+    sessionId: session.sessionId,
+    cwd,
+    replayFrom: { type: "start" },
+  });
+  seen.resumeConfigOptions = (resumed.configOptions ?? []).length;
+  seen.replayText = "";
+  seen.replayUserIds = [];
+  await untilStop(session, seen.replay, (u) => {
+    if (u.sessionUpdate === "user_message" || u.sessionUpdate === "user_message_chunk") {
+      if (!seen.replayUserIds.includes(u.messageId)) seen.replayUserIds.push(u.messageId);
+    }
+    seen.replayText += textOf(u);
+  });
+});
 writeWire(wirePath);
 child.stdin.end();
 const timer = setTimeout(() => child.kill(), 20000);
