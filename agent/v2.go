@@ -10,6 +10,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -103,7 +104,7 @@ func (a *connection) authLogoutV2(ctx context.Context, p *acpv2.LogoutAuthReques
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, acp.NewInternalError("logout failed: " + firstLine(msg))
+		return nil, acp.NewInternalError("logout failed: " + scrub.Text(firstLine(msg)))
 	}
 	return &acpv2.LogoutAuthResponse{}, nil
 }
