@@ -12,6 +12,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
 // ACP v2 is a second surface on the same core (docs/acp-v2.md). Each v2
@@ -200,9 +201,37 @@ func (a *connection) resumeSessionV2(ctx context.Context, p *acpv2.ResumeSession
 		opts, _ = r.ConfigOptions.Get()
 	}
 	if s, err := a.session(acp.SessionID(id)); err == nil {
-		s.do(func() { s.q.v2.sendState() })
+		a.sendCurrentV2(s)
 	}
 	return &acpv2.ResumeSessionResponse{ConfigOptions: v2ConfigOptions(opts)}, nil
+}
+
+// sendCurrentV2 tells a client that resumed a session what it may hold
+// stale or not at all, before the answer, as v2 asks: the title and last
+// update (the live title wins over the transcript's), then the state.
+func (a *connection) sendCurrentV2(s *session) {
+	info := &acp.SessionInfoUpdate{}
+	if path, err := a.findTranscript(s.id); err == nil {
+		if d, ok := transcript.Describe(path); ok {
+			if d.Title != "" {
+				info.Title = acp.Some(d.Title)
+			}
+			if !d.UpdatedAt.IsZero() {
+				info.UpdatedAt = acp.Some(d.UpdatedAt.UTC().Format("2006-01-02T15:04:05.000Z"))
+			}
+		}
+	}
+	s.do(func() {
+		if s.title.shown != "" {
+			info.Title = acp.Some(s.title.shown)
+		} else if t, ok := info.Title.Get(); ok {
+			s.title.shown = t
+		}
+		if info.Title.IsSet() || info.UpdatedAt.IsSet() {
+			a.notify(s.id, acp.SessionUpdate{SessionInfoUpdate: info})
+		}
+		s.q.v2.sendState()
+	})
 }
 
 // forkSessionV2 is session/fork (unstable, as on v1).

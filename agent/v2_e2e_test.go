@@ -728,6 +728,11 @@ func TestV2Resume(t *testing.T) {
 		if si := firstOf(us, 0, "state_update"); si < 0 || agenttest.StateOf(us[si]) != "idle" || countOf(us, "user_message")+countOf(us, "agent_message")+countOf(us, "agent_message_chunk")+countOf(us, "tool_call_update") != 0 {
 			t.Errorf("resume without replay: %s", v2Kinds(us))
 		}
+		// The title and last update the client may not hold come first.
+		if ii := firstOf(us, 0, "session_info_update"); ii < 0 || ii > firstOf(us, 0, "state_update") ||
+			atStr(v2Obj(t, us[ii].Raw), "title") != "first question" || atStr(v2Obj(t, us[ii].Raw), "updatedAt") == "" {
+			t.Errorf("resume without replay sends no session info first: %s", v2Kinds(us))
+		}
 		h.API().Script(fakeapi.Text("Second answer."))
 		if r := promptTurn(t, h, sid, "second question", 2); r != "end_turn" {
 			t.Fatalf("stop reason %q", r)

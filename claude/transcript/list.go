@@ -175,6 +175,18 @@ func candidates(dirs []string) []candidate {
 	return out
 }
 
+// Describe is List's row for one transcript file: its title and last
+// update, read from its head and tail. It reports false for what List
+// would leave out.
+func Describe(path string) (SessionInfo, bool) {
+	fi, err := os.Stat(path)
+	id, ok := strings.CutSuffix(filepath.Base(path), ".jsonl")
+	if err != nil || !ok || !fi.Mode().IsRegular() {
+		return SessionInfo{}, false
+	}
+	return readLite(candidate{id: id, path: path, mtime: fi.ModTime(), size: fi.Size()})
+}
+
 // readLite builds a row from the head and tail of a transcript. It reports
 // false for unreadable files, subagent transcripts and files with nothing to
 // title them.

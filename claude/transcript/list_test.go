@@ -181,3 +181,23 @@ func TestSubagents(t *testing.T) {
 		t.Errorf("subagent records = %v", uuids(recs))
 	}
 }
+
+// Describe gives one file the row List would give it.
+func TestDescribe(t *testing.T) {
+	cfg := t.TempDir()
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	const cwd = "/home/me/work/p"
+	id := "aaaaaaaa-0000-4000-8000-000000000001"
+	path := session(t, cfg, cwd, id, t0, promptIn(t, cwd, "describe me"))
+	got, ok := Describe(path)
+	page, err := List(cfg, Filter{})
+	if !ok || err != nil || len(page.Sessions) != 1 || got != page.Sessions[0] {
+		t.Fatalf("Describe = %+v, %v; List = %+v, %v", got, ok, page.Sessions, err)
+	}
+	if got.Title != "describe me" {
+		t.Errorf("title %q", got.Title)
+	}
+	if _, ok := Describe(filepath.Join(cfg, "missing.jsonl")); ok {
+		t.Error("a missing file is described")
+	}
+}
