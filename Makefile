@@ -35,7 +35,8 @@ FUZZ_COUNT   ?= 1000x
 FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
 	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./internal/jsonfast:FuzzDec \
 	./claude/transcript:FuzzReader ./claude/transcript:FuzzFastDecode ./acp:FuzzAppendString \
-	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch
+	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch \
+	./internal/jsonfast:FuzzObject ./agent/internal/toolview:FuzzToolJSON ./agent:FuzzResultJSON
 fuzz-short:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:}"; \

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -27,16 +28,27 @@ import (
 // above the level before it (sampled every 100 µs, garbage included) and
 // the process's peak RSS growth (VmHWM after resetting it). The cost must
 // grow linearly: compare ns/msg and updates of the two sizes; peak memory
-// should barely grow at all, since records stream.
+// should barely grow at all, since records stream. The realistic case is
+// the harness's transcript with ~13 KB tool results.
 //
 //	go test -run '^$' -bench Replay -benchmem ./agent
 func BenchmarkReplay(b *testing.B) {
-	for _, n := range []int{5_000, 20_000} {
-		path, st, err := transcriptgen.WriteSession(b.TempDir(), transcriptgen.Options{Messages: n, RewindEvery: 25, Seed: 1})
+	cases := []struct {
+		name string
+		opts transcriptgen.Options
+	}{
+		{"msgs=5000", transcriptgen.Options{Messages: 5_000, RewindEvery: 25, Seed: 1}},
+		{"msgs=20000", transcriptgen.Options{Messages: 20_000, RewindEvery: 25, Seed: 1}},
+		// The realistic transcript of the side-by-side harness
+		// (internal/bench): Bash and Read results of about 13 KB.
+		{"realistic", transcriptgen.Options{Messages: 2_800, RewindEvery: 25, Seed: 2, ToolOutput: 13_000}},
+	}
+	for _, c := range cases {
+		path, st, err := transcriptgen.WriteSession(b.TempDir(), c.opts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
+		b.Run(c.name, func(b *testing.B) {
 			a, written, stop := discardAgent(b)
 			defer stop()
 			setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
@@ -81,12 +93,10 @@ func discardAgent(b *testing.B) (a *connection, written *atomic.Int64, stop func
 
 type lineCounter struct{ n atomic.Int64 }
 
+var newline = []byte{'\n'}
+
 func (c *lineCounter) Write(p []byte) (int, error) {
-	for _, ch := range p {
-		if ch == '\n' {
-			c.n.Add(1)
-		}
-	}
+	c.n.Add(int64(bytes.Count(p, newline)))
 	return len(p), nil
 }
 

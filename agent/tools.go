@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"strconv"
 	"strings"
 
@@ -166,22 +167,20 @@ func (tr *translator) reportTool(ts *toolState) {
 	tr.notify(tr.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
 }
 
-// viewKey identifies a part of a call's view by its JSON (FNV-1a of the
-// in-place encoding, in a buffer the translator reuses): an update carries
-// the part only when its key changed, without keeping the JSON itself.
+// viewKey identifies a part of a call's view by its JSON (a 64-bit hash
+// of the in-place encoding, in a buffer the translator reuses): an update
+// carries the part only when its key changed, without keeping the JSON
+// itself. The hash is maphash's (keys never leave the process).
 func (tr *translator) viewKey(v any) uint64 {
 	b, err := acp.AppendJSON(tr.keyBuf[:0], v)
 	if err != nil {
 		b = mustJSON(v)
 	}
 	tr.keyBuf = b
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	return h
+	return maphash.Bytes(viewKeySeed, b)
 }
+
+var viewKeySeed = maphash.MakeSeed()
 
 // updateTool sends what changed in the call's view since the last report,
 // plus the patch. Nothing is sent when nothing changed.
@@ -275,7 +274,7 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		return
 	}
 	v := tr.view(ts)
-	p := toolPatch{status: status, rawOutput: mustJSON(text)}
+	p := toolPatch{status: status, rawOutput: jsonString(text)}
 	switch {
 	case b.IsError:
 		v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("", text))}
@@ -317,13 +316,8 @@ func stripModelReminder(text string) string {
 // editResult is the final per-hunk diff of an edit, from the CLI's
 // structuredPatch (or the created file's content).
 func editResult(ts *toolState, structured json.RawMessage, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
-	var r struct {
-		Type            string          `json:"type"`
-		FilePath        string          `json:"filePath"`
-		Content         string          `json:"content"`
-		StructuredPatch json.RawMessage `json:"structuredPatch"`
-	}
-	if json.Unmarshal(structured, &r) != nil {
+	var r editStructured
+	if !r.decode(structured) {
 		return nil, nil
 	}
 	path := toolview.AbsPath(firstNonEmpty(r.FilePath, str(ts.in, "file_path")), cwd)
@@ -341,19 +335,8 @@ func editResult(ts *toolState, structured json.RawMessage, cwd string) ([]acp.To
 // a subagent's results come without it, and then the tool_result itself
 // is shown (its numbered lines as the file's text).
 func readResult(b claude.ContentBlock, structured json.RawMessage, path string) []acp.ToolCallContent {
-	var r struct {
-		Type string `json:"type"`
-		File struct {
-			FilePath   string `json:"filePath"`
-			Content    string `json:"content"`
-			StartLine  int    `json:"startLine"`
-			NumLines   int    `json:"numLines"`
-			TotalLines int    `json:"totalLines"`
-			Base64     string `json:"base64"`
-			MediaType  string `json:"type"`
-		} `json:"file"`
-	}
-	_ = json.Unmarshal(structured, &r)
+	var r readStructured
+	r.decode(structured)
 	switch {
 	case r.Type == "text":
 		out := fencedFile(r.File.FilePath, r.File.Content)
@@ -420,6 +403,9 @@ func imageContent(data, mimeType string) acp.ToolCallContent {
 
 // toolResultText flattens a tool_result's content (a string or blocks).
 func toolResultText(raw json.RawMessage) string {
+	if text, ok := resultTextFast(raw); ok {
+		return text
+	}
 	var str string
 	if json.Unmarshal(raw, &str) == nil {
 		return str

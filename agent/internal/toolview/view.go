@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // How each Claude tool looks in the editor: kind, title, locations and the
@@ -294,8 +295,13 @@ func DisplayPath(p, cwd string) string {
 	return rel
 }
 
-// DecodeInput decodes a tool input object; anything else is empty.
+// DecodeInput decodes a tool input object; anything else is empty. The
+// usual input goes through jsonfast, which decodes it as encoding/json
+// does and gives up on anything else (TestDecodeInputFastPath).
 func DecodeInput(raw json.RawMessage) map[string]any {
+	if in, ok := jsonfast.Object(raw); ok {
+		return in
+	}
 	var in map[string]any
 	if json.Unmarshal(raw, &in) != nil || in == nil {
 		return map[string]any{}
@@ -308,12 +314,8 @@ var exitCodeRE = regexp.MustCompile(`^Exit code (\d+)\n?`)
 // BashOutput is what a finished Bash call printed and how it exited.
 // exit is nil when unknown.
 func BashOutput(text string, isError bool, structured json.RawMessage) (out string, exit *int) {
-	var r struct {
-		Stdout      string `json:"stdout"`
-		Stderr      string `json:"stderr"`
-		Interrupted bool   `json:"interrupted"`
-	}
-	if !isError && json.Unmarshal(structured, &r) == nil && (r.Stdout != "" || r.Stderr != "" || len(structured) > 2) {
+	var r bashStructured
+	if !isError && r.decode(structured) && (r.Stdout != "" || r.Stderr != "" || len(structured) > 2) {
 		out = r.Stdout
 		if r.Stderr != "" {
 			if out != "" && !strings.HasSuffix(out, "\n") {
@@ -336,6 +338,44 @@ func BashOutput(text string, isError bool, structured json.RawMessage) (out stri
 		return text, &zero
 	}
 	return text, nil
+}
+
+// bashStructured is what BashOutput reads of a Bash call's structured
+// result.
+type bashStructured struct {
+	Stdout      string `json:"stdout"`
+	Stderr      string `json:"stderr"`
+	Interrupted bool   `json:"interrupted"`
+}
+
+var bashStructuredNames = []string{"stdout", "stderr", "interrupted"}
+
+// decode reports whether encoding/json's Unmarshal of b into r succeeds,
+// leaving r as it would. A plain object is decoded by jsonfast; anything
+// else by encoding/json (TestBashOutputFastPath).
+func (r *bashStructured) decode(b []byte) bool {
+	var d jsonfast.Dec
+	d.Reset(b)
+	if d.Kind() == '{' {
+		var f bashStructured
+		d.Object()
+		d.Members(bashStructuredNames, func(i int) {
+			switch i {
+			case 0:
+				f.Stdout, _ = d.Str()
+			case 1:
+				f.Stderr, _ = d.Str()
+			case 2:
+				f.Interrupted = d.Bool()
+			}
+		})
+		if d.End() {
+			*r = f
+			return true
+		}
+	}
+	*r = bashStructured{}
+	return json.Unmarshal(b, r) == nil
 }
 
 // FenceLang guesses a code fence language from a file name.
