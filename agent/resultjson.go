@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/maphash"
 
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
@@ -198,24 +201,58 @@ func (r *editStructured) decode(b []byte) bool {
 	return json.Unmarshal(b, r) == nil
 }
 
-var backgroundNames = []string{"backgroundTaskId"}
-
-// backgroundTaskID is the backgroundTaskId of a Bash call's structured
-// result, as encoding/json decodes it ("" when there is none).
-func backgroundTaskID(b []byte) string {
-	var d jsonfast.Dec
-	d.Reset(b)
-	if d.Kind() == '{' {
-		var id string
-		d.Object()
-		d.Members(backgroundNames, func(int) { id, _ = d.Str() })
-		if d.End() {
-			return id
+// contentKey is viewKey for a call's content, without encoding the plain
+// variants: text content, diffs and terminals with no annotations, meta
+// or extra members are hashed field by field (each string with its
+// length, each variant with its own tag), any other item by its JSON.
+// Equal content gives equal keys, as with viewKey; the content of a
+// result is often a whole file or a long command output, which its
+// notification encodes anyway.
+func (tr *translator) contentKey(c []acp.ToolCallContent) uint64 {
+	if c == nil {
+		return 0
+	}
+	var h maphash.Hash
+	h.SetSeed(viewKeySeed)
+	var n [8]byte
+	str := func(tag byte, s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.WriteByte(tag)
+		h.Write(n[:])
+		h.WriteString(s)
+	}
+	h.WriteByte('[')
+	for i := range c {
+		it := &c[i]
+		switch {
+		case it.Content != nil && it.Diff == nil && it.Terminal == nil && it.Unknown == nil && plainText(it.Content):
+			str('t', it.Content.Content.Text.Text)
+		case it.Diff != nil && it.Content == nil && it.Terminal == nil && it.Unknown == nil &&
+			it.Diff.Meta == nil && len(it.Diff.Extra) == 0 && !it.Diff.OldText.IsNull():
+			str('d', it.Diff.Path)
+			if old, ok := it.Diff.OldText.Get(); ok {
+				str('o', old)
+			}
+			str('n', it.Diff.NewText)
+		case it.Terminal != nil && it.Content == nil && it.Diff == nil && it.Unknown == nil &&
+			it.Terminal.Meta == nil && len(it.Terminal.Extra) == 0:
+			str('x', string(it.Terminal.TerminalID))
+		default:
+			b, err := acp.AppendJSON(tr.keyBuf[:0], it)
+			if err != nil {
+				b = mustJSON(it)
+			}
+			tr.keyBuf = b
+			str('j', string(b))
 		}
 	}
-	var r struct {
-		BackgroundTaskID string `json:"backgroundTaskId"`
-	}
-	_ = json.Unmarshal(b, &r)
-	return r.BackgroundTaskID
+	return h.Sum64() | 1 // never the key of nil
+}
+
+// plainText reports content that is a text block and nothing more.
+func plainText(c *acp.Content) bool {
+	b := &c.Content
+	return c.Meta == nil && len(c.Extra) == 0 && b.Text != nil && b.Text.Annotations == nil &&
+		b.Text.Meta == nil && len(b.Text.Extra) == 0 && b.Image == nil && b.Audio == nil &&
+		b.ResourceLink == nil && b.Resource == nil && b.Unknown == nil
 }

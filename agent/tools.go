@@ -50,8 +50,8 @@ type sentFields struct {
 	title     string
 	kind      acp.ToolKind
 	status    acp.ToolCallStatus
-	content   uint64 // hash of the JSON (viewKey)
-	locations uint64
+	content   uint64 // contentKey
+	locations uint64 // viewKey
 	rawInput  bool
 }
 
@@ -161,7 +161,7 @@ func (tr *translator) reportTool(ts *toolState) {
 	ts.reported = true
 	ts.sent = sentFields{
 		title: v.Title, kind: v.Kind, status: acp.ToolCallStatusPending,
-		content: tr.viewKey(&v.Content), locations: tr.viewKey(&v.Locations),
+		content: tr.contentKey(v.Content), locations: tr.viewKey(&v.Locations),
 		rawInput: ts.complete,
 	}
 	tr.notify(tr.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
@@ -203,7 +203,7 @@ func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch
 	if p.status != "" && p.status != ts.sent.status {
 		u.Status, ts.sent.status, changed = acp.Some(p.status), p.status, true
 	}
-	if c := tr.viewKey(&v.Content); v.Content != nil && c != ts.sent.content {
+	if c := tr.contentKey(v.Content); v.Content != nil && c != ts.sent.content {
 		u.Content, ts.sent.content, changed = acp.Some(v.Content), c, true
 	}
 	if l := tr.viewKey(&v.Locations); v.Locations != nil && l != ts.sent.locations {

@@ -16,9 +16,18 @@ func refDecodeInput(raw json.RawMessage) map[string]any {
 	return in
 }
 
-func refBashStructured(b []byte) (bashStructured, bool) {
-	var r bashStructured
-	return r, json.Unmarshal(b, &r) == nil
+func refDecodeBash(b []byte) BashResult {
+	var r struct {
+		Stdout      string `json:"stdout"`
+		Stderr      string `json:"stderr"`
+		Interrupted bool   `json:"interrupted"`
+	}
+	var bg struct {
+		BackgroundTaskID string `json:"backgroundTaskId"`
+	}
+	ok := json.Unmarshal(b, &r) == nil
+	_ = json.Unmarshal(b, &bg)
+	return BashResult{Stdout: r.Stdout, Stderr: r.Stderr, Interrupted: r.Interrupted, BackgroundTaskID: bg.BackgroundTaskID, ok: ok}
 }
 
 func checkFastJSON(t *testing.T, b []byte) {
@@ -26,11 +35,8 @@ func checkFastJSON(t *testing.T, b []byte) {
 	if got, want := DecodeInput(b), refDecodeInput(b); !reflect.DeepEqual(got, want) {
 		t.Fatalf("DecodeInput(%q) = %#v; encoding/json %#v", b, got, want)
 	}
-	var got bashStructured
-	ok := got.decode(b)
-	want, wok := refBashStructured(b)
-	if ok != wok || got != want {
-		t.Fatalf("Bash result %q = %+v, %v; encoding/json %+v, %v", b, got, ok, want, wok)
+	if got, want := DecodeBash(b), refDecodeBash(b); got != want {
+		t.Fatalf("DecodeBash(%q) = %+v; encoding/json %+v", b, got, want)
 	}
 }
 
@@ -40,7 +46,8 @@ var fastJSONCorpus = []string{
 	`{"todos":[{"content":"x","status":"pending","activeForm":"X"}],"n":null,"f":-1.5e-3}`,
 	`{}`, `null`, `[]`, `"s"`, ``, `{"a":1,"a":2}`, `{"a":1e400}`, `{"a":` + "\"\xff\"}", `{"a":1} 2`,
 	`{"stdout":"ok\n","stderr":"warn","interrupted":true,"isImage":false}`, `{"stdout":5}`, `{"Stdout":"x"}`,
-	`{"stdout":"a","stdout":"b"}`, `{"stdout":null,"interrupted":null}`, `{"interrupted":"yes"}`, `{"\u0073tdout":"x"}`,
+	`{"stdout":"a","stdout":"b"}`, `{"stdout":"","backgroundTaskId":"b1"}`, `{"backgroundTaskId":7,"stdout":"x"}`,
+	`{"backgroundtaskid":"x"}`, `{"backgroundTaskId":"a","backgroundTaskId":"b"}`, `{"stdout":null,"interrupted":null}`, `{"interrupted":"yes"}`, `{"\u0073tdout":"x"}`,
 }
 
 func TestToolJSONFastPaths(t *testing.T) {

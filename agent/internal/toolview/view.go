@@ -314,8 +314,23 @@ var exitCodeRE = regexp.MustCompile(`^Exit code (\d+)\n?`)
 // BashOutput is what a finished Bash call printed and how it exited.
 // exit is nil when unknown.
 func BashOutput(text string, isError bool, structured json.RawMessage) (out string, exit *int) {
-	var r bashStructured
-	if !isError && r.decode(structured) && (r.Stdout != "" || r.Stderr != "" || len(structured) > 2) {
+	r := DecodeBash(structured)
+	return r.Output(text, isError, len(structured))
+}
+
+// BashResult is a Bash call's structured result, decoded once.
+type BashResult struct {
+	Stdout, Stderr   string
+	Interrupted      bool
+	BackgroundTaskID string
+	// ok: encoding/json decodes stdout, stderr and interrupted without
+	// an error.
+	ok bool
+}
+
+// Output is BashOutput of the result (n: the structured result's length).
+func (r *BashResult) Output(text string, isError bool, n int) (out string, exit *int) {
+	if !isError && r.ok && (r.Stdout != "" || r.Stderr != "" || n > 2) {
 		out = r.Stdout
 		if r.Stderr != "" {
 			if out != "" && !strings.HasSuffix(out, "\n") {
@@ -340,42 +355,46 @@ func BashOutput(text string, isError bool, structured json.RawMessage) (out stri
 	return text, nil
 }
 
-// bashStructured is what BashOutput reads of a Bash call's structured
-// result.
-type bashStructured struct {
-	Stdout      string `json:"stdout"`
-	Stderr      string `json:"stderr"`
-	Interrupted bool   `json:"interrupted"`
-}
+var bashResultNames = []string{"stdout", "stderr", "interrupted", "backgroundTaskId"}
 
-var bashStructuredNames = []string{"stdout", "stderr", "interrupted"}
-
-// decode reports whether encoding/json's Unmarshal of b into r succeeds,
-// leaving r as it would. A plain object is decoded by jsonfast; anything
-// else by encoding/json (TestBashOutputFastPath).
-func (r *bashStructured) decode(b []byte) bool {
+// DecodeBash decodes a Bash call's structured result as encoding/json
+// does (into a struct of the first three members, and one of the fourth,
+// each on its own). A plain object is decoded by jsonfast in one pass;
+// anything else by encoding/json (TestToolJSONFastPaths).
+func DecodeBash(b []byte) BashResult {
 	var d jsonfast.Dec
 	d.Reset(b)
 	if d.Kind() == '{' {
-		var f bashStructured
+		var r BashResult
 		d.Object()
-		d.Members(bashStructuredNames, func(i int) {
+		d.Members(bashResultNames, func(i int) {
 			switch i {
 			case 0:
-				f.Stdout, _ = d.Str()
+				r.Stdout, _ = d.Str()
 			case 1:
-				f.Stderr, _ = d.Str()
+				r.Stderr, _ = d.Str()
 			case 2:
-				f.Interrupted = d.Bool()
+				r.Interrupted = d.Bool()
+			case 3:
+				r.BackgroundTaskID, _ = d.Str()
 			}
 		})
 		if d.End() {
-			*r = f
-			return true
+			r.ok = true
+			return r
 		}
 	}
-	*r = bashStructured{}
-	return json.Unmarshal(b, r) == nil
+	var out struct {
+		Stdout      string `json:"stdout"`
+		Stderr      string `json:"stderr"`
+		Interrupted bool   `json:"interrupted"`
+	}
+	var bg struct {
+		BackgroundTaskID string `json:"backgroundTaskId"`
+	}
+	ok := json.Unmarshal(b, &out) == nil
+	_ = json.Unmarshal(b, &bg)
+	return BashResult{Stdout: out.Stdout, Stderr: out.Stderr, Interrupted: out.Interrupted, BackgroundTaskID: bg.BackgroundTaskID, ok: ok}
 }
 
 // FenceLang guesses a code fence language from a file name.
