@@ -56,6 +56,7 @@ type Process struct {
 	// delivering is set while deliverLoop holds a frame it took from the
 	// queue and has not handed over yet.
 	delivering bool
+	deliverSeq uint64 // frames deliverLoop took from the queue
 	eof        bool // the reader has finished; nothing more will be queued
 	draining   bool // shutting down: the reader ignores the queue bound
 	abandon    bool // the owner stopped the process: drop undelivered messages
