@@ -57,9 +57,9 @@ type Process struct {
 	// queue and has not handed over yet.
 	delivering bool
 	deliverSeq uint64 // frames deliverLoop took from the queue
-	eof        bool // the reader has finished; nothing more will be queued
-	draining   bool // shutting down: the reader ignores the queue bound
-	abandon    bool // the owner stopped the process: drop undelivered messages
+	eof        bool   // the reader has finished; nothing more will be queued
+	draining   bool   // shutting down: the reader ignores the queue bound
+	abandon    bool   // the owner stopped the process: drop undelivered messages
 	pending    map[string]chan controlReply
 	incoming   map[string]context.CancelFunc
 	results    []*ResultMessage // error results seen before initialize finished
