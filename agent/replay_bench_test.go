@@ -23,7 +23,8 @@ import (
 // rewound turn every 25) of 5,000 and 20,000 messages: reading the
 // transcript, translating every record through the live code, and writing
 // each session/update as JSON to the connection (an io.Discard client). No
-// CLI runs. Besides ns/op it reports ns per message on the active branch,
+// CLI runs. Besides ns/op it reports ns per message on the active branch
+// (and the process's CPU time per message, the garbage collector's too),
 // updates per replay, and the peak memory of one replay: the heap's peak
 // above the level before it (sampled every 100 µs, garbage included) and
 // the process's peak RSS growth (VmHWM after resetting it). The cost must
@@ -62,11 +63,14 @@ func BenchmarkReplay(b *testing.B) {
 			b.SetBytes(st.Bytes)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := processCPU()
 			for b.Loop() {
 				replay()
 			}
+			cpu = processCPU() - cpu
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.Active), "ns/msg")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(st.Active), "cpu-ns/msg")
 			b.ReportMetric(float64(lines), "updates/op")
 			b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")

@@ -15,7 +15,10 @@ import (
 // the text is plain (an object with the expected member types, no
 // duplicate or case-folded names) and by encoding/json otherwise, so the
 // outcome is always encoding/json's (TestResultJSONFastPaths,
-// FuzzResultJSON).
+// FuzzResultJSON). The JSON is a CLI frame's or a transcript record's own
+// copy, never changed: decoded strings share its memory
+// (jsonfast.ResetShared) instead of copying whole files and command
+// outputs.
 
 // jsonString is s as encoding/json's Marshal writes it.
 func jsonString(s string) json.RawMessage {
@@ -31,7 +34,7 @@ var contentBlockNames = []string{"type", "text", "thinking", "signature", "data"
 // blocks; ok is false when encoding/json must decide.
 func resultTextFast(raw []byte) (text string, ok bool) {
 	var d jsonfast.Dec
-	d.Reset(raw)
+	d.ResetShared(raw)
 	switch d.Kind() {
 	case '"':
 		s, _ := d.Str()
@@ -111,7 +114,7 @@ var (
 // not wanted).
 func (r *readStructured) decode(b []byte) {
 	var d jsonfast.Dec
-	d.Reset(b)
+	d.ResetShared(b)
 	if d.Kind() == '{' {
 		var f readStructured
 		d.Object()
@@ -176,7 +179,7 @@ var editNames = []string{"type", "filePath", "content", "structuredPatch"}
 // leaving r as it would. StructuredPatch is b's own bytes.
 func (r *editStructured) decode(b []byte) bool {
 	var d jsonfast.Dec
-	d.Reset(b)
+	d.ResetShared(b)
 	if d.Kind() == '{' {
 		var f editStructured
 		d.Object()

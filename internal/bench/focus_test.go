@@ -23,7 +23,8 @@ import (
 // the figures issue 16 is about: a quick check while working on them, not
 // the report (make bench-compare writes that). Opt-in:
 //
-// (ACPBENCH_FOCUS_STREAM_ONLY=1 leaves the replays out):
+// (ACPBENCH_FOCUS_STREAM_ONLY=1 leaves the replays out,
+// ACPBENCH_FOCUS_REPLAY_ONLY=1 the streaming turn):
 //
 //	ACPBENCH_FOCUS=/path/to/claude-agent-acp [ACPBENCH_FOCUS_N=3] go test -run TestFocus -v ./internal/bench
 func TestFocus(t *testing.T) {
@@ -44,6 +45,10 @@ func TestFocus(t *testing.T) {
 	for i := range n {
 		var bare, m sample
 		for j := range 2 {
+			if os.Getenv("ACPBENCH_FOCUS_REPLAY_ONLY") != "" {
+				bare, m = sample{kStreamDone: 1}, sample{}
+				break
+			}
 			if (i+j)%2 == 0 {
 				if bare, err = runBare(ctx, &cfg); err != nil {
 					t.Fatal(err)

@@ -101,10 +101,22 @@ func (d *Dec) Value() any {
 func Object(b []byte) (m map[string]any, ok bool) {
 	var d Dec
 	d.Reset(b)
+	return object(&d)
+}
+
+// ObjectShared is Object for a text that is never changed while the map is
+// in use: its strings may share b's memory (see ResetShared).
+func ObjectShared(b []byte) (m map[string]any, ok bool) {
+	var d Dec
+	d.ResetShared(b)
+	return object(&d)
+}
+
+func object(d *Dec) (map[string]any, bool) {
 	if d.Kind() != '{' {
 		return nil, false
 	}
-	m, _ = d.Value().(map[string]any)
+	m, _ := d.Value().(map[string]any)
 	return m, d.End()
 }
 

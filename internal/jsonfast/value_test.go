@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // checkObject: Object agrees with encoding/json's Unmarshal into a
@@ -86,5 +87,27 @@ func BenchmarkObject(b *testing.B) {
 		if _, ok := Object(in); !ok {
 			b.Fatal("gave up")
 		}
+	}
+}
+
+// TestShared: a shared decoder's strings are the same values, views of the
+// text when they have no escapes, copies when they do.
+func TestShared(t *testing.T) {
+	b := []byte(`{"plain":"abc","esc":"a\nb","bad":"` + "\xff" + `","empty":""}`)
+	shared, ok := ObjectShared(b)
+	plain, ok2 := Object(b)
+	if !ok || !ok2 || !reflect.DeepEqual(shared, plain) {
+		t.Fatalf("ObjectShared = %v, %v; Object = %v, %v", shared, ok, plain, ok2)
+	}
+	in := func(s string) bool {
+		p := unsafe.StringData(s)
+		return uintptr(unsafe.Pointer(p)) >= uintptr(unsafe.Pointer(&b[0])) &&
+			uintptr(unsafe.Pointer(p)) < uintptr(unsafe.Pointer(&b[0]))+uintptr(len(b))
+	}
+	if !in(shared["plain"].(string)) || in(plain["plain"].(string)) {
+		t.Error(`"plain" should be a view of the text when shared, a copy otherwise`)
+	}
+	if in(shared["esc"].(string)) || in(shared["bad"].(string)) {
+		t.Error("strings with escapes or invalid UTF-8 must be copies")
 	}
 }

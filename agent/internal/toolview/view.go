@@ -297,9 +297,10 @@ func DisplayPath(p, cwd string) string {
 
 // DecodeInput decodes a tool input object; anything else is empty. The
 // usual input goes through jsonfast, which decodes it as encoding/json
-// does and gives up on anything else (TestDecodeInputFastPath).
+// does and gives up on anything else (TestToolJSONFastPaths). raw is a CLI
+// frame's or record's own copy, never changed: strings share it.
 func DecodeInput(raw json.RawMessage) map[string]any {
-	if in, ok := jsonfast.Object(raw); ok {
+	if in, ok := jsonfast.ObjectShared(raw); ok {
 		return in
 	}
 	var in map[string]any
@@ -360,10 +361,11 @@ var bashResultNames = []string{"stdout", "stderr", "interrupted", "backgroundTas
 // DecodeBash decodes a Bash call's structured result as encoding/json
 // does (into a struct of the first three members, and one of the fourth,
 // each on its own). A plain object is decoded by jsonfast in one pass;
-// anything else by encoding/json (TestToolJSONFastPaths).
+// anything else by encoding/json (TestToolJSONFastPaths). b is a CLI
+// frame's or record's own copy, never changed: strings share it.
 func DecodeBash(b []byte) BashResult {
 	var d jsonfast.Dec
-	d.Reset(b)
+	d.ResetShared(b)
 	if d.Kind() == '{' {
 		var r BashResult
 		d.Object()
