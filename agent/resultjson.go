@@ -25,6 +25,25 @@ func jsonString(s string) json.RawMessage {
 	return jsonfast.AppendString(make([]byte, 0, len(s)+2+len(s)>>6), s)
 }
 
+// claudeCodeMeta is the claudeCode object of a tool report's _meta, as
+// encoding/json writes the map {"toolName", "parentToolUseId" when set,
+// "subagent" when true} (keys in order, strings escaped alike).
+func claudeCodeMeta(toolName, parent string, subagent bool) json.RawMessage {
+	b := make([]byte, 0, 32+len(toolName)+len(parent))
+	b = append(b, '{')
+	if parent != "" {
+		b = append(b, `"parentToolUseId":`...)
+		b = jsonfast.AppendString(b, parent)
+		b = append(b, ',')
+	}
+	if subagent {
+		b = append(b, `"subagent":true,`...)
+	}
+	b = append(b, `"toolName":`...)
+	b = jsonfast.AppendString(b, toolName)
+	return append(b, '}')
+}
+
 // contentBlockNames are the members of a claude.ContentBlock; a
 // tool_result's blocks are decoded into it.
 var contentBlockNames = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input",

@@ -123,3 +123,23 @@ func TestContentKey(t *testing.T) {
 		t.Error("equal content, different keys")
 	}
 }
+
+// TestClaudeCodeMeta: the tool reports' claudeCode meta is what
+// encoding/json wrote for the map it stands for.
+func TestClaudeCodeMeta(t *testing.T) {
+	for _, name := range []string{"Bash", "Agent", "Task", "mcp__x__<y>&z", "", "é\u2028"} {
+		for _, parent := range []string{"", "toolu_01", "<p>"} {
+			cc := map[string]any{"toolName": name}
+			if parent != "" {
+				cc["parentToolUseId"] = parent
+			}
+			sub := name == "Agent" || name == "Task"
+			if sub {
+				cc["subagent"] = true
+			}
+			if got, want := claudeCodeMeta(name, parent, sub), mustJSON(cc); !bytes.Equal(got, want) {
+				t.Errorf("claudeCodeMeta(%q, %q, %v) = %s, want %s", name, parent, sub, got, want)
+			}
+		}
+	}
+}

@@ -226,14 +226,7 @@ func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch
 // subagent call it belongs to, or that it launches subagents), plus extra
 // keys.
 func (tr *translator) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
-	cc := map[string]any{"toolName": ts.name}
-	if ts.parent != "" {
-		cc["parentToolUseId"] = ts.parent
-	}
-	if ts.name == "Agent" || ts.name == "Task" {
-		cc["subagent"] = true
-	}
-	m := map[string]json.RawMessage{"claudeCode": mustJSON(cc)}
+	m := map[string]json.RawMessage{"claudeCode": claudeCodeMeta(ts.name, ts.parent, ts.name == "Agent" || ts.name == "Task")}
 	for k, v := range extra {
 		m[k] = v
 	}
