@@ -81,11 +81,12 @@ func main() {
 // passed between goroutines (the CLI's reader, the session, the
 // connection), and with idle threads to spare the runtime wakes one for
 // each hand-off, which costs more than the work. On one thread the agent
-// spends about a quarter less CPU per relayed chunk and per replayed
-// message (BENCHMARKS.md, "Where the time goes"). The price: CPU-heavy
-// work of one session (replaying a long transcript, diffing a big file)
-// shares the thread with the other sessions' relaying, which the runtime
-// interleaves every 10 ms at most.
+// spends about a quarter less CPU per relayed chunk (BENCHMARKS.md,
+// "Where the time goes"). A session/load replay,
+// a long run of work while the CLI starts, gets a second thread for its
+// duration (agent/threads.go). The price: other CPU-heavy work of one
+// session (diffing a big file) shares the thread with the other sessions'
+// relaying, which the runtime interleaves every 10 ms at most.
 func oneThread() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
