@@ -428,7 +428,9 @@ const documentTail = "\n" +
 	"cost is below the CLI's own run-to-run spread (a few ms per turn on a shared 2-core machine); the " +
 	"cold first text depends mostly on how the CLI's start-up overlaps the handshake, not on the adapter. " +
 	"The fake API answers every turn with a five-word text; the streaming turn is one answer of many small " +
-	"text deltas. Model API requests count every `POST /v1/messages` the fake received during the five user " +
+	"text deltas; when our adapter falls behind the CLI (16 frames or more queued), it sends consecutive " +
+	"deltas of one block as one chunk, so its client may receive fewer chunks than the CLI streamed deltas, " +
+	"and the per-chunk figures are per delta. Model API requests count every `POST /v1/messages` the fake received during the five user " +
 	"turns, side requests (titles, suggestions, classifiers) included, once the API has been quiet for 0.7 s. " +
 	"Ratios to the bare CLI are taken per iteration (the adapter's time over the bare CLI's in the same " +
 	"iteration) and then the median. A `session/load` replay ends at the last history update (user, agent " +
