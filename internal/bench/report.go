@@ -449,7 +449,10 @@ const profileAccount = "\n## Where the time goes: replay and streaming (issue 16
 	"mostly the runtime's when chunks come one at a time: a wake-up of the thread that polls the CLI's " +
 	"pipe, and sysmon's (at one chunk per 200 µs, sysmon alone is about 6 µs per chunk); no change in " +
 	"the adapter removes those. Under 5 µs per chunk is reached when chunks queue up (bursts), not when " +
-	"the agent idles between them.\n"
+	"the agent idles between them. In the side-by-side run above the replay costs more CPU per message " +
+	"than in process (the 5.4 MB of updates of the realistic transcript go through a real pipe, and the CLI " +
+	"starting beside the replay is answered meanwhile), which is why its realistic transcript still " +
+	"misses 15 µs per message.\n"
 
 // Second-round figures of profileAccount (see there).
 const (
