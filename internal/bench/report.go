@@ -420,7 +420,7 @@ const profileAccount = "\n## Where the time goes: replay and streaming (issue 16
 	"| replay, realistic transcript (2,800 messages, 13 KB tool results), per message | " + round2RealBefore + " | " + round2RealAfter + " |\n" +
 	"| replay, 5,000 messages, per message | " + round2SynthBefore + " | " + round2SynthAfter + " |\n" +
 	"| relayed chunk, one at a time (agent `TranslateTextDelta`) | 3.7 µs, 6 allocs | 3.8 µs, 6 allocs |\n" +
-	"| relayed chunk, 64 that queued up (agent `BurstTextDeltas`) | – | 1.4 µs, 1 alloc |\n" +
+	"| relayed chunk, 64 that queued up (agent `BurstTextDeltas`) | (no bursts) | 1.4 µs, 1 alloc |\n" +
 	"| relay over pipes, one delta per 35 µs: adapter CPU per delta | " + round2RelayBefore + " | " + round2RelayAfter + " |\n" +
 	"| relay over pipes, one delta per 200 µs: adapter CPU per delta | 41 µs | 26–33 µs |\n\n" +
 	"**Before.** Replaying the realistic transcript, the agent's own JSON work on tool results was 63% " +
