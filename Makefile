@@ -35,7 +35,8 @@ FUZZ_COUNT   ?= 1000x
 FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
 	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./internal/jsonfast:FuzzDec \
 	./claude/transcript:FuzzReader ./claude/transcript:FuzzFastDecode ./acp:FuzzAppendString \
-	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch
+	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch \
+	./internal/jsonfast:FuzzObject ./agent/internal/toolview:FuzzToolJSON ./agent:FuzzResultJSON
 fuzz-short:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:}"; \
@@ -75,7 +76,7 @@ bench:
 ## compiling and running; `make bench` runs them for real.
 bench-short:
 	$(GO) test -run '^$$' -bench 'Replay/msgs=5000' -benchtime 2x -benchmem ./agent
-	$(GO) test -run '^$$' -bench 'TranslateTextDelta' -benchtime 1000x -benchmem ./agent
+	$(GO) test -run '^$$' -bench 'TranslateTextDelta|BurstTextDeltas' -benchtime 1000x -benchmem ./agent
 	$(GO) test -run '^$$' -bench 'DecodeTextDelta|ReadPipeline' -benchtime 100x -benchmem ./claude
 	$(GO) test -run '^$$' -bench 'ReadActiveChain/msgs=5000|DecodeRecord' -benchtime 3x -benchmem ./claude/transcript
 	$(GO) test -run '^$$' -bench . -benchtime 1000x -benchmem ./internal/jsonfast ./acp

@@ -106,6 +106,10 @@ type Conn struct {
 
 	wmu sync.Mutex // one whole frame per Write
 	w   io.Writer
+	// While held (Hold), frames are appended to held and written together
+	// when the last hold ends; holds counts them. Both behind wmu.
+	holds int
+	held  []byte
 
 	// mu guards st, the connection's whole mutable state; cond signals
 	// every change of it (a message queued or handled, a dispatch, the
@@ -825,14 +829,47 @@ func (c *Conn) writeError(id ID, e *Error) {
 	_ = c.write(buf.Bytes())
 }
 
-// write sends one whole frame. A failed write ends the connection.
-func (c *Conn) write(frame []byte) error {
+// write sends one whole frame, or queues it behind the held ones while
+// the connection is held (Hold). A failed write ends the connection.
+func (c *Conn) write(frame []byte) error { return c.writeFrame(frame, false) }
+
+// maxHeld bounds the bytes a hold keeps back: past it they are written at
+// once.
+const maxHeld = 256 << 10
+
+// writeFrame is write; now writes at once even while held (with what is
+// held before it), for a request whose answer the caller will wait for.
+func (c *Conn) writeFrame(frame []byte, now bool) error {
 	if c.closed() {
 		return c.cause
 	}
 	c.wmu.Lock()
-	_, err := c.w.Write(frame)
+	var err error
+	switch {
+	case c.holds > 0 && !now && len(c.held)+len(frame) <= maxHeld:
+		c.held = append(c.held, frame...)
+	case len(c.held) > 0:
+		c.held = append(c.held, frame...)
+		err = c.flushHeld()
+	default:
+		_, err = c.w.Write(frame)
+	}
 	c.wmu.Unlock()
+	return c.writeFailed(err)
+}
+
+// flushHeld writes the held frames in one Write; c.wmu is held.
+func (c *Conn) flushHeld() error {
+	_, err := c.w.Write(c.held)
+	if cap(c.held) > 4*maxHeld {
+		c.held = nil // a huge frame passed through: let it go
+	} else {
+		c.held = c.held[:0]
+	}
+	return err
+}
+
+func (c *Conn) writeFailed(err error) error {
 	if err != nil {
 		err = fmt.Errorf("%w: write: %v", ErrTransport, err)
 		c.shutdown(err)
@@ -841,8 +878,44 @@ func (c *Conn) write(frame []byte) error {
 	return nil
 }
 
-// Notify sends a notification. It returns once the frame is written, so
-// notifications sent before a handler returns precede its response.
+// Hold batches the connection's writes until the returned release is
+// called: notifications and responses sent meanwhile, by any goroutine,
+// are appended in order to one buffer and go out in one Write when the
+// last hold is released. A request is written at once (with everything
+// held before it), since its caller waits for the answer, and so is
+// everything once 256 KiB are held. While held, Notify and a handler's
+// response return before their frame is written (a failed write still
+// ends the connection). A hold must be short: it is for a burst of
+// notifications that are ready together, such as output that queued up
+// while the peer was slow to read, so that they cost one system call and
+// one wake-up of the peer instead of one each. Frames held when the
+// connection ends are not sent.
+func (c *Conn) Hold() (release func()) {
+	c.wmu.Lock()
+	c.holds++
+	c.wmu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.wmu.Lock()
+			c.holds--
+			var err error
+			if c.holds == 0 && len(c.held) > 0 {
+				if c.closed() {
+					c.held = c.held[:0]
+				} else {
+					err = c.flushHeld()
+				}
+			}
+			c.wmu.Unlock()
+			_ = c.writeFailed(err)
+		})
+	}
+}
+
+// Notify sends a notification. It returns once the frame is written (or,
+// while the connection is held, queued behind the held frames: see Hold),
+// so notifications sent before a handler returns precede its response.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	buf := getBuf()
 	defer putBuf(buf)
@@ -879,7 +952,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	c.st.pending[key] = p
 	c.mu.Unlock()
-	if err := c.write(buf.Bytes()); err != nil {
+	if err := c.writeFrame(buf.Bytes(), true); err != nil {
 		c.mu.Lock()
 		delete(c.st.pending, key)
 		c.mu.Unlock()

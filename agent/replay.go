@@ -61,6 +61,7 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 			mode, err = "", acp.NewInternalError("the session's transcript could not be replayed")
 		}
 	}()
+	defer moreThreads()() // threads.go
 	r, err := transcript.Open(path, &transcript.Options{Logger: a.log.With("session", id)})
 	if err != nil {
 		a.log.Warn("transcript not readable", "session", id, "error", err)
@@ -69,6 +70,11 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 	defer r.Close()
 	rp := newReplayer(a, id, setup)
 	rp.subagents = subagentTranscripts(path, a.log.With("session", id))
+	// History goes out in batches, one write for the updates of 64
+	// records (acp.Conn.Hold): a pipe write and a wake-up of the client
+	// per update would cost more than the update.
+	release := a.editor().Hold()
+	defer func() { release() }()
 	n := 0
 	for rec, err := range r.Records() {
 		if err != nil {
@@ -76,6 +82,8 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 			return "", acp.NewInternalError("the session's transcript could not be read")
 		}
 		if n++; n%64 == 0 {
+			release()
+			release = a.editor().Hold()
 			if err := ctx.Err(); err != nil {
 				return "", err
 			}

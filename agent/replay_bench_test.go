@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,21 +23,33 @@ import (
 // rewound turn every 25) of 5,000 and 20,000 messages: reading the
 // transcript, translating every record through the live code, and writing
 // each session/update as JSON to the connection (an io.Discard client). No
-// CLI runs. Besides ns/op it reports ns per message on the active branch,
+// CLI runs. Besides ns/op it reports ns per message on the active branch
+// (and the process's CPU time per message, the garbage collector's too),
 // updates per replay, and the peak memory of one replay: the heap's peak
 // above the level before it (sampled every 100 µs, garbage included) and
 // the process's peak RSS growth (VmHWM after resetting it). The cost must
 // grow linearly: compare ns/msg and updates of the two sizes; peak memory
-// should barely grow at all, since records stream.
+// should barely grow at all, since records stream. The realistic case is
+// the harness's transcript with ~13 KB tool results.
 //
 //	go test -run '^$' -bench Replay -benchmem ./agent
 func BenchmarkReplay(b *testing.B) {
-	for _, n := range []int{5_000, 20_000} {
-		path, st, err := transcriptgen.WriteSession(b.TempDir(), transcriptgen.Options{Messages: n, RewindEvery: 25, Seed: 1})
+	cases := []struct {
+		name string
+		opts transcriptgen.Options
+	}{
+		{"msgs=5000", transcriptgen.Options{Messages: 5_000, RewindEvery: 25, Seed: 1}},
+		{"msgs=20000", transcriptgen.Options{Messages: 20_000, RewindEvery: 25, Seed: 1}},
+		// The realistic transcript of the side-by-side harness
+		// (internal/bench): Bash and Read results of about 13 KB.
+		{"realistic", transcriptgen.Options{Messages: 2_800, RewindEvery: 25, Seed: 2, ToolOutput: 13_000}},
+	}
+	for _, c := range cases {
+		path, st, err := transcriptgen.WriteSession(b.TempDir(), c.opts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
+		b.Run(c.name, func(b *testing.B) {
 			a, written, stop := discardAgent(b)
 			defer stop()
 			setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
@@ -50,11 +63,14 @@ func BenchmarkReplay(b *testing.B) {
 			b.SetBytes(st.Bytes)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := processCPU()
 			for b.Loop() {
 				replay()
 			}
+			cpu = processCPU() - cpu
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.Active), "ns/msg")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(st.Active), "cpu-ns/msg")
 			b.ReportMetric(float64(lines), "updates/op")
 			b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
@@ -81,12 +97,10 @@ func discardAgent(b *testing.B) (a *connection, written *atomic.Int64, stop func
 
 type lineCounter struct{ n atomic.Int64 }
 
+var newline = []byte{'\n'}
+
 func (c *lineCounter) Write(p []byte) (int, error) {
-	for _, ch := range p {
-		if ch == '\n' {
-			c.n.Add(1)
-		}
-	}
+	c.n.Add(int64(bytes.Count(p, newline)))
 	return len(p), nil
 }
 

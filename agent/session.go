@@ -173,6 +173,7 @@ func (s *session) run() {
 				continue
 			}
 			s.handle(m)
+			s.handleQueued() // burst.go: what queued up meanwhile, in one write
 		}
 	}
 }

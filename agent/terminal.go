@@ -64,10 +64,7 @@ var outputFileRE = regexp.MustCompile(`Output is being written to: (\S+?)\.?(?:\
 // bashResult reports a finished Bash call, or starts following it when it
 // went to the background (then it reports true: the call stays open).
 func (tr *translator) bashResult(ts *toolState, text string, isError bool, structured json.RawMessage) (running bool) {
-	var r struct {
-		BackgroundTaskID string `json:"backgroundTaskId"`
-	}
-	_ = json.Unmarshal(structured, &r)
+	r := toolview.DecodeBash(structured)
 	live := tr.foregroundOf(ts)
 	if live != nil && r.BackgroundTaskID == live.taskID && !isError {
 		// Moved to the background while followed: keep following.
@@ -87,18 +84,18 @@ func (tr *translator) bashResult(ts *toolState, text string, isError bool, struc
 	if isError {
 		status = acp.ToolCallStatusFailed
 	}
-	out, exit := toolview.BashOutput(text, isError, structured)
+	out, exit := r.Output(text, isError, len(structured))
 	if r.BackgroundTaskID != "" {
 		out, exit = text, nil // a replayed background command: its notice
 	}
 	if live != nil {
 		out = live.endForeground(tr, out)
 		if ts.terminal && out == "" {
-			tr.finishCommand(ts, status, "", exit, mustJSON(text))
+			tr.finishCommand(ts, status, "", exit, jsonString(text))
 			return false
 		}
 	}
-	tr.finishCommand(ts, status, out, exit, mustJSON(text))
+	tr.finishCommand(ts, status, out, exit, jsonString(text))
 	return false
 }
 

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"strconv"
 	"strings"
 
@@ -49,8 +50,8 @@ type sentFields struct {
 	title     string
 	kind      acp.ToolKind
 	status    acp.ToolCallStatus
-	content   uint64 // hash of the JSON (viewKey)
-	locations uint64
+	content   uint64 // contentKey
+	locations uint64 // viewKey
 	rawInput  bool
 }
 
@@ -160,28 +161,26 @@ func (tr *translator) reportTool(ts *toolState) {
 	ts.reported = true
 	ts.sent = sentFields{
 		title: v.Title, kind: v.Kind, status: acp.ToolCallStatusPending,
-		content: tr.viewKey(&v.Content), locations: tr.viewKey(&v.Locations),
+		content: tr.contentKey(v.Content), locations: tr.viewKey(&v.Locations),
 		rawInput: ts.complete,
 	}
 	tr.notify(tr.toolSession(ts), acp.SessionUpdate{ToolCall: tc})
 }
 
-// viewKey identifies a part of a call's view by its JSON (FNV-1a of the
-// in-place encoding, in a buffer the translator reuses): an update carries
-// the part only when its key changed, without keeping the JSON itself.
+// viewKey identifies a part of a call's view by its JSON (a 64-bit hash
+// of the in-place encoding, in a buffer the translator reuses): an update
+// carries the part only when its key changed, without keeping the JSON
+// itself. The hash is maphash's (keys never leave the process).
 func (tr *translator) viewKey(v any) uint64 {
 	b, err := acp.AppendJSON(tr.keyBuf[:0], v)
 	if err != nil {
 		b = mustJSON(v)
 	}
 	tr.keyBuf = b
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	return h
+	return maphash.Bytes(viewKeySeed, b)
 }
+
+var viewKeySeed = maphash.MakeSeed()
 
 // updateTool sends what changed in the call's view since the last report,
 // plus the patch. Nothing is sent when nothing changed.
@@ -204,7 +203,7 @@ func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch
 	if p.status != "" && p.status != ts.sent.status {
 		u.Status, ts.sent.status, changed = acp.Some(p.status), p.status, true
 	}
-	if c := tr.viewKey(&v.Content); v.Content != nil && c != ts.sent.content {
+	if c := tr.contentKey(v.Content); v.Content != nil && c != ts.sent.content {
 		u.Content, ts.sent.content, changed = acp.Some(v.Content), c, true
 	}
 	if l := tr.viewKey(&v.Locations); v.Locations != nil && l != ts.sent.locations {
@@ -227,14 +226,7 @@ func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch
 // subagent call it belongs to, or that it launches subagents), plus extra
 // keys.
 func (tr *translator) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
-	cc := map[string]any{"toolName": ts.name}
-	if ts.parent != "" {
-		cc["parentToolUseId"] = ts.parent
-	}
-	if ts.name == "Agent" || ts.name == "Task" {
-		cc["subagent"] = true
-	}
-	m := map[string]json.RawMessage{"claudeCode": mustJSON(cc)}
+	m := map[string]json.RawMessage{"claudeCode": claudeCodeMeta(ts.name, ts.parent, ts.name == "Agent" || ts.name == "Task")}
 	for k, v := range extra {
 		m[k] = v
 	}
@@ -275,7 +267,7 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		return
 	}
 	v := tr.view(ts)
-	p := toolPatch{status: status, rawOutput: mustJSON(text)}
+	p := toolPatch{status: status, rawOutput: jsonString(text)}
 	switch {
 	case b.IsError:
 		v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("", text))}
@@ -317,13 +309,8 @@ func stripModelReminder(text string) string {
 // editResult is the final per-hunk diff of an edit, from the CLI's
 // structuredPatch (or the created file's content).
 func editResult(ts *toolState, structured json.RawMessage, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
-	var r struct {
-		Type            string          `json:"type"`
-		FilePath        string          `json:"filePath"`
-		Content         string          `json:"content"`
-		StructuredPatch json.RawMessage `json:"structuredPatch"`
-	}
-	if json.Unmarshal(structured, &r) != nil {
+	var r editStructured
+	if !r.decode(structured) {
 		return nil, nil
 	}
 	path := toolview.AbsPath(firstNonEmpty(r.FilePath, str(ts.in, "file_path")), cwd)
@@ -341,19 +328,8 @@ func editResult(ts *toolState, structured json.RawMessage, cwd string) ([]acp.To
 // a subagent's results come without it, and then the tool_result itself
 // is shown (its numbered lines as the file's text).
 func readResult(b claude.ContentBlock, structured json.RawMessage, path string) []acp.ToolCallContent {
-	var r struct {
-		Type string `json:"type"`
-		File struct {
-			FilePath   string `json:"filePath"`
-			Content    string `json:"content"`
-			StartLine  int    `json:"startLine"`
-			NumLines   int    `json:"numLines"`
-			TotalLines int    `json:"totalLines"`
-			Base64     string `json:"base64"`
-			MediaType  string `json:"type"`
-		} `json:"file"`
-	}
-	_ = json.Unmarshal(structured, &r)
+	var r readStructured
+	r.decode(structured)
 	switch {
 	case r.Type == "text":
 		out := fencedFile(r.File.FilePath, r.File.Content)
@@ -420,6 +396,9 @@ func imageContent(data, mimeType string) acp.ToolCallContent {
 
 // toolResultText flattens a tool_result's content (a string or blocks).
 func toolResultText(raw json.RawMessage) string {
+	if text, ok := resultTextFast(raw); ok {
+		return text
+	}
 	var str string
 	if json.Unmarshal(raw, &str) == nil {
 		return str

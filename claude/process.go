@@ -56,9 +56,10 @@ type Process struct {
 	// delivering is set while deliverLoop holds a frame it took from the
 	// queue and has not handed over yet.
 	delivering bool
-	eof        bool // the reader has finished; nothing more will be queued
-	draining   bool // shutting down: the reader ignores the queue bound
-	abandon    bool // the owner stopped the process: drop undelivered messages
+	deliverSeq uint64 // frames deliverLoop took from the queue
+	eof        bool   // the reader has finished; nothing more will be queued
+	draining   bool   // shutting down: the reader ignores the queue bound
+	abandon    bool   // the owner stopped the process: drop undelivered messages
 	pending    map[string]chan controlReply
 	incoming   map[string]context.CancelFunc
 	results    []*ResultMessage // error results seen before initialize finished

@@ -541,3 +541,50 @@ func TestStartAsyncTurn(t *testing.T) {
 		t.Errorf("Err after Close = %v", q.Err())
 	}
 }
+
+// TestTryMessageKeepsOrder: a consumer that takes what is queued with
+// TryMessage between receives from Messages gets every frame once, in the
+// CLI's order, while the reader keeps queueing behind it.
+func TestTryMessageKeepsOrder(t *testing.T) {
+	t.Parallel()
+	p := startFake(t, "flood", Options{})
+	defer p.Close()
+	sendText(t, p, "go")
+	next, tried := 0, 0
+	check := func(m Message) bool {
+		switch b := m.Body.(type) {
+		case *StreamEvent:
+			if b.Event.Index != next {
+				t.Fatalf("delta %d after %d", b.Event.Index, next-1)
+			}
+			next++
+		case *ResultMessage:
+			return true
+		}
+		return false
+	}
+	for done := false; !done; {
+		m, ok := <-p.Messages()
+		if !ok {
+			t.Fatal("Messages closed before the result")
+		}
+		done = check(m)
+		if next%100 == 0 {
+			time.Sleep(time.Millisecond) // let the queue fill
+		}
+		for !done {
+			m, ok := p.TryMessage()
+			if !ok {
+				break
+			}
+			tried++
+			done = check(m)
+		}
+	}
+	if next != 5000 {
+		t.Errorf("%d deltas, want 5000", next)
+	}
+	if tried == 0 {
+		t.Error("TryMessage never had a frame ready")
+	}
+}

@@ -170,6 +170,7 @@ func (p *Process) deliverLoop() {
 		}
 		m := p.queue[0]
 		p.delivering = true // handleLine must not overtake m
+		p.deliverSeq++
 		p.queue[0] = Message{}
 		p.queue = p.queue[1:]
 		p.queued -= len(m.Raw)
@@ -181,6 +182,59 @@ func (p *Process) deliverLoop() {
 			return
 		}
 	}
+}
+
+// TryMessage returns the next frame of Messages if one is ready now, and
+// never waits: the frames the reader queued while the consumer was busy
+// (it is behind the CLI). It keeps the order of Messages; a consumer that
+// also receives from Messages must call both from one goroutine. ok is
+// false when nothing is ready (or the process ended: Messages says so).
+func (p *Process) TryMessage() (m Message, ok bool) {
+	p.mu.Lock()
+	if p.delivering || !p.initOver || p.abandon {
+		seq := p.deliverSeq
+		p.mu.Unlock()
+		// deliverLoop holds the next frame: take it if it is offering it.
+		select {
+		case m, ok = <-p.out:
+		default:
+			return Message{}, false
+		}
+		if ok {
+			// That was deliverLoop's frame (a non-blocking receive never
+			// meets handleLine's non-blocking send): unless deliverLoop
+			// took another meanwhile, the queue is next.
+			p.mu.Lock()
+			if p.deliverSeq == seq {
+				p.delivering = false
+			}
+			p.mu.Unlock()
+		}
+		return m, ok
+	}
+	if len(p.queue) == 0 {
+		p.mu.Unlock()
+		return Message{}, false
+	}
+	m = p.queue[0]
+	p.queue[0] = Message{}
+	p.queue = p.queue[1:]
+	p.queued -= len(m.Raw)
+	p.cond.Broadcast() // room for the reader
+	p.mu.Unlock()
+	return m, true
+}
+
+// Backlog is how many frames wait for the consumer of Messages: how far
+// it is behind the CLI.
+func (p *Process) Backlog() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.queue)
+	if p.delivering {
+		n++
+	}
+	return n
 }
 
 // writeLine writes one complete line (which must end in '\n') to stdin.

@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"strconv"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
@@ -22,6 +24,21 @@ type recordDecoder struct {
 	d    jsonfast.Dec
 	last [numSlots]string
 	blk  []Block // scratch for a message's blocks
+	// own is the line when decode copied it (a long line): its big
+	// values are then shared instead of copied again (share).
+	own []byte
+}
+
+// ownLine is the line length from which decode copies the line once and
+// shares its big values (tool results, file contents, long text) instead
+// of copying each.
+const ownLine = 4 << 10
+
+// share reports whether a value of the line is big enough to be shared:
+// a quarter of the line or more, so that what a Record keeps of a line
+// never pins more than four times its size.
+func (rd *recordDecoder) share(v []byte) bool {
+	return rd.own != nil && len(v) >= len(rd.own)/4
 }
 
 // Interned string slots.
@@ -56,6 +73,9 @@ func (rd *recordDecoder) str(slot int) string {
 	if slot >= 0 && !esc && string(raw) == rd.last[slot] {
 		return rd.last[slot]
 	}
+	if slot < 0 && !esc && rd.share(raw) && utf8.Valid(raw) {
+		return unsafe.String(&raw[0], len(raw)) // raw is in rd.own, which nothing changes
+	}
 	s := jsonfast.String(raw, esc)
 	if slot >= 0 {
 		rd.last[slot] = s
@@ -82,11 +102,14 @@ func (rd *recordDecoder) uuid(present *bool) string {
 	return jsonfast.String(raw, esc)
 }
 
-// raw copies a raw member value.
+// raw copies a raw member value (or shares it, see share).
 func (rd *recordDecoder) raw() []byte {
 	v := rd.d.Raw()
 	if v == nil {
 		return nil
+	}
+	if rd.share(v) {
+		return v[:len(v):len(v)]
 	}
 	return append([]byte(nil), v...)
 }
@@ -116,6 +139,12 @@ var recordKeys = []string{"type", "uuid", "parentUuid", "logicalParentUuid", "se
 // decode returns the record of line, or ok false when the fast path does
 // not apply (bad JSON included: the caller's encoding/json pass reports it).
 func (rd *recordDecoder) decode(line []byte) (rec *Record, ok bool) {
+	rd.own = nil
+	if len(line) >= ownLine {
+		line = append(make([]byte, 0, len(line)), line...)
+		rd.own = line
+	}
+	defer func() { rd.own = nil }()
 	d := &rd.d
 	d.Reset(line)
 	if d.Kind() != '{' {
@@ -309,8 +338,7 @@ func (rd *recordDecoder) content() Content {
 	d := &rd.d
 	switch d.Kind() {
 	case '"':
-		s, _ := d.Str()
-		return Content{{Type: "text", Text: s}}
+		return Content{{Type: "text", Text: rd.str(-1)}}
 	case 'n':
 		d.Skip()
 		return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -27,9 +28,15 @@ func slowDecode(line []byte) (*Record, error) {
 // It returns whether the fast path applied.
 func checkFast(t *testing.T, rd *recordDecoder, line []byte) bool {
 	t.Helper()
-	fast, ok := rd.decode(line)
+	// The reader's window is overwritten by the next lines: what a record
+	// keeps of a long line (shared values) must be the decoder's own copy.
+	buf := bytes.Clone(line)
+	fast, ok := rd.decode(buf)
 	if !ok {
 		return false
+	}
+	for i := range buf {
+		buf[i] = 'x'
 	}
 	if !json.Valid(line) {
 		t.Fatalf("fast path accepted invalid JSON %q", line)
@@ -99,6 +106,13 @@ func TestFastDecodeMatches(t *testing.T) {
 		` { "type" : "user" , "isMeta" : true , "is_meta" : false } `,
 		`{"type":"user","is_meta":true,"isSidechain":null}`,
 		`{}`,
+		// Long lines: their big values are shared with the decoder's copy.
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"` +
+			strings.Repeat(`out \"line\"\n`, 500) + `"}]},"toolUseResult":{"stdout":"` + strings.Repeat("y", 5000) + `"}}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("long text ", 600) + `"}]}}`,
+		`{"type":"user","message":{"role":"user","content":"` + strings.Repeat("prompt ", 900) + "\xff" + `"}}`,
+		`{"type":"user","message":{"role":"user","content":"` + strings.Repeat("prompt ", 900) + `"}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"` + strings.Repeat("z", 6000) + `"}]}]}}`,
 	}
 	for _, e := range edge {
 		if !checkFast(t, &rd, []byte(e)) {

@@ -50,8 +50,9 @@ func startLean(argv []string, sb *sandbox) (*leanClient, error) {
 
 // leanUpdates is what a call saw before its answer.
 type leanUpdates struct {
-	n    int       // session/update notifications
-	last time.Time // arrival of the last history update (replayKinds)
+	n      int       // session/update notifications
+	last   time.Time // arrival of the last history update (replayKinds)
+	answer []byte    // the response
 }
 
 var (
@@ -97,6 +98,7 @@ func (c *leanClient) call(method string, params any) (leanUpdates, error) {
 			if bytes.Contains(l, []byte(`"error":`)) && !bytes.Contains(l, []byte(`"result":`)) {
 				return seen, c.wrap(method, fmt.Errorf("error answer: %.300s", l))
 			}
+			seen.answer = append([]byte(nil), l...)
 			return seen, nil
 		}
 		if !isResponse {

@@ -26,7 +26,8 @@
 //	echo …            stream "echo: …" and end the turn (also any unknown word)
 //	hang              stream a little, then wait for an interrupt (or stdin EOF)
 //	slow MS [TAG]     stream TAG (default ".") every 5 ms for MS milliseconds; interruptible
-//	chunks N SIZE     stream N numbered chunks of SIZE bytes as fast as possible
+//	chunks N SIZE [US] stream N numbered chunks of SIZE bytes as fast as possible,
+//	                  or one every US microseconds (on average: sleeps are coarse)
 //	size              answer with the length of the prompt text ("size 123")
 //	crash             stream a little, then SIGKILL itself
 //	exit N            stream a little, write to stderr, exit with status N

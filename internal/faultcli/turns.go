@@ -100,13 +100,19 @@ func (f *fake) turn(m *userMsg) {
 		}
 		t.finish()
 	case "chunks":
-		n, size := arg(1, 10), arg(2, 100)
+		n, size, every := arg(1, 10), arg(2, 100), time.Duration(arg(3, 0))*time.Microsecond
+		start := time.Now()
 		for i := range n {
+			if every > 0 {
+				if d := time.Until(start.Add(time.Duration(i) * every)); d > 0 {
+					time.Sleep(d)
+				}
+			}
 			c := fmt.Sprintf("[%d]", i)
 			if len(c) < size {
 				c += strings.Repeat("x", size-len(c))
 			}
-			t.stream(c)
+			t.streamLikeCLI(c)
 			if i%50 == 0 {
 				trace("progress", fmt.Sprint(i))
 			}
@@ -207,6 +213,16 @@ func (t *turnState) event(ev map[string]any) {
 }
 
 func usage() map[string]any { return map[string]any{"input_tokens": 10, "output_tokens": 1} }
+
+// streamLikeCLI sends a text delta as the real CLI writes it (its member
+// order, which the agent's fast path for deltas expects), for the
+// relaying benchmarks.
+func (t *turnState) streamLikeCLI(s string) {
+	t.text.WriteString(s)
+	text, _ := json.Marshal(s)
+	t.f.raw(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` +
+		string(text) + `}},"session_id":"` + t.f.session + `","parent_tool_use_id":null,"uuid":"782cc1bc-b48e-40eb-99a1-3c1c1d0f6a5e"}`)
+}
 
 // stream sends a text delta of the current message.
 func (t *turnState) stream(s string) {

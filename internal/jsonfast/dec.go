@@ -40,11 +40,20 @@ type Dec struct {
 	depth int
 	bad   bool
 	odd   bool
+	share bool // Str may return strings that share b (ResetShared)
 }
 
 // Reset starts walking b.
 func (d *Dec) Reset(b []byte) {
 	*d = Dec{b: b}
+}
+
+// ResetShared is Reset for a text that is never changed while what is
+// decoded from it is in use (a frame's or a record's own copy): Str and
+// Value then return strings without escapes as views of b instead of
+// copies.
+func (d *Dec) ResetShared(b []byte) {
+	*d = Dec{b: b, share: true}
 }
 
 // Bad reports whether the text was found not to be valid JSON.
@@ -290,6 +299,9 @@ func (d *Dec) Str() (s string, present bool) {
 	raw, esc, ok := d.StrRaw()
 	if !ok {
 		return "", false
+	}
+	if d.share && !esc && len(raw) > 0 && utf8.Valid(raw) {
+		return unsafe.String(&raw[0], len(raw)), true
 	}
 	return String(raw, esc), true
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // How each Claude tool looks in the editor: kind, title, locations and the
@@ -294,8 +295,14 @@ func DisplayPath(p, cwd string) string {
 	return rel
 }
 
-// DecodeInput decodes a tool input object; anything else is empty.
+// DecodeInput decodes a tool input object; anything else is empty. The
+// usual input goes through jsonfast, which decodes it as encoding/json
+// does and gives up on anything else (TestToolJSONFastPaths). raw is a CLI
+// frame's or record's own copy, never changed: strings share it.
 func DecodeInput(raw json.RawMessage) map[string]any {
+	if in, ok := jsonfast.ObjectShared(raw); ok {
+		return in
+	}
 	var in map[string]any
 	if json.Unmarshal(raw, &in) != nil || in == nil {
 		return map[string]any{}
@@ -308,12 +315,23 @@ var exitCodeRE = regexp.MustCompile(`^Exit code (\d+)\n?`)
 // BashOutput is what a finished Bash call printed and how it exited.
 // exit is nil when unknown.
 func BashOutput(text string, isError bool, structured json.RawMessage) (out string, exit *int) {
-	var r struct {
-		Stdout      string `json:"stdout"`
-		Stderr      string `json:"stderr"`
-		Interrupted bool   `json:"interrupted"`
-	}
-	if !isError && json.Unmarshal(structured, &r) == nil && (r.Stdout != "" || r.Stderr != "" || len(structured) > 2) {
+	r := DecodeBash(structured)
+	return r.Output(text, isError, len(structured))
+}
+
+// BashResult is a Bash call's structured result, decoded once.
+type BashResult struct {
+	Stdout, Stderr   string
+	Interrupted      bool
+	BackgroundTaskID string
+	// ok: encoding/json decodes stdout, stderr and interrupted without
+	// an error.
+	ok bool
+}
+
+// Output is BashOutput of the result (n: the structured result's length).
+func (r *BashResult) Output(text string, isError bool, n int) (out string, exit *int) {
+	if !isError && r.ok && (r.Stdout != "" || r.Stderr != "" || n > 2) {
 		out = r.Stdout
 		if r.Stderr != "" {
 			if out != "" && !strings.HasSuffix(out, "\n") {
@@ -336,6 +354,49 @@ func BashOutput(text string, isError bool, structured json.RawMessage) (out stri
 		return text, &zero
 	}
 	return text, nil
+}
+
+var bashResultNames = []string{"stdout", "stderr", "interrupted", "backgroundTaskId"}
+
+// DecodeBash decodes a Bash call's structured result as encoding/json
+// does (into a struct of the first three members, and one of the fourth,
+// each on its own). A plain object is decoded by jsonfast in one pass;
+// anything else by encoding/json (TestToolJSONFastPaths). b is a CLI
+// frame's or record's own copy, never changed: strings share it.
+func DecodeBash(b []byte) BashResult {
+	var d jsonfast.Dec
+	d.ResetShared(b)
+	if d.Kind() == '{' {
+		var r BashResult
+		d.Object()
+		d.Members(bashResultNames, func(i int) {
+			switch i {
+			case 0:
+				r.Stdout, _ = d.Str()
+			case 1:
+				r.Stderr, _ = d.Str()
+			case 2:
+				r.Interrupted = d.Bool()
+			case 3:
+				r.BackgroundTaskID, _ = d.Str()
+			}
+		})
+		if d.End() {
+			r.ok = true
+			return r
+		}
+	}
+	var out struct {
+		Stdout      string `json:"stdout"`
+		Stderr      string `json:"stderr"`
+		Interrupted bool   `json:"interrupted"`
+	}
+	var bg struct {
+		BackgroundTaskID string `json:"backgroundTaskId"`
+	}
+	ok := json.Unmarshal(b, &out) == nil
+	_ = json.Unmarshal(b, &bg)
+	return BashResult{Stdout: out.Stdout, Stderr: out.Stderr, Interrupted: out.Interrupted, BackgroundTaskID: bg.BackgroundTaskID, ok: ok}
 }
 
 // FenceLang guesses a code fence language from a file name.

@@ -1,0 +1,66 @@
+package toolview
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// What DecodeInput and BashOutput decoded with encoding/json alone.
+
+func refDecodeInput(raw json.RawMessage) map[string]any {
+	var in map[string]any
+	if json.Unmarshal(raw, &in) != nil || in == nil {
+		return map[string]any{}
+	}
+	return in
+}
+
+func refDecodeBash(b []byte) BashResult {
+	var r struct {
+		Stdout      string `json:"stdout"`
+		Stderr      string `json:"stderr"`
+		Interrupted bool   `json:"interrupted"`
+	}
+	var bg struct {
+		BackgroundTaskID string `json:"backgroundTaskId"`
+	}
+	ok := json.Unmarshal(b, &r) == nil
+	_ = json.Unmarshal(b, &bg)
+	return BashResult{Stdout: r.Stdout, Stderr: r.Stderr, Interrupted: r.Interrupted, BackgroundTaskID: bg.BackgroundTaskID, ok: ok}
+}
+
+func checkFastJSON(t *testing.T, b []byte) {
+	t.Helper()
+	if got, want := DecodeInput(b), refDecodeInput(b); !reflect.DeepEqual(got, want) {
+		t.Fatalf("DecodeInput(%q) = %#v; encoding/json %#v", b, got, want)
+	}
+	if got, want := DecodeBash(b), refDecodeBash(b); got != want {
+		t.Fatalf("DecodeBash(%q) = %+v; encoding/json %+v", b, got, want)
+	}
+}
+
+var fastJSONCorpus = []string{
+	`{"command":"go test ./...","description":"Run the tests","timeout":120000,"run_in_background":false}`,
+	`{"file_path":"/p/a.go","old_string":"a\n\"b\"","new_string":"\u00e9","replace_all":true}`,
+	`{"todos":[{"content":"x","status":"pending","activeForm":"X"}],"n":null,"f":-1.5e-3}`,
+	`{}`, `null`, `[]`, `"s"`, ``, `{"a":1,"a":2}`, `{"a":1e400}`, `{"a":` + "\"\xff\"}", `{"a":1} 2`,
+	`{"stdout":"ok\n","stderr":"warn","interrupted":true,"isImage":false}`, `{"stdout":5}`, `{"Stdout":"x"}`,
+	`{"stdout":"a","stdout":"b"}`, `{"stdout":"","backgroundTaskId":"b1"}`, `{"backgroundTaskId":7,"stdout":"x"}`,
+	`{"backgroundtaskid":"x"}`, `{"backgroundTaskId":"a","backgroundTaskId":"b"}`, `{"stdout":null,"interrupted":null}`, `{"interrupted":"yes"}`, `{"\u0073tdout":"x"}`,
+}
+
+func TestToolJSONFastPaths(t *testing.T) {
+	for _, s := range fastJSONCorpus {
+		checkFastJSON(t, []byte(s))
+	}
+}
+
+// FuzzToolJSON: DecodeInput and the Bash result decoding never differ
+// from encoding/json.
+func FuzzToolJSON(f *testing.F) {
+	for _, s := range fastJSONCorpus {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkFastJSON(t, b) })
+}

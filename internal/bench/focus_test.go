@@ -1,0 +1,192 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+)
+
+// TestFocus runs only the streaming turn (with the bare CLI beside it) and
+// the session/load replays of our adapter, alternating, and logs
+// the figures issue 16 is about: a quick check while working on them, not
+// the report (make bench-compare writes that). Opt-in:
+//
+// (ACPBENCH_FOCUS_STREAM_ONLY=1 leaves the replays out,
+// ACPBENCH_FOCUS_REPLAY_ONLY=1 the streaming turn):
+//
+//	ACPBENCH_FOCUS=/path/to/claude-agent-acp [ACPBENCH_FOCUS_N=3] go test -run TestFocus -v ./internal/bench
+func TestFocus(t *testing.T) {
+	ours := os.Getenv("ACPBENCH_FOCUS")
+	if ours == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
+	n = max(n, 1)
+	cfg := Config{Ours: []string{ours}, CLI: clitest.CLIPath(t), Turns: -1, Deltas: 20000, ReplayMessages: 5000, Log: os.Stderr}
+	cfg.tmp = t.TempDir()
+	ctx := context.Background()
+	var err error
+	if cfg.bare, err = probeAgentCLI(ctx, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i := range n {
+		var bare, m sample
+		for j := range 2 {
+			if os.Getenv("ACPBENCH_FOCUS_REPLAY_ONLY") != "" {
+				bare, m = sample{kStreamDone: 1}, sample{}
+				break
+			}
+			if (i+j)%2 == 0 {
+				if bare, err = runBare(ctx, &cfg); err != nil {
+					t.Fatal(err)
+				}
+			} else if m, err = runAdapter(ctx, &cfg, cfg.Ours); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, s := sample{}, sample{}
+		if os.Getenv("ACPBENCH_FOCUS_STREAM_ONLY") == "" {
+			if r, err = runReplay(ctx, &cfg, cfg.Ours, realisticReplay); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = runReplay(ctx, &cfg, cfg.Ours, syntheticReplay); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lines = append(lines, fmt.Sprintf("cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f; replay real %.1f µs/msg (cpu %.1f), synthetic %.1f µs/msg (cpu %.1f)",
+			m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks],
+			r["real"+rPerMsg]*1e6, r["real"+rCPUPerMsg]*1e6, s["replay"+rPerMsg]*1e6, s["replay"+rCPUPerMsg]*1e6))
+	}
+	t.Log("\n" + strings.Join(lines, "\n"))
+}
+
+// TestFocusRelay measures what relaying a streamed chunk costs our adapter
+// without node, the fake API or a validating client on the machine: the
+// adapter runs the fake CLI of package faultcli, which streams 20,000
+// small text deltas (paced like the real CLI, one per ACPBENCH_RELAY_US
+// microseconds, default 35; 0 = as fast as it can), and a lean client
+// counts the notifications. It logs the adapter's CPU per chunk
+// (user+system, from /proc). Opt-in, like TestFocus:
+//
+//	ACPBENCH_FOCUS=/path/to/claude-agent-acp go test -run TestFocusRelay -v ./internal/bench
+func TestFocusRelay(t *testing.T) {
+	ours := os.Getenv("ACPBENCH_FOCUS")
+	if ours == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
+	n = max(n, 1)
+	pace := 35
+	if v := os.Getenv("ACPBENCH_RELAY_US"); v != "" {
+		pace, _ = strconv.Atoi(v)
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "faultcli")
+	if out, err := exec.Command("go", "build", "-o", fake, "github.com/claude-agent-acp/claude-agent-acp/internal/faultcli/cmd/faultcli").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	const deltas = 20000
+	var lines []string
+	for range n {
+		home := t.TempDir()
+		sb := &sandbox{home: home, work: t.TempDir(), env: faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+fake)}
+		c, err := startLean([]string{ours}, sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.call(acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+			t.Fatal(err)
+		}
+		created, err := c.call(acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: sb.work, MCPServers: []acp.MCPServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns struct {
+			Result acp.NewSessionResponse `json:"result"`
+		}
+		if err := json.Unmarshal(created.answer, &ns); err != nil {
+			t.Fatal(err)
+		}
+		prompt := func(text string) (leanUpdates, error) {
+			return c.call(acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: ns.Result.SessionID,
+				Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: text}}}})
+		}
+		if _, err := prompt("echo warm up"); err != nil {
+			t.Fatal(err)
+		}
+		before, err := readStat(c.cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		userBefore, sysBefore := userSys(t, c.cmd.Process.Pid)
+		threadsBefore := threadCPU(c.cmd.Process.Pid)
+		start := time.Now()
+		u, err := prompt(fmt.Sprintf("chunks %d 6 %d", deltas, pace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		after, err := readStat(c.cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		userAfter, sysAfter := userSys(t, c.cmd.Process.Pid)
+		var threads []string
+		for tid, cpu := range threadCPU(c.cmd.Process.Pid) {
+			if d := cpu - threadsBefore[tid]; d > 0 {
+				threads = append(threads, fmt.Sprintf("%d:%v", tid-c.cmd.Process.Pid, d))
+			}
+		}
+		sort.Strings(threads)
+		c.close(10 * time.Second)
+		cpu := after.cpu - before.cpu
+		lines = append(lines, fmt.Sprintf("relay: %d updates in %v, adapter CPU %v: %.2f µs per chunk (user %v, system %v; by thread, pid+n: %s)",
+			u.n, took.Round(time.Millisecond), cpu, float64(cpu.Microseconds())/deltas, userAfter-userBefore, sysAfter-sysBefore, strings.Join(threads, " ")))
+	}
+	t.Log("\n" + strings.Join(lines, "\n"))
+}
+
+// threadCPU reads the CPU time of each thread of a process.
+func threadCPU(pid int) map[int]time.Duration {
+	out := map[int]time.Duration{}
+	dirs, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, d := range dirs {
+		tid, _ := strconv.Atoi(d.Name())
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		out[tid] = time.Duration(u+s) * time.Second / clockTicks
+	}
+	return out
+}
+
+// userSys reads a process's user and system CPU time from /proc.
+func userSys(t *testing.T, pid int) (user, sys time.Duration) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	ticks := func(s string) time.Duration {
+		n, _ := strconv.ParseInt(s, 10, 64)
+		return time.Duration(n) * time.Second / clockTicks
+	}
+	return ticks(f[11]), ticks(f[12])
+}

@@ -1,0 +1,197 @@
+package jsonfast
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Members walks the members of an object Object entered, up to its closing
+// brace. For a member named exactly names[i] it calls f(i) with the cursor
+// on the value, which f must consume; other members are skipped (and
+// validated). What encoding/json would decode into a struct with those
+// field names differently sets Odd: a member name with escapes, a name it
+// would match to one of names without regard to case, a second member of
+// the same name. At most 64 names.
+func (d *Dec) Members(names []string, f func(i int)) {
+	var seen uint64
+	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
+		i := -1
+		if !esc {
+			for j, n := range names {
+				if string(key) == n {
+					i = j
+					break
+				}
+			}
+		}
+		if i < 0 {
+			if esc || FoldKey(key, names...) {
+				d.odd = true
+			}
+			d.Skip()
+			continue
+		}
+		if seen&(1<<i) != 0 {
+			d.odd = true
+		}
+		seen |= 1 << i
+		f(i)
+	}
+}
+
+// Value consumes any value and returns it as encoding/json decodes into an
+// interface value: map[string]any, []any (never nil), string, float64,
+// bool or nil. A number that does not fit a float64 and an object with a
+// member name twice set Odd (encoding/json would fail, or keep the last).
+func (d *Dec) Value() any {
+	switch d.Kind() {
+	case '{':
+		d.Object()
+		m := map[string]any{}
+		for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
+			k := String(key, esc)
+			if _, dup := m[k]; dup {
+				d.odd = true
+			}
+			m[k] = d.Value()
+		}
+		return m
+	case '[':
+		d.Array()
+		a := []any{}
+		for more := d.FirstElem(); more; more = d.NextElem() {
+			a = append(a, d.Value())
+		}
+		return a
+	case '"':
+		s, _ := d.Str()
+		return s
+	case '0':
+		start := d.i
+		d.number()
+		if d.bad {
+			return nil
+		}
+		raw := d.b[start:d.i]
+		f, err := strconv.ParseFloat(unsafe.String(&raw[0], len(raw)), 64)
+		if err != nil {
+			d.odd = true
+		}
+		return f
+	case 't':
+		d.literal("true")
+		return true
+	case 'f':
+		d.literal("false")
+		return false
+	case 'n':
+		d.literal("null")
+		return nil
+	}
+	d.fail()
+	return nil
+}
+
+// Object decodes b as encoding/json decodes it into a map[string]any.
+// ok is false when b is not one valid object, or not one Value decodes
+// as encoding/json would (see Value): then the caller asks encoding/json.
+func Object(b []byte) (m map[string]any, ok bool) {
+	var d Dec
+	d.Reset(b)
+	return object(&d)
+}
+
+// ObjectShared is Object for a text that is never changed while the map is
+// in use: its strings may share b's memory (see ResetShared).
+func ObjectShared(b []byte) (m map[string]any, ok bool) {
+	var d Dec
+	d.ResetShared(b)
+	return object(&d)
+}
+
+func object(d *Dec) (map[string]any, bool) {
+	if d.Kind() != '{' {
+		return nil, false
+	}
+	m, _ := d.Value().(map[string]any)
+	return m, d.End()
+}
+
+// AppendString appends s as a JSON string exactly as encoding/json's
+// Marshal writes it: with <, > and & escaped (\u003c, …), U+2028 and
+// U+2029 escaped, invalid UTF-8 as \ufffd.
+func AppendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Eight bytes at a time over ASCII that needs no escape.
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			if m := special(x) | htmlSpecial(x) | x&msb; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// htmlSpecial flags the bytes <, > and & of x in their high bits, like
+// special (the lowest flag is exact).
+func htmlSpecial(x uint64) uint64 {
+	a := x ^ (lsb * '<')
+	b := x ^ (lsb * '>')
+	c := x ^ (lsb * '&')
+	return ((a-lsb)&^a | (b-lsb)&^b | (c-lsb)&^c) & msb
+}
