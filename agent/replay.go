@@ -61,7 +61,6 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 			mode, err = "", acp.NewInternalError("the session's transcript could not be replayed")
 		}
 	}()
-	defer moreThreads()() // threads.go
 	r, err := transcript.Open(path, &transcript.Options{Logger: a.log.With("session", id)})
 	if err != nil {
 		a.log.Warn("transcript not readable", "session", id, "error", err)

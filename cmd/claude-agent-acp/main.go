@@ -20,7 +20,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -65,32 +64,11 @@ Environment:
                            hibernate a session idle this long, e.g. 15m
                            (default 30m; 0 = never). A hibernated session
                            resumes by itself, with its history, when next used.
-  GOMAXPROCS               threads running the agent's code at once (default 1:
-                           it relays, and one thread costs the least CPU)
 `
 
 func main() {
 	claude.ReaperMain() // this executable also guards each CLI (claude/reaper.go)
-	oneThread()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// oneThread runs the agent's Go code on one thread at a time, unless the
-// GOMAXPROCS environment variable asks for more. The agent relays: a
-// streamed chunk or a replayed message is a few microseconds of work
-// passed between goroutines (the CLI's reader, the session, the
-// connection), and with idle threads to spare the runtime wakes one for
-// each hand-off, which costs more than the work. On one thread the agent
-// spends about a quarter less CPU per relayed chunk (BENCHMARKS.md,
-// "Where the time goes"). A session/load replay,
-// a long run of work while the CLI starts, gets a second thread for its
-// duration (agent/threads.go). The price: other CPU-heavy work of one
-// session (diffing a big file) shares the thread with the other sessions'
-// relaying, which the runtime interleaves every 10 ms at most.
-func oneThread() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -439,11 +439,12 @@ const profileAccount = "\n## Where the time goes: replay and streaming (issue 16
 	"instead of being encoded to be hashed; the updates go out one write per 64 records " +
 	"(`acp.Conn.Hold`). Streaming: what the CLI's reader queued while the session was busy is handled as " +
 	"one burst (`claude.Process.TryMessage`) and written in one write, and once 16 frames queued up, " +
-	"consecutive deltas of one block are merged into one chunk; the adapter runs its Go code on one thread " +
-	"(`GOMAXPROCS=1` unless the environment sets it), which ends the second thread's wake-ups, and a " +
-	"replay gets a second thread while it runs (on one, it lost its share of the CPU to the CLI starting " +
-	"beside it).\n\n" +
-	"**After.** Replay (realistic transcript, one thread): decoding the branch's records 38%, the first " +
+	"consecutive deltas of one block are merged into one chunk. The relay-over-pipes figures after were " +
+	"taken with the agent on one thread (`GOMAXPROCS=1`), which ends the second thread's wake-ups; that " +
+	"default was not kept: in the side-by-side harness (four alternating runs, one thread against two) " +
+	"it gained nothing per chunk or per replayed message and was slower to the cold first answer and " +
+	"in the streaming turn in three runs of four (docs/design.md, \"Decisions\").\n\n" +
+	"**After.** Replay (realistic transcript): decoding the branch's records 38%, the first " +
 	"pass 18%, tool results 28%, encoding 10%: what is left is reading, scanning and copying the bytes " +
 	"(jsonfast's string scan is the largest single item, 16%). Streaming: the CPU per chunk is still " +
 	"mostly the runtime's when chunks come one at a time: a wake-up of the thread that polls the CLI's " +
