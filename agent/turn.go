@@ -96,21 +96,10 @@ func (a *connection) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pro
 	if err != nil {
 		return nil, err
 	}
-	content, err := promptconv.ToClaude(p.Prompt)
+	t, err := s.startTurn(ctx, p.Prompt, nil)
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: ctx.Done()}
-	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
-	accept := func() {
-		s.goalPrompt(t)                                                                // goal.go: /goal typed as a prompt
-		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.opts.Resume != "")) // title.go: a new session's first prompt titles it
-		s.enqueue(t)
-	}
-	if !s.do(accept) {
-		return nil, acp.NewSessionNotFound(string(p.SessionID))
-	}
-	acp.Async(ctx)
 	select {
 	case out := <-t.done:
 		return out.resp, out.err
@@ -125,6 +114,28 @@ func (a *connection) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pro
 			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
 	}
+}
+
+// startTurn makes a prompt a turn and registers it with the session
+// before the connection dispatches the next message (so a cancel right
+// behind it finds it); v2 is the v2 lifecycle's part (nil on v1).
+func (s *session) startTurn(ctx context.Context, prompt []acp.ContentBlock, v2 *v2Turn) (*turn, error) {
+	content, err := promptconv.ToClaude(prompt)
+	if err != nil {
+		return nil, err
+	}
+	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: ctx.Done(), v2: v2}
+	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
+	accept := func() {
+		s.goalPrompt(t)                                                                // goal.go: /goal typed as a prompt
+		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.opts.Resume != "")) // title.go: a new session's first prompt titles it
+		s.enqueue(t)
+	}
+	if !s.do(accept) {
+		return nil, acp.NewSessionNotFound(s.id)
+	}
+	acp.Async(ctx)
+	return t, nil
 }
 
 // enqueue accepts a turn: it is sent to the CLI now if the CLI runs, else

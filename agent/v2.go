@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"time"
@@ -105,16 +104,9 @@ func (a *connection) authLogoutV2(ctx context.Context, p *acpv2.LogoutAuthReques
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, acp.NewInternalError("logout failed: " + scrub.Text(firstLine(msg)))
+		return nil, acp.NewInternalError("logout failed: " + scrub.Text(v2convFirstLine(msg)))
 	}
 	return &acpv2.LogoutAuthResponse{}, nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 func (a *connection) clientCaps() clientCaps {
@@ -298,9 +290,8 @@ func (a *connection) cancelToolCallV2(ctx context.Context, p *acpv2.CancelToolCa
 	if _, err := a.session(acp.SessionID(p.SessionID)); err != nil {
 		return nil, err
 	}
-	e := acp.NewInvalidParams("toolCallId", "unknown or not cancellable tool call")
-	e.Data, _ = json.Marshal(map[string]string{"toolCallId": string(p.ToolCallID)})
-	return nil, e
+	return nil, acp.NewInvalidParams("toolCallId", "unknown or not cancellable tool call").
+		WithData(map[string]string{"toolCallId": string(p.ToolCallID)})
 }
 
 // cancelTerminalV2 is terminal/cancel: stops a background command.
@@ -347,9 +338,7 @@ func (a *connection) sendStateV2(sessionID string, us ...acpv2.SessionUpdate) {
 	c := a.updatesV2(sessionID)
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
-	c.mu.Lock()
-	c.run.kind, c.run.id = "", ""
-	c.mu.Unlock()
+	c.endRun()
 	if err := a.sendV2(sessionID, us...); err != nil {
 		a.log.Debug("session/update not sent", "error", err)
 	}

@@ -153,6 +153,14 @@ func (c *v2Updates) convert(u acp.SessionUpdate) []acpv2.SessionUpdate {
 	return nil
 }
 
+// endRun ends the run of chunks without message ids: updates sent beside
+// the converter (v2turns.go) are not chunks either.
+func (c *v2Updates) endRun() {
+	c.mu.Lock()
+	c.run.kind, c.run.id = "", ""
+	c.mu.Unlock()
+}
+
 // chunk gives a v1 chunk the messageId v2 requires: its own when it has
 // one, else the synthetic id of the current run of chunks of this kind.
 func (c *v2Updates) chunk(kind string, ch *acp.ContentChunk) (*acpv2.ContentChunk, bool) {
@@ -967,8 +975,7 @@ func v1MCPServers(servers []acpv2.MCPServer) ([]acp.MCPServer, error) {
 // v2convMCPError is -32602 with the SDK's data and message (acp's
 // NewInvalidParams has {path, reason} data instead).
 func v2convMCPError(data any, message string) *acp.Error {
-	raw, _ := json.Marshal(data)
-	return &acp.Error{Code: acp.CodeInvalidParams, Message: message, Data: raw}
+	return (&acp.Error{Code: acp.CodeInvalidParams, Message: message}).WithData(data)
 }
 
 // v2PermissionRequest is the v2 form of a permission request the core

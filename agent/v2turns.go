@@ -6,12 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
-	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
-	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
 // The ACP v2 prompt lifecycle on the core's turns (turn.go).
@@ -233,24 +229,14 @@ func (a *connection) promptV2(ctx context.Context, p *acpv2.PromptRequest) (*acp
 	if err := recode(&blocks, p.Prompt); err != nil {
 		return nil, acp.NewInvalidParams("prompt", "has content this agent cannot read")
 	}
-	content, err := promptconv.ToClaude(blocks)
+	t, err := s.startTurn(ctx, blocks, &v2Turn{prompt: p.Prompt, inserted: make(chan struct{})})
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: ctx.Done()}
-	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
-	t.v2 = &v2Turn{prompt: p.Prompt, inserted: make(chan struct{})}
-	accept := func() {
-		s.goalPrompt(t)
-		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.opts.Resume != ""))
-		s.enqueue(t)
-	}
-	if !s.do(accept) {
-		return nil, acp.NewSessionNotFound(string(p.SessionID))
-	}
-	acp.Async(ctx)
 	answer := func() (*acpv2.PromptResponse, error) {
-		return &acpv2.PromptResponse{MessageID: acpv2.MessageID(t.uuidAtInsertion())}, nil
+		// The id the turn was first sent with: an interrupt may send it
+		// again under a new uuid later.
+		return &acpv2.PromptResponse{MessageID: acpv2.MessageID(t.v2.messageID)}, nil
 	}
 	select {
 	case <-t.v2.inserted:
@@ -279,17 +265,6 @@ func (a *connection) promptV2(ctx context.Context, p *acpv2.PromptRequest) (*acp
 		default:
 			return nil, acp.ErrRequestCancelled
 		}
-	}
-}
-
-// uuidAtInsertion is the message id the client was given: an interrupt
-// may send the turn again under a new uuid later.
-func (t *turn) uuidAtInsertion() string {
-	select {
-	case <-t.v2.inserted:
-		return t.v2.messageID
-	default:
-		return t.uuid
 	}
 }
 

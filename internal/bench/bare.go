@@ -29,26 +29,15 @@ type bareCLI struct {
 func startBare(cli string, inv cliInvocation, sb *sandbox) (*bareCLI, error) {
 	cmd := exec.Command(cli, inv.argv()...)
 	cmd.Env = append(append([]string(nil), sb.env...), inv.env...)
-	cmd.Dir = sb.work
-	setGroup(cmd)
-	b := &bareCLI{cmd: cmd, stderr: &tail{max: 8 << 10}}
-	cmd.Stderr = b.stderr
-	stdin, err := cmd.StdinPipe()
+	start := time.Now()
+	p, err := startPiped(cmd, sb)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	b.stdin, b.out = stdin, bufio.NewReaderSize(stdout, 1<<20)
-	b.start = time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
+	b := &bareCLI{cmd: cmd, stdin: p.stdin, out: p.out, stderr: p.stderr, start: start}
 	// The handshake every SDK client performs first, and the settings query
 	// our adapter makes once the CLI is up.
-	_, err = io.WriteString(stdin, `{"type":"control_request","request_id":"init","request":{"subtype":"initialize"}}`+"\n"+
+	_, err = io.WriteString(b.stdin, `{"type":"control_request","request_id":"init","request":{"subtype":"initialize"}}`+"\n"+
 		`{"type":"control_request","request_id":"settings","request":{"subtype":"get_settings"}}`+"\n")
 	return b, err
 }

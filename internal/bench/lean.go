@@ -29,23 +29,38 @@ type leanClient struct {
 func startLean(argv []string, sb *sandbox) (*leanClient, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = sb.env
-	cmd.Dir = sb.work
-	setGroup(cmd)
-	c := &leanClient{cmd: cmd, stderr: &tail{max: 8 << 10}}
-	cmd.Stderr = c.stderr
-	stdin, err := cmd.StdinPipe()
+	p, err := startPiped(cmd, sb)
 	if err != nil {
 		return nil, err
+	}
+	return &leanClient{cmd: cmd, stdin: p.stdin, out: p.out, stderr: p.stderr}, nil
+}
+
+// piped is a child started by startPiped: its stdin, its stdout read
+// through a large buffer, and the tail of its stderr.
+type piped struct {
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	stderr *tail
+}
+
+// startPiped starts cmd in sandbox sb's work directory and its own
+// process group, with its standard streams piped.
+func startPiped(cmd *exec.Cmd, sb *sandbox) (piped, error) {
+	cmd.Dir = sb.work
+	setGroup(cmd)
+	p := piped{stderr: &tail{max: 8 << 10}}
+	cmd.Stderr = p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return p, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return p, err
 	}
-	c.stdin, c.out = stdin, bufio.NewReaderSize(stdout, 1<<20)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	p.stdin, p.out = stdin, bufio.NewReaderSize(stdout, 1<<20)
+	return p, cmd.Start()
 }
 
 // leanUpdates is what a call saw before its answer.
