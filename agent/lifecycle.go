@@ -239,6 +239,7 @@ func (a *connection) drop(id string, s *session) {
 	a.mu.Lock()
 	if a.sessions[id] == s {
 		delete(a.sessions, id)
+		delete(a.v2, id) // v2.go: its update converter
 	}
 	a.mu.Unlock()
 	s.shutdown()

@@ -306,12 +306,13 @@ func (a *connection) cancelTerminalV2(ctx context.Context, p *acpv2.CancelTermin
 func (a *connection) updatesV2(sessionID string) *v2Updates {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	c := a.v2[sessionID]
-	if c == nil {
-		c = newV2Updates("") // a session's converter is made with it (addSession)
-		a.v2[sessionID] = c
+	if c := a.v2[sessionID]; c != nil {
+		return c
 	}
-	return c
+	// A session's converter is made with it (addSession) and dropped
+	// when it closes; an update for an id without one (a late report of
+	// a closed session) is converted without state, and nothing is kept.
+	return newV2Updates("")
 }
 
 func (a *connection) forgetV2(sessionID string) {

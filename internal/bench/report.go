@@ -441,9 +441,9 @@ const profileAccount = "\n## Where the time goes: replay and streaming (issue 16
 	"one burst (`claude.Process.TryMessage`) and written in one write, and once 16 frames queued up, " +
 	"consecutive deltas of one block are merged into one chunk. The relay-over-pipes figures after were " +
 	"taken with the agent on one thread (`GOMAXPROCS=1`), which ends the second thread's wake-ups; that " +
-	"default was not kept: in the side-by-side harness (four alternating runs, one thread against two) " +
-	"it gained nothing per chunk or per replayed message and was slower to the cold first answer and " +
-	"in the streaming turn in three runs of four (docs/design.md, \"Decisions\").\n\n" +
+	"default was not kept: in the side-by-side harness (two alternating pairs of runs, one thread against " +
+	"two) it showed no clear gain per chunk or per replayed message and a slower streaming turn in both " +
+	"pairs (docs/design.md, \"Decisions\").\n\n" +
 	"**After.** Replay (realistic transcript): decoding the branch's records 38%, the first " +
 	"pass 18%, tool results 28%, encoding 10%: what is left is reading, scanning and copying the bytes " +
 	"(jsonfast's string scan is the largest single item, 16%). Streaming: the CPU per chunk is still " +
