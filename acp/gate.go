@@ -19,14 +19,24 @@ type initGate struct {
 }
 
 // admit applies the initialize gate to a message about to be dispatched,
-// answering it when it may not run.
+// answering it (-32600) when it may not run.
 func (c *Conn) admit(f *inflight) bool {
-	init := c.opts.InitializeMethod
-	if init == "" {
+	if c.opts.InitializeMethod == "" {
 		return true
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	ok, why := c.gateAllows(f)
+	c.mu.Unlock()
+	if !ok && why != "" {
+		c.reply(f, nil, NewInvalidRequest(why))
+	}
+	return ok
+}
+
+// gateAllows decides on f, with c.mu held: whether it may run, and if not
+// why (empty for a notification, which is dropped without an answer).
+func (c *Conn) gateAllows(f *inflight) (bool, string) {
+	init := c.opts.InitializeMethod
 	g := &c.st.gate
 	isInit := f.req.Method == init
 	if isInit {
@@ -39,45 +49,30 @@ func (c *Conn) admit(f *inflight) bool {
 	case f.req.IsNotification():
 		if !g.initialized {
 			c.log.Debug("acp: dropping notification before initialize", "method", f.req.Method)
-			return false
 		}
-		return true
+		return g.initialized, ""
 	case v2 && !IsV2RequestID([]byte(f.req.ID.raw)):
-		c.refuse(f, "ACP v2 request ids must be strings or integers")
-		return false
+		return false, "ACP v2 request ids must be strings or integers"
 	case isInit && g.inFlight:
-		c.refuse(f, init+" is already in progress")
-		return false
+		return false, init + " is already in progress"
 	case isInit && g.initialized && g.version < ProtocolV2:
-		c.refuse(f, "the connection is already initialized; reconnect to initialize again")
-		return false
+		return false, "the connection is already initialized; reconnect to initialize again"
 	case isInit && g.initialized && !f.initV2:
-		c.refuse(f, "a repeated "+init+" must request protocol version 2 or later")
-		return false
+		return false, "a repeated " + init + " must request protocol version 2 or later"
 	case isInit && g.initialized && g.requests > 0:
-		c.refuse(f, init+" must not be repeated after other requests")
-		return false
+		return false, init + " must not be repeated after other requests"
 	case isInit:
 		g.inFlight = true
 		g.inFlightV2 = f.initV2
-		return true
+		return true, ""
 	case g.inFlight && g.inFlightV2:
 		// v2: requests must not wait for an initialize in flight.
-		c.refuse(f, init+" is in progress; send "+f.req.Method+" once it has completed")
-		return false
+		return false, init + " is in progress; send " + f.req.Method + " once it has completed"
 	case !g.initialized:
-		c.refuse(f, init+" must complete before "+f.req.Method+" can be used")
-		return false
+		return false, init + " must complete before " + f.req.Method + " can be used"
 	}
 	g.requests++
-	return true
-}
-
-// refuse answers f with -32600; called with c.mu held.
-func (c *Conn) refuse(f *inflight, why string) {
-	c.mu.Unlock()
-	defer c.mu.Lock()
-	c.reply(f, nil, NewInvalidRequest(why))
+	return true, ""
 }
 
 // initFinished records the end of an initialize: on success the gate opens
