@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/rawio"
 )
 
 // Bounds of the queue between the reader and the Messages channel. While
@@ -27,7 +29,7 @@ const maxLineSize = 512 << 20
 func (p *Process) readLoop() {
 	defer p.finish()
 	defer p.stdout.Close()
-	br := bufio.NewReaderSize(afterExitReader{p.stdout, &p.exitedNow}, 64<<10)
+	br := bufio.NewReaderSize(afterExitReader{p.stdout, rawio.NewReader(p.stdout), &p.exitedNow}, 64<<10)
 	for {
 		p.waitRoom()
 		line, err := readLine(br)

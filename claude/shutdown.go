@@ -169,6 +169,7 @@ const exitReadGrace = 500 * time.Millisecond
 // empty pipe held open by a stray descendant ends the read.
 type afterExitReader struct {
 	f      *os.File
+	r      io.Reader // f, or its raw reader (internal/rawio)
 	exited *atomic.Bool
 }
 
@@ -176,7 +177,7 @@ func (r afterExitReader) Read(b []byte) (int, error) {
 	if r.exited.Load() {
 		_ = r.f.SetReadDeadline(time.Now().Add(exitReadGrace))
 	}
-	n, err := r.f.Read(b)
+	n, err := r.r.Read(b)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		err = io.EOF
 	}
@@ -191,7 +192,7 @@ func (p *Process) stderrLoop() {
 		w = io.MultiWriter(p.tail, p.opts.Stderr)
 	}
 	buf := make([]byte, 32<<10)
-	r := afterExitReader{p.stderr, &p.exitedNow}
+	r := afterExitReader{p.stderr, p.stderr, &p.exitedNow}
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/rawio"
 )
 
 // version is set at build time with -ldflags "-X main.version=…" (make
@@ -64,11 +66,30 @@ Environment:
                            hibernate a session idle this long, e.g. 15m
                            (default 30m; 0 = never). A hibernated session
                            resumes by itself, with its history, when next used.
+  GOMAXPROCS               threads running the agent's Go code at once
+                           (default 1: relaying costs least on one thread)
 `
 
 func main() {
 	claude.ReaperMain() // this executable also guards each CLI (claude/reaper.go)
+	oneThread()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// oneThread runs the agent's Go code on one thread at a time unless the
+// GOMAXPROCS environment variable asks for more. The agent relays: a
+// streamed chunk is a few microseconds of work handed from the CLI's
+// reader to the session to the connection, and with a second thread idle
+// the runtime wakes it at every hand-off to look for work it never finds,
+// which costs more than the work. With the raw pipe I/O of internal/rawio,
+// one thread halved the agent's CPU per chunk beside the real CLI (about
+// 5 µs against 10-13) and brought the streaming turn closer to the bare
+// CLI's (BENCHMARKS.md; docs/design.md, "Decisions"). The CLIs, which do
+// the heavy work, are other processes and keep every core.
+func oneThread() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -99,6 +120,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	// Streamed chunks go to the editor's pipe with raw writes, which keep
+	// the runtime's monitor asleep (internal/rawio); the pipe is made
+	// blocking again on the way out.
+	restore := func() {}
+	if f, ok := stdout.(*os.File); ok {
+		stdout, restore = rawio.NewStdout(f)
+		defer restore()
+	}
 	go func() {
 		// Stopped by a signal, Serve terminates every CLI at once; should
 		// anything still hold us, exit anyway: each CLI's reaper kills its
@@ -106,8 +135,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		time.Sleep(exitDeadline)
 		log.Warn("shutdown took too long; exiting")
+		restore()
 		os.Exit(0)
 	}()
+	log.Debug("serving ACP on stdio", "version", version, "threads", runtime.GOMAXPROCS(0))
 	maxLive, idle := hibernation(log)
 	a := agent.New(agent.Config{Logger: log, Version: version, MaxLiveSessions: maxLive, IdleTimeout: idle})
 	if err := a.Serve(ctx, stdin, stdout); err != nil {

@@ -1,0 +1,144 @@
+package rawio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func pipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// blockingPipe is a pipe of blocking descriptors outside the runtime's
+// poller, as the agent's stdout is (os.Stdout).
+func blockingPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "stdout")
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// TestReaderReadsWaitsAndEnds: the raw reader returns what was written,
+// waits in the poller for more, honours the file's read deadline and
+// reports EOF once the writer is gone.
+func TestReaderReadsWaitsAndEnds(t *testing.T) {
+	r, w := pipe(t)
+	rd := NewReader(r)
+	if _, ok := rd.(*reader); !ok {
+		t.Fatalf("NewReader(pipe) = %T, want the raw reader", rd)
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond) // the first read waits for this
+		w.Write([]byte("hello\n"))
+	}()
+	buf := make([]byte, 64)
+	n, err := rd.Read(buf)
+	if err != nil || string(buf[:n]) != "hello\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	r.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	if _, err := rd.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read past the deadline: %v, want a deadline error", err)
+	}
+	r.SetReadDeadline(time.Time{})
+	w.Write([]byte("last"))
+	w.Close()
+	got, err := io.ReadAll(rd)
+	if err != nil || string(got) != "last" {
+		t.Fatalf("ReadAll = %q, %v; want the rest and EOF", got, err)
+	}
+}
+
+// TestStdoutWritesAllToASlowReader: a write far larger than the pipe's
+// buffer, to a reader that takes its time, arrives whole and in order (the
+// writer waits in the poller whenever the pipe is full), and restore makes
+// the descriptor blocking again.
+func TestStdoutWritesAllToASlowReader(t *testing.T) {
+	r, w := blockingPipe(t)
+	out, restore := NewStdout(w)
+	if _, ok := out.(*writer); !ok {
+		t.Fatalf("NewStdout(pipe) = %T, want the raw writer", out)
+	}
+	if !isNonblock(t, w) {
+		t.Fatal("the pipe is still blocking")
+	}
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	got := make(chan []byte)
+	go func() {
+		var b bytes.Buffer
+		buf := make([]byte, 4096)
+		for {
+			time.Sleep(50 * time.Microsecond)
+			n, err := r.Read(buf)
+			b.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		got <- b.Bytes()
+	}()
+	for i := 0; i < len(want); i += 300 << 10 {
+		if n, err := out.Write(want[i:min(i+300<<10, len(want))]); err != nil || n != min(300<<10, len(want)-i) {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	restore()
+	if isNonblock(t, w) {
+		t.Error("restore left the pipe non-blocking")
+	}
+	w.Close()
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("the reader got %d bytes, want %d, the same", len(b), len(want))
+	}
+}
+
+// TestStdoutBrokenPipe: a write to a pipe nobody reads fails with EPIPE
+// (the agent ignores SIGPIPE and shuts down on the error).
+func TestStdoutBrokenPipe(t *testing.T) {
+	r, w := blockingPipe(t)
+	out, restore := NewStdout(w)
+	defer restore()
+	r.Close()
+	if _, err := out.Write([]byte("x")); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("Write to a broken pipe: %v, want EPIPE", err)
+	}
+}
+
+// TestStdoutLeavesFilesAlone: a regular file (output redirected to a
+// file) is written as it is, and left blocking.
+func TestStdoutLeavesFilesAlone(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out, restore := NewStdout(f)
+	defer restore()
+	if out != io.Writer(f) {
+		t.Fatalf("NewStdout(regular file) = %T, want the file itself", out)
+	}
+}
+
+func isNonblock(t *testing.T, f *os.File) bool {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nonblocking(rc)
+}
