@@ -59,6 +59,11 @@ type cliState struct {
 	// spawnedWith is what the CLI being started was given; settings the
 	// user changes meanwhile are sent to it once it is up.
 	spawnedWith claude.Options
+	// early is a CLI spawned with its handshake still under way
+	// (claude.StartAsync): prompts go to it already, right behind the
+	// handshake, as long as no setting changed since the spawn. Set
+	// between onSpawned and onStarted; proc is nil meanwhile.
+	early *claude.Process
 	// startWaiters are told how the next CLI start ends (session/load,
 	// resume and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
@@ -217,32 +222,13 @@ func (s *session) startCLI() {
 		if old != nil {
 			_ = old.Close() // two CLIs must not continue one transcript
 		}
-		p, err := claude.Start(ctx, opts)
-		for try := 0; restart && try < 2 && !opts.ForkSession; try++ {
-			// Restarting our own CLI: whether its transcript exists yet
-			// (it may have died before saving, or be saved only now)
-			// decides between --resume and --session-id; the CLI's answer
-			// is the authority. (A load of a transcript the CLI refuses is
-			// not a restart and keeps its error.)
-			switch {
-			case errors.Is(err, claude.ErrSessionNotFound) && opts.Resume == s.id:
-				opts.SessionID, opts.Resume = s.id, ""
-			case errors.Is(err, claude.ErrSessionInUse) && opts.SessionID == s.id:
-				opts.SessionID, opts.Resume = "", s.id
-			default:
-				try = 2
-				continue
-			}
-			p, err = claude.Start(ctx, opts)
-		}
+		var p *claude.Process
+		var err error
 		var st *claude.AppliedSettings
-		if err == nil {
-			// What the CLI applies (effort, ultracode), so that the first
-			// config list the client gets is whole: asked here, off the
-			// session goroutine, one local round trip.
-			sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
-			st, _ = p.GetSettings(sctx)
-			scancel()
+		if restart {
+			p, st, err = startAgain(ctx, s.id, opts)
+		} else {
+			p, st, err = s.startPipelined(ctx, opts)
 		}
 		if !s.do(func() { s.onStarted(p, st, err) }) && p != nil {
 			_ = p.Close() // the session closed while the CLI started: nobody owns it
@@ -250,8 +236,94 @@ func (s *session) startCLI() {
 	}()
 }
 
+// startPipelined starts a session's first CLI without making its first
+// prompt wait for the handshake: the initialize and get_settings requests
+// are written, the prompts waiting for this CLI go right behind them
+// (onSpawned), and only then does it wait for the CLI's answers. The CLI
+// reads its stdin when it is ready and handles the requests first, so the
+// prompt is answered as soon as the CLI could answer it at all (issue 16:
+// the cold first answer). A failed handshake fails those prompts as a
+// failed start does.
+func (s *session) startPipelined(ctx context.Context, opts claude.Options) (*claude.Process, *claude.AppliedSettings, error) {
+	p, err := claude.StartAsync(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	// What the CLI applies (effort, ultracode), so that the first config
+	// list the client gets is whole.
+	settings, serr := p.BeginGetSettings(ctx)
+	s.do(func() { s.onSpawned(p) })
+	if _, err := p.WaitInitialized(ctx); err != nil {
+		_ = p.Close()
+		return nil, nil, err
+	}
+	if serr != nil {
+		return p, nil, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, _ := settings.Wait(sctx)
+	return p, st, nil
+}
+
+// startAgain starts a CLI for session id, which had one. Whether its
+// transcript exists yet (the CLI may have died before saving, or saved
+// only now) decides between --resume and --session-id; the CLI's answer to
+// the handshake is the authority, so this start waits for it. (A load of a
+// transcript the CLI refuses is not a restart and keeps its error.)
+func startAgain(ctx context.Context, id string, opts claude.Options) (*claude.Process, *claude.AppliedSettings, error) {
+	p, err := claude.Start(ctx, opts)
+	for try := 0; try < 2 && !opts.ForkSession; try++ {
+		switch {
+		case errors.Is(err, claude.ErrSessionNotFound) && opts.Resume == id:
+			opts.SessionID, opts.Resume = id, ""
+		case errors.Is(err, claude.ErrSessionInUse) && opts.SessionID == id:
+			opts.SessionID, opts.Resume = "", id
+		default:
+			try = 2
+			continue
+		}
+		p, err = claude.Start(ctx, opts)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// What the CLI applies (effort, ultracode), so that the first config
+	// list the client gets is whole: asked here, off the session
+	// goroutine, one local round trip.
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, _ := p.GetSettings(sctx)
+	return p, st, nil
+}
+
+// onSpawned runs once a first CLI is spawned and its handshake written:
+// the prompts waiting for it are sent at once, unless a setting changed
+// since the spawn (those changes must reach the CLI before the prompts,
+// and they go once the handshake is done, in afterStart).
+func (s *session) onSpawned(p *claude.Process) {
+	if s.closed || !s.cli.starting || !s.unchangedSinceSpawn() {
+		return
+	}
+	s.cli.early = p
+	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
+		if t.phase == turnQueued && !t.settled {
+			s.sendTo(p, t)
+		}
+	}
+}
+
+// unchangedSinceSpawn reports whether the session's settings are still
+// those its starting CLI was spawned with.
+func (s *session) unchangedSinceSpawn() bool {
+	sp, now := s.cli.spawnedWith, s.conf.opts
+	return now.Model == sp.Model && now.Effort == sp.Effort && now.PermissionMode == sp.PermissionMode &&
+		s.conf.fastWanted == nil && s.conf.ultraWanted == nil
+}
+
 func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err error) {
 	s.cli.starting = false
+	s.cli.early = nil
 	s.tellStarted(err)
 	if s.closed {
 		if p != nil {

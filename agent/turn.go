@@ -162,6 +162,10 @@ func (s *session) enqueue(t *turn) {
 	}
 	s.q.turns = append(s.q.turns, t)
 	if s.cli.proc == nil {
+		if p := s.cli.early; p != nil && s.unchangedSinceSpawn() && !s.q.holdSends(s.tr.current) {
+			s.sendTo(p, t) // session.go, onSpawned: right behind the handshake
+			return
+		}
 		s.startCLI()
 		return
 	}
@@ -198,10 +202,17 @@ func (s *session) flushHeld() {
 	}
 }
 
-func (s *session) send(t *turn) {
+func (s *session) send(t *turn) { s.sendTo(s.cli.proc, t) }
+
+// sendTo writes a turn's user message to p: the session's CLI, or the one
+// starting (session.go, onSpawned).
+func (s *session) sendTo(p *claude.Process, t *turn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := s.cli.proc.Send(ctx, t.msg); err != nil {
+	if err := p.Send(ctx, t.msg); err != nil {
+		if p != s.cli.proc {
+			return // the CLI failed to start: onStarted settles the turn with the reason
+		}
 		s.settleLost(t, err)
 		return
 	}

@@ -552,10 +552,11 @@ func TestV2Cancel(t *testing.T) {
 	}
 }
 
-// TestV2CancelHeldPrompt: a prompt held while the CLI starts is withdrawn
-// by session/cancel, and by $/cancel_request: its request is answered
-// -32800, and it never reaches the conversation (no user_message, no
-// state update, nothing sent to Claude).
+// TestV2CancelHeldPrompt: a prompt held while the CLI starts (the mode
+// changed since the CLI was spawned, and the change must reach the CLI
+// first) is withdrawn by session/cancel, and by $/cancel_request: its
+// request is answered -32800, and it never reaches the conversation (no
+// user_message, no state update, nothing sent to Claude).
 func TestV2CancelHeldPrompt(t *testing.T) {
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "go")
@@ -573,6 +574,10 @@ func TestV2CancelHeldPrompt(t *testing.T) {
 	}
 	h.API().Script(fakeapi.Text("Only the last prompt."))
 	sid := h.NewSession(h.Sandbox.WorkDir)
+	var r json.RawMessage
+	if err := h.Call(acpv2.MethodSessionSetConfigOption, json.RawMessage(`{"sessionId":"`+sid+`","configId":"mode","type":"id","value":"acceptEdits"}`), &r); err != nil {
+		t.Fatal(err)
+	}
 
 	// session/cancel.
 	done := make(chan error, 1)

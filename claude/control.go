@@ -409,11 +409,41 @@ type AppliedSettings struct {
 
 // GetSettings asks the CLI which settings it applies.
 func (p *Process) GetSettings(ctx context.Context) (*AppliedSettings, error) {
+	c, err := p.BeginGetSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Wait(ctx)
+}
+
+// A SettingsCall is a get_settings request written to the CLI whose answer
+// has not been collected yet (BeginGetSettings).
+type SettingsCall struct{ c *Call }
+
+// BeginGetSettings writes a get_settings request without waiting for the
+// answer, as Begin does; what the caller writes next (the first prompt)
+// follows it on stdin.
+func (p *Process) BeginGetSettings(ctx context.Context) (*SettingsCall, error) {
+	c, err := p.Begin(ctx, "get_settings", nil)
+	if err != nil {
+		return nil, err
+	}
+	return &SettingsCall{c}, nil
+}
+
+// Wait returns the settings the CLI applies, as GetSettings does.
+func (s *SettingsCall) Wait(ctx context.Context) (*AppliedSettings, error) {
+	raw, err := s.c.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var r struct {
 		Applied AppliedSettings `json:"applied"`
 	}
-	if err := p.requestInto(ctx, "get_settings", nil, &r); err != nil {
-		return nil, err
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("claude: get_settings response: %w", err)
+		}
 	}
 	return &r.Applied, nil
 }

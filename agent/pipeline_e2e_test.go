@@ -1,0 +1,117 @@
+package agent_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+)
+
+// TestFirstPromptFollowsTheHandshake: a session's first prompt goes to its
+// CLI right behind the initialize and get_settings requests, without
+// waiting for their answers (issue 16: the cold first answer). The real
+// CLI runs behind a wrapper that copies its stdin to a log and holds the
+// CLI back until the test opens a gate: before the CLI has answered
+// anything, the log already holds the handshake and then the prompt. If
+// the mode changed after the CLI was spawned, the prompt waits instead,
+// and the change reaches the CLI before it. Either way, once the gate
+// opens, the turn runs as usual.
+func TestFirstPromptFollowsTheHandshake(t *testing.T) {
+	t.Run("pipelined", func(t *testing.T) {
+		lines := gatedFirstPrompt(t, false)
+		want := []string{`"subtype":"initialize"`, `"subtype":"get_settings"`, `"the first prompt"`}
+		if len(lines) != len(want) {
+			t.Fatalf("the CLI's stdin before it answered anything:\n%s\nwant the handshake, then the prompt", strings.Join(lines, "\n"))
+		}
+		for i, w := range want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("line %d of the CLI's stdin: %.200s; want %s", i+1, lines[i], w)
+			}
+		}
+	})
+	t.Run("mode changed while starting", func(t *testing.T) {
+		lines := gatedFirstPrompt(t, true)
+		mode, prompt := -1, -1
+		for i, l := range lines {
+			if strings.Contains(l, `"set_permission_mode"`) && strings.Contains(l, `"acceptEdits"`) && mode < 0 {
+				mode = i
+			}
+			if strings.Contains(l, `"the first prompt"`) && prompt < 0 {
+				prompt = i
+			}
+		}
+		if mode < 0 || prompt < mode {
+			t.Fatalf("the CLI's stdin:\n%s\nwant the mode change before the prompt", strings.Join(lines, "\n"))
+		}
+	})
+}
+
+// gatedFirstPrompt runs a first prompt against a gated CLI (see
+// TestFirstPromptFollowsTheHandshake) and returns the CLI's stdin lines as
+// they were when the prompt reached it.
+func gatedFirstPrompt(t *testing.T, changeMode bool) []string {
+	dir := t.TempDir()
+	gate, stdinLog := filepath.Join(dir, "go"), filepath.Join(dir, "stdin.log")
+	wrapper := filepath.Join(dir, "claude")
+	var real string
+	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) {
+		real = c.Executable
+		c.Executable = wrapper
+	}})
+	script := "#!/bin/sh\ncase \"$*\" in *stream-json*)\n" +
+		"  tee '" + stdinLog + "' | { while [ ! -e '" + gate + "' ]; do sleep 0.05; done; exec '" + real + "' \"$@\"; }\n" +
+		"  exit;;\nesac\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.API().Script(fakeapi.Text("Answered."))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if changeMode {
+		var sm acp.SetSessionModeResponse
+		if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "acceptEdits"}, &sm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Prompt(sid, "the first prompt")
+		done <- err
+	}()
+	if changeMode {
+		// Held: nothing but the handshake reaches the CLI before it answers.
+		time.Sleep(300 * time.Millisecond)
+		if b, _ := os.ReadFile(stdinLog); strings.Contains(string(b), "the first prompt") {
+			t.Errorf("the prompt went to the CLI before the mode change:\n%s", b)
+		}
+		if err := os.WriteFile(gate, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lines []string
+	h.WaitFor("the prompt on the CLI's stdin", 20*time.Second, func() bool {
+		b, _ := os.ReadFile(stdinLog)
+		lines = strings.Split(strings.TrimSpace(string(b)), "\n")
+		return strings.Contains(string(b), "the first prompt")
+	})
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the turn did not end")
+	}
+	if got := h.AgentText(sid); !strings.Contains(got, "Answered.") {
+		t.Errorf("agent text %q", got)
+	}
+	return lines
+}
