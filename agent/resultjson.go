@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"hash/maphash"
@@ -23,6 +24,27 @@ import (
 // jsonString is s as encoding/json's Marshal writes it.
 func jsonString(s string) json.RawMessage {
 	return jsonfast.AppendString(make([]byte, 0, len(s)+2+len(s)>>6), s)
+}
+
+// resultRaw is a tool result's rawOutput: the tool_result content exactly
+// as the CLI wrote it when that is one JSON string (the reference
+// adapter's rawOutput is that value), else text (what its blocks hold) as
+// a JSON string. Reusing the CLI's bytes spares escaping a long output
+// (a whole file, a test log) again, on every live result and replayed one.
+func resultRaw(content json.RawMessage, text string) json.RawMessage {
+	if c := bytes.TrimSpace(content); len(c) >= 2 && c[0] == '"' {
+		return c
+	}
+	return jsonString(text)
+}
+
+// stringBytes is the raw bytes between the quotes of content when it is
+// one JSON string, else nil.
+func stringBytes(content json.RawMessage) []byte {
+	if c := bytes.TrimSpace(content); len(c) >= 2 && c[0] == '"' {
+		return c[1 : len(c)-1]
+	}
+	return nil
 }
 
 // claudeCodeMeta is the claudeCode object of a tool report's _meta, as

@@ -63,8 +63,9 @@ var outputFileRE = regexp.MustCompile(`Output is being written to: (\S+?)\.?(?:\
 
 // bashResult reports a finished Bash call, or starts following it when it
 // went to the background (then it reports true: the call stays open).
-func (tr *translator) bashResult(ts *toolState, text string, isError bool, structured json.RawMessage) (running bool) {
-	r := toolview.DecodeBash(structured)
+func (tr *translator) bashResult(ts *toolState, text string, b claude.ContentBlock, structured, rawOutput json.RawMessage) (running bool) {
+	isError := b.IsError
+	r := toolview.DecodeBashLike(structured, stringBytes(b.Content), text)
 	live := tr.foregroundOf(ts)
 	if live != nil && r.BackgroundTaskID == live.taskID && !isError {
 		// Moved to the background while followed: keep following.
@@ -91,11 +92,11 @@ func (tr *translator) bashResult(ts *toolState, text string, isError bool, struc
 	if live != nil {
 		out = live.endForeground(tr, out)
 		if ts.terminal && out == "" {
-			tr.finishCommand(ts, status, "", exit, jsonString(text))
+			tr.finishCommand(ts, status, "", exit, rawOutput)
 			return false
 		}
 	}
-	tr.finishCommand(ts, status, out, exit, jsonString(text))
+	tr.finishCommand(ts, status, out, exit, rawOutput)
 	return false
 }
 

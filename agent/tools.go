@@ -243,8 +243,10 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		ts = tr.newTool(b.ToolUseID, "")
 	}
 	text := toolResultText(b.Content)
+	rawOutput := resultRaw(b.Content, text)
 	if ts.name == "WebSearch" {
 		text = stripModelReminder(text)
+		rawOutput = jsonString(text)
 	}
 	if toolview.IsPlanTool(ts.name) && ts.parent == "" {
 		tr.planResult(ts, b.IsError, structured)
@@ -260,14 +262,14 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		tr.subagentFollowUp(ts, text) // subagent_sessions.go
 	}
 	if ts.name == "Bash" || ts.name == "PowerShell" {
-		if tr.bashResult(ts, text, b.IsError, structured) {
+		if tr.bashResult(ts, text, b, structured, rawOutput) {
 			return // still running in the background; terminal.go finishes it
 		}
 		delete(tr.tools, ts.id)
 		return
 	}
 	v := tr.view(ts)
-	p := toolPatch{status: status, rawOutput: jsonString(text)}
+	p := toolPatch{status: status, rawOutput: rawOutput}
 	switch {
 	case b.IsError:
 		v.Content = []acp.ToolCallContent{toolview.TextContent(toolview.Fenced("", text))}

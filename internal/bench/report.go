@@ -453,7 +453,40 @@ const profileAccount = "\n## Where the time goes: replay and streaming (issue 16
 	"the agent idles between them. In the side-by-side run above the replay costs more CPU per message " +
 	"than in process (the 5.4 MB of updates of the realistic transcript go through a real pipe, and the CLI " +
 	"starting beside the replay is answered meanwhile), which is why its realistic transcript still " +
-	"misses 15 µs per message.\n"
+	"misses 15 µs per message.\n" +
+	"\n### Third round\n\n" +
+	"Streaming first: a relay over pipes (internal/bench `TestFocusRelay`, 3 runs per variant, the fake " +
+	"CLI pacing 20,000 deltas) and the real CLI beside the bare CLI (`TestFocus`, 3+3 alternating runs); " +
+	"then the cold first answer (`TestFocus`, 3+3 alternating) and the replay in process (agent " +
+	"`Replay/realistic`, old and new binaries alternating, GOMAXPROCS=1).\n\n" +
+	"| Path | before | after |\n|---|--:|--:|\n" +
+	"| relay over pipes, one delta per 60 µs: adapter CPU per delta | 16–16.5 µs | 4.5–5 µs |\n" +
+	"| relay over pipes, one delta per 200 µs (nothing merged): adapter CPU per delta | 37–48.5 µs | 11–11.5 µs |\n" +
+	"| beside the real CLI: adapter CPU per delta | 9.5–13 µs | 4.5–6 µs |\n" +
+	"| beside the real CLI: streaming turn over the bare CLI's | 1.22–1.46× | 1.05–1.17× |\n" +
+	"| cold first answer over the bare CLI's | 0.96–1.30× (median 1.05×) | 0.92–1.01× (median 0.97×) |\n" +
+	"| replay, realistic transcript, in process: bytes and allocations per replay | 15.7 MB, 48,266 | 13.6 MB, 47,812 |\n\n" +
+	"**Before.** perf on the adapter relaying one delta per 200 µs: per 2.5 s, 16,000 context switches, " +
+	"11,000 futex calls, 8,600 epoll waits and 3,700 nanosleeps for about 12,500 deltas. About a fifth of " +
+	"the CPU was sysmon (the runtime's monitor: woken by the first read or write after every idle moment, " +
+	"then polling every 20 µs), about a quarter the second thread (woken at every hand-off between " +
+	"goroutines, to look for work it never found, and put back to sleep). The cold first prompt waited " +
+	"behind two round trips to a CLI busy starting up: the answers to initialize and to get_settings.\n\n" +
+	"**Changes.** The CLI's stdout is read, and the editor's pipe written, with raw system calls on " +
+	"non-blocking descriptors (`internal/rawio`): they never block, so the runtime does not account " +
+	"them, and sysmon stays asleep. The agent runs its Go code on one thread unless GOMAXPROCS says " +
+	"otherwise (the one-thread default that showed no clear gain in the second round does, once sysmon " +
+	"no longer hides it). A session's first CLI starts with `claude.StartAsync`, and its first prompt is " +
+	"written right behind the initialize and get_settings requests, unless a setting changed since the " +
+	"spawn (that change must reach the CLI first). A tool result's rawOutput is the CLI's own JSON " +
+	"string, not the text escaped again, and a Bash result's stdout that repeats the result text is not " +
+	"decoded a second time (`jsonfast.Dec.StrLike`).\n\n" +
+	"**After.** Under 5 µs per delta beside the real CLI, and 11 µs when every delta comes alone with " +
+	"200 µs of idle between: what is left per delta is one epoll wait, one read and one write, each a " +
+	"few microseconds on this VM. The replay is unchanged where it counts: most of its CPU is scanning " +
+	"and copying the transcript's bytes (jsonfast's string scan alone is a fifth), and in the side-by-side " +
+	"run it shares two cores with the CLI starting beside it; starting the CLI after the replay made the " +
+	"replay about a quarter faster but the answer later, so it was not kept.\n"
 
 // Second-round figures of profileAccount (see there).
 const (

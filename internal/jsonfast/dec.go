@@ -306,6 +306,24 @@ func (d *Dec) Str() (s string, present bool) {
 	return String(raw, esc), true
 }
 
+// StrLike is Str for a value that often repeats a string decoded before
+// (a Bash result's stdout repeats the tool result's text): when the
+// value's raw bytes equal prevRaw, the raw bytes prev was decoded from,
+// it returns prev without decoding (or copying) the value again.
+func (d *Dec) StrLike(prevRaw []byte, prev string) (s string, present bool) {
+	raw, esc, ok := d.StrRaw()
+	if !ok {
+		return "", false
+	}
+	if prevRaw != nil && bytes.Equal(raw, prevRaw) {
+		return prev, true
+	}
+	if d.share && !esc && len(raw) > 0 && utf8.Valid(raw) {
+		return unsafe.String(&raw[0], len(raw)), true
+	}
+	return String(raw, esc), true
+}
+
 // String converts the raw bytes of a string as StrRaw returned them.
 func String(raw []byte, esc bool) string {
 	if !esc && utf8.Valid(raw) {

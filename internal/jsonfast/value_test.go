@@ -111,3 +111,35 @@ func TestShared(t *testing.T) {
 		t.Error("strings with escapes or invalid UTF-8 must be copies")
 	}
 }
+
+// TestStrLike: a string whose raw bytes are those of a string decoded
+// before is that string (not decoded again); any other is decoded as Str
+// decodes it.
+func TestStrLike(t *testing.T) {
+	prevRaw := []byte(`line\none`)
+	prev := "line\none"
+	for _, tc := range []struct {
+		in, want string
+		same     bool
+	}{
+		{`"line\none"`, "line\none", true},
+		{`"line\ntwo"`, "line\ntwo", false},
+		{`"line\u000aone"`, "line\none", false}, // the same text, other bytes: decoded
+		{`"plain"`, "plain", false},
+	} {
+		var d Dec
+		d.ResetShared([]byte(tc.in))
+		got, ok := d.StrLike(prevRaw, prev)
+		if !ok || got != tc.want || !d.End() {
+			t.Errorf("StrLike(%s) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+		if same := len(got) > 0 && unsafe.StringData(got) == unsafe.StringData(prev); same != tc.same {
+			t.Errorf("StrLike(%s) returned the earlier string: %v, want %v", tc.in, same, tc.same)
+		}
+	}
+	var d Dec
+	d.Reset([]byte(`7`))
+	if _, ok := d.StrLike(prevRaw, prev); ok {
+		t.Error("StrLike of a number reported a string")
+	}
+}

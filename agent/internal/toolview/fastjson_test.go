@@ -38,6 +38,17 @@ func checkFastJSON(t *testing.T, b []byte) {
 	if got, want := DecodeBash(b), refDecodeBash(b); got != want {
 		t.Fatalf("DecodeBash(%q) = %+v; encoding/json %+v", b, got, want)
 	}
+	// The result text as a hint: used when it is stdout's own bytes,
+	// ignored otherwise; either way the result is encoding/json's.
+	for _, hint := range []string{`ok\n`, `a`, `x`, ``, `ok`} {
+		var text string
+		if json.Unmarshal([]byte(`"`+hint+`"`), &text) != nil {
+			continue
+		}
+		if got, want := DecodeBashLike(b, []byte(hint), text), refDecodeBash(b); got != want {
+			t.Fatalf("DecodeBashLike(%q, %q) = %+v; encoding/json %+v", b, hint, got, want)
+		}
+	}
 }
 
 var fastJSONCorpus = []string{

@@ -363,7 +363,13 @@ var bashResultNames = []string{"stdout", "stderr", "interrupted", "backgroundTas
 // each on its own). A plain object is decoded by jsonfast in one pass;
 // anything else by encoding/json (TestToolJSONFastPaths). b is a CLI
 // frame's or record's own copy, never changed: strings share it.
-func DecodeBash(b []byte) BashResult {
+func DecodeBash(b []byte) BashResult { return DecodeBashLike(b, nil, "") }
+
+// DecodeBashLike is DecodeBash for a result whose stdout is usually the
+// tool result's text: text, decoded from the JSON string bytes textRaw
+// (between the quotes), is taken as stdout when stdout's bytes are the
+// same, instead of decoding a long output a second time.
+func DecodeBashLike(b, textRaw []byte, text string) BashResult {
 	var d jsonfast.Dec
 	d.ResetShared(b)
 	if d.Kind() == '{' {
@@ -372,7 +378,7 @@ func DecodeBash(b []byte) BashResult {
 		d.Members(bashResultNames, func(i int) {
 			switch i {
 			case 0:
-				r.Stdout, _ = d.Str()
+				r.Stdout, _ = d.StrLike(textRaw, text)
 			case 1:
 				r.Stderr, _ = d.Str()
 			case 2:
