@@ -440,16 +440,18 @@ func (s *scanner) isTrue(f field) bool {
 	return v.set && v.kind == kindTrue
 }
 
-// scanLine is feed for a whole line at once: one validating pass of the
-// jsonfast cursor over the top-level members, which skips nested values
-// and long strings many bytes at a time. It leaves the scanner exactly as
+// scanLine is feed for a whole line at once: one pass of the jsonfast
+// cursor over the top-level members, which skips nested values and long
+// strings many bytes at a time, strings to their closing quote without
+// looking inside, as feed does (ResetLax: the records replayed are
+// validated when they are decoded). It leaves the scanner exactly as
 // feed would and reports true, or reports false for a line that is not a
 // valid JSON object (or only white space), which the caller then feeds to
 // the byte-by-byte scanner: its looser check of nested values decides
 // about such lines, as before.
 func (s *scanner) scanLine(line []byte) bool {
 	d := &s.dec
-	d.Reset(line)
+	d.ResetLax(line) // like feed, which looks only for the quotes; the decode validates the records replayed
 	if d.Kind() != '{' || !d.Object() {
 		return false
 	}

@@ -68,3 +68,53 @@ func FuzzDec(f *testing.F) {
 		}
 	})
 }
+
+// laxAgrees: a lax walk (ResetLax) accepts every valid text, ending where
+// the validating walk ends and reporting the same escapes, and on a text
+// it accepts that is not valid, only what lies inside strings is wrong.
+func laxAgrees(t *testing.T, b []byte) {
+	t.Helper()
+	var d, lx Dec
+	d.Reset(b)
+	lx.ResetLax(b)
+	if d.Kind() == '"' {
+		raw, esc, _ := d.StrRaw()
+		lraw, lesc, _ := lx.StrRaw()
+		if !d.Bad() && (string(raw) != string(lraw) || esc != lesc || lx.Bad() || d.Pos() != lx.Pos()) {
+			t.Fatalf("lax StrRaw(%q) = %q, %v at %d; validating %q, %v at %d", b, lraw, lesc, lx.Pos(), raw, esc, d.Pos())
+		}
+		return
+	}
+	d.Skip()
+	lx.Skip()
+	if ok := d.End(); ok && (!lx.End() || d.Pos() != lx.Pos()) {
+		t.Fatalf("lax Skip rejects or ends elsewhere in the valid %q", b)
+	}
+}
+
+func TestLax(t *testing.T) {
+	for _, s := range []string{
+		`{}`, `"plain"`, `"a\"b"`, `"a\\"`, `"a\\\"b"`, `["x\\",{"k\"":"\\\\"}]`, `{"a":"\u0022","b":1}`,
+		`"` + strings.Repeat(`ab\n`, 40) + `"`, `"\\\\"`, `"abc`, `"a\"`,
+	} {
+		laxAgrees(t, []byte(s))
+	}
+	// Inside strings nothing is checked: a control character and a bad
+	// escape pass; structure is still validated.
+	var lx Dec
+	lx.ResetLax([]byte("{\"a\":\"x\x01\\q\",\"b\":[1,2]}"))
+	if lx.Skip(); !lx.End() {
+		t.Error("a lax walk checked a string's insides")
+	}
+	lx.ResetLax([]byte(`{"a":"x",}`))
+	if lx.Skip(); lx.End() {
+		t.Error("a lax walk accepted a trailing comma")
+	}
+}
+
+func FuzzLax(f *testing.F) {
+	for _, s := range []string{`{"a":["x\\",{"b":"\""}]}`, `"\\\""`, `[1,"\u00e9"]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(laxAgrees)
+}
