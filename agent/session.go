@@ -249,21 +249,27 @@ func (s *session) startPipelined(ctx context.Context, opts claude.Options) (*cla
 	if err != nil {
 		return nil, nil, err
 	}
-	// What the CLI applies (effort, ultracode), so that the first config
-	// list the client gets is whole.
 	settings, serr := p.BeginGetSettings(ctx)
 	s.do(func() { s.onSpawned(p) })
 	if _, err := p.WaitInitialized(ctx); err != nil {
 		_ = p.Close()
 		return nil, nil, err
 	}
-	if serr != nil {
-		return p, nil, nil
+	return p, applied(ctx, settings, serr), nil
+}
+
+// applied collects the answer to get_settings: what the CLI applies
+// (effort, ultracode), so that the first config list the client gets is
+// whole. Asked off the session goroutine, a local round trip; nil if the
+// CLI does not answer within 5 s.
+func applied(ctx context.Context, call *claude.SettingsCall, err error) *claude.AppliedSettings {
+	if err != nil {
+		return nil
 	}
-	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	st, _ := settings.Wait(sctx)
-	return p, st, nil
+	st, _ := call.Wait(ctx)
+	return st
 }
 
 // startAgain starts a CLI for session id, which had one. Whether its
@@ -288,13 +294,8 @@ func startAgain(ctx context.Context, id string, opts claude.Options) (*claude.Pr
 	if err != nil {
 		return nil, nil, err
 	}
-	// What the CLI applies (effort, ultracode), so that the first config
-	// list the client gets is whole: asked here, off the session
-	// goroutine, one local round trip.
-	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	st, _ := p.GetSettings(sctx)
-	return p, st, nil
+	settings, serr := p.BeginGetSettings(ctx)
+	return p, applied(ctx, settings, serr), nil
 }
 
 // onSpawned runs once a first CLI is spawned and its handshake written:
