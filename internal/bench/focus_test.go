@@ -24,7 +24,8 @@ import (
 // the report (make bench-compare writes that). Opt-in:
 //
 // (ACPBENCH_FOCUS_STREAM_ONLY=1 leaves the replays out,
-// ACPBENCH_FOCUS_REPLAY_ONLY=1 the streaming turn):
+// ACPBENCH_FOCUS_REPLAY_ONLY=1 the streaming turn; ACPBENCH_FOCUS_TURNS=n
+// adds n warm turns and their first text):
 //
 //	ACPBENCH_FOCUS=/path/to/claude-agent-acp [ACPBENCH_FOCUS_N=3] go test -run TestFocus -v ./internal/bench
 func TestFocus(t *testing.T) {
@@ -34,7 +35,11 @@ func TestFocus(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
 	n = max(n, 1)
-	cfg := Config{Ours: []string{ours}, CLI: clitest.CLIPath(t), Turns: -1, Deltas: 20000, ReplayMessages: 5000, Log: os.Stderr}
+	turns := -1 // ACPBENCH_FOCUS_TURNS=n adds n warm turns
+	if v, err := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_TURNS")); err == nil && v > 0 {
+		turns = v
+	}
+	cfg := Config{Ours: []string{ours}, CLI: clitest.CLIPath(t), Turns: turns, Deltas: 20000, ReplayMessages: 5000, Log: os.Stderr}
 	cfg.tmp = t.TempDir()
 	ctx := context.Background()
 	var err error
@@ -66,8 +71,8 @@ func TestFocus(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		lines = append(lines, fmt.Sprintf("cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f; replay real %.1f µs/msg (cpu %.1f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, answer %.0f ms)",
-			m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks],
+		lines = append(lines, fmt.Sprintf("warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f; replay real %.1f µs/msg (cpu %.1f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, answer %.0f ms)",
+			m[kTurnFirst]*1e3, bare[kTurnFirst]*1e3, m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks],
 			r["real"+rPerMsg]*1e6, r["real"+rCPUPerMsg]*1e6, r["real"+rAnswer]*1e3, s["replay"+rPerMsg]*1e6, s["replay"+rCPUPerMsg]*1e6, s["replay"+rAnswer]*1e3))
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
