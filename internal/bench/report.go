@@ -120,7 +120,7 @@ func sections(cfg Config) []section {
 			{"→ `session/new` answer", kNew, ms, false},
 			{"→ first `agent_message_chunk` (bare CLI: first text delta)", kFirst, ms, true},
 			{"  first text, over the bare CLI", kOverStart, ms, false},
-			{"  cold first answer, ratio to the bare CLI (same iteration)", kRatioStart, ratio, false},
+			{"  cold first answer, ratio to the bare CLI (pairs of the same iteration)", kRatioStart, ratio, false},
 		}},
 		{title: fmt.Sprintf("2. Per turn, warm session (median of %d turns)", userTurns-1+cfg.Turns), rows: []row{
 			{"prompt → first chunk (bare CLI: user message → first delta)", kTurnFirst, ms, true},
@@ -523,7 +523,10 @@ const documentTail = "\n" +
 	"and the per-chunk figures are per delta. Model API requests count every `POST /v1/messages` the fake received during the five user " +
 	"turns, side requests (titles, suggestions, classifiers) included, once the API has been quiet for 0.7 s. " +
 	"Ratios to the bare CLI are taken per iteration (the adapter's time over the bare CLI's in the same " +
-	"iteration) and then the median. A `session/load` replay ends at the last history update (user, agent " +
+	"iteration) and then the median. The cold first answer (the first chunk from process start) is, per " +
+	"iteration, the median of the main run's and of more cold starts made back to back, alternating with " +
+	"the bare CLI's (five pairs by default: one cold start swings by a fifth either way with how the CLI's " +
+	"start-up lands on a shared machine), and its ratio the median of the pairs' ratios. A `session/load` replay ends at the last history update (user, agent " +
 	"and thought chunks, tool calls and their updates, plans) the client receives; the answer follows once " +
 	"the adapter's CLI is up, so its time is mostly the CLI's start-up, not the replay. Per message is the " +
 	"replay's time over the messages on the active branch. Hibernation (section 8, ours alone: the reference keeps every CLI) opens the sessions in one agent and gives each one prompt in turn, once with `CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=4` and once without a cap; the peak RSS of the whole tree is sampled after every turn (the current RSS of every process, summed), and the first session, the least recently used, is then prompted again: with the cap its CLI resumes with `--resume`.\n"

@@ -35,6 +35,11 @@ type Config struct {
 	// HibernateSessions is how many sessions the hibernation run opens
 	// (default 20; our adapter only).
 	HibernateSessions int
+	// ColdStarts is how many more cold starts each system makes per
+	// iteration, back to back and alternating, for the cold first answer
+	// and its ratio to the bare CLI (default 4; negative: none, only the
+	// main run's).
+	ColdStarts int
 	// Log receives one line per finished run; nil discards.
 	Log io.Writer
 
@@ -89,6 +94,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.ReplayMessages <= 0 {
 		cfg.ReplayMessages = 5000
 	}
+	if cfg.ColdStarts == 0 {
+		cfg.ColdStarts = 4
+	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
@@ -131,6 +139,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				return nil, err
 			}
 			got[sys] = m
+		}
+		if cfg.ColdStarts > 0 {
+			if err := coldPairs(ctx, &cfg, i, order, adapters, got); err != nil {
+				return nil, err
+			}
 		}
 		replay := func(rc replayCase) func(context.Context, *Config, []string) (sample, error) {
 			return func(ctx context.Context, cfg *Config, argv []string) (sample, error) {
@@ -176,7 +189,9 @@ func overBare(m, bare sample, deltas int) {
 	m[kOverDone] = m[kTurnDone] - bare[kTurnDone]
 	m[kOverStart] = m[kFirst] - bare[kFirst]
 	m[kOverChunk] = (m[kStreamDone] - bare[kStreamDone]) / float64(deltas)
-	m[kRatioStart] = m[kFirst] / bare[kFirst]
+	if _, paired := m[kRatioStart]; !paired { // coldPairs sets it
+		m[kRatioStart] = m[kFirst] / bare[kFirst]
+	}
 	m[kRatioStream] = m[kStreamDone] / bare[kStreamDone]
 }
 
