@@ -3,7 +3,7 @@ package rawio
 import (
 	"io"
 	"os"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -58,14 +58,19 @@ func (r *reader) Read(b []byte) (int, error) {
 // output) that writes with raw system calls, if the descriptor is a pipe or
 // a socket: the descriptor is made non-blocking, and restore makes it
 // blocking again for whoever shares it after us and ends the writer (its
-// duplicate descriptor is closed; later writes fail). For anything else (a terminal, a file) it returns f
+// duplicate descriptor is closed; later writes fail). restore never waits
+// for a write: a write waiting for a reader that stopped reading fails. For anything else (a terminal, a file) it returns f
 // and a restore that does nothing. Nothing else may write to the
 // descriptor meanwhile through a blocking *os.File (os.Stdout): such a
 // write would fail with EAGAIN when the pipe is full.
 func NewStdout(f *os.File) (w io.Writer, restore func()) {
-	fd := int(f.Fd())
+	fd := -1
+	if rc, err := f.SyscallConn(); err == nil {
+		// Control, not f.Fd: Fd would make a polled descriptor blocking.
+		_ = rc.Control(func(d uintptr) { fd = int(d) })
+	}
 	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
+	if fd < 0 || syscall.Fstat(fd, &st) != nil {
 		return f, func() {}
 	}
 	if kind := st.Mode & syscall.S_IFMT; kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK {
@@ -92,31 +97,27 @@ func NewStdout(f *os.File) (w io.Writer, restore func()) {
 	}
 	wr := &writer{f: nf, rc: rc}
 	return wr, func() {
-		wr.mu.Lock()
-		defer wr.mu.Unlock()
-		if !wr.ended {
-			wr.ended = true
-			_ = syscall.SetNonblock(fd, wasNonblocking)
+		if wr.ended.CompareAndSwap(false, true) {
+			// Close first: it wakes a write waiting for room (a reader
+			// that stopped reading) instead of waiting for it, and only
+			// then may the descriptor block again.
 			_ = wr.f.Close()
+			_ = syscall.SetNonblock(fd, wasNonblocking)
 		}
 	}
 }
 
 // A writer writes to a non-blocking descriptor with raw system calls,
-// waiting in the poller while it is full. Its writes are serialized (the
-// caller's are anyway), so that restore never changes the descriptor under
-// a write.
+// waiting in the poller while it is full. The caller serializes writes
+// (acp.Conn does).
 type writer struct {
 	f     *os.File
 	rc    syscall.RawConn
-	mu    sync.Mutex
-	ended bool
+	ended atomic.Bool
 }
 
 func (w *writer) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ended {
+	if w.ended.Load() {
 		return 0, &os.PathError{Op: "write", Path: w.f.Name(), Err: os.ErrClosed}
 	}
 	done := 0

@@ -142,3 +142,32 @@ func isNonblock(t *testing.T, f *os.File) bool {
 	}
 	return nonblocking(rc)
 }
+
+// TestRestoreDoesNotWaitForAStuckWrite: the editor stopped reading and the
+// pipe is full; the agent's exit path (restore, then exit) must not wait
+// for the write, which fails instead.
+func TestRestoreDoesNotWaitForAStuckWrite(t *testing.T) {
+	_, w := blockingPipe(t) // nobody reads
+	out, restore := NewStdout(w)
+	failed := make(chan error, 1)
+	go func() {
+		_, err := out.Write(make([]byte, 1<<20)) // far past the pipe's buffer
+		failed <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the write is waiting for room now
+	restored := make(chan struct{})
+	go func() { restore(); close(restored) }()
+	select {
+	case <-restored:
+	case <-time.After(5 * time.Second):
+		t.Fatal("restore waited for a write that cannot finish")
+	}
+	select {
+	case err := <-failed:
+		if err == nil {
+			t.Error("the stuck write reported success")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stuck write did not end")
+	}
+}
