@@ -480,13 +480,18 @@ const profileAccount = "\n## Where the time goes: replay and streaming (issue 16
 	"written right behind the initialize and get_settings requests, unless a setting changed since the " +
 	"spawn (that change must reach the CLI first). A tool result's rawOutput is the CLI's own JSON " +
 	"string, not the text escaped again, and a Bash result's stdout that repeats the result text is not " +
-	"decoded a second time (`jsonfast.Dec.StrLike`).\n\n" +
-	"**After.** Under 5 µs per delta beside the real CLI, and 11 µs when every delta comes alone with " +
+	"decoded a second time (`jsonfast.Dec.StrLike`); the transcript's first pass skips strings to their closing quote without validating their insides, as the byte scanner it stands for does (`jsonfast.Dec.ResetLax`; the records replayed are validated when decoded): in process the realistic replay went from about 13.5 to 11.5 µs per message.\n\n" +
+	"**After.** 4.5–6 µs per delta beside the real CLI in the focused harness (6.5–7.5 µs in the full one, whose validating client shares the two cores), and 11 µs when every delta comes alone with " +
 	"200 µs of idle between: what is left per delta is one epoll wait, one read and one write, each a " +
 	"few microseconds on this VM. The replay is unchanged where it counts: most of its CPU is scanning " +
 	"and copying the transcript's bytes (jsonfast's string scan alone is a fifth), and in the side-by-side " +
 	"run it shares two cores with the CLI starting beside it; starting the CLI after the replay made the " +
-	"replay about a quarter faster but the answer later, so it was not kept.\n"
+	"replay about a quarter faster but the answer later, so it was not kept. The harness now makes five " +
+	"cold starts per iteration, alternating with the bare CLI's, and takes the median of the pairs' " +
+	"ratios: a single pair swung from 0.87× to 1.29× within one run. Two full runs of the harness on the " +
+	"final code, the same afternoon, gave the realistic replay 18.6 µs per message (11.1× the reference) " +
+	"and 26.1 µs (8.7×), and the CPU per relayed chunk 6.5 and 7.5 µs: on this shared VM the spread " +
+	"between runs is larger than what the last changes gained in process.\n"
 
 // Second-round figures of profileAccount (see there).
 const (
