@@ -20,11 +20,12 @@ import (
 // CLI back until the test opens a gate: before the CLI has answered
 // anything, the log already holds the handshake and then the prompt. If
 // the mode changed after the CLI was spawned, the prompt waits instead,
-// and the change reaches the CLI before it. Either way, once the gate
+// and the change reaches the CLI before it; so does a prompt too big for
+// the pipe's buffer. Either way, once the gate
 // opens, the turn runs as usual.
 func TestFirstPromptFollowsTheHandshake(t *testing.T) {
 	t.Run("pipelined", func(t *testing.T) {
-		lines := gatedFirstPrompt(t, false)
+		lines := gatedFirstPrompt(t, false, "the first prompt")
 		want := []string{`"subtype":"initialize"`, `"subtype":"get_settings"`, `"the first prompt"`}
 		if len(lines) != len(want) {
 			t.Fatalf("the CLI's stdin before it answered anything:\n%s\nwant the handshake, then the prompt", strings.Join(lines, "\n"))
@@ -36,7 +37,7 @@ func TestFirstPromptFollowsTheHandshake(t *testing.T) {
 		}
 	})
 	t.Run("mode changed while starting", func(t *testing.T) {
-		lines := gatedFirstPrompt(t, true)
+		lines := gatedFirstPrompt(t, true, "the first prompt")
 		mode, prompt := -1, -1
 		for i, l := range lines {
 			if strings.Contains(l, `"set_permission_mode"`) && strings.Contains(l, `"acceptEdits"`) && mode < 0 {
@@ -50,12 +51,17 @@ func TestFirstPromptFollowsTheHandshake(t *testing.T) {
 			t.Fatalf("the CLI's stdin:\n%s\nwant the mode change before the prompt", strings.Join(lines, "\n"))
 		}
 	})
+	t.Run("too big to wait in the pipe", func(t *testing.T) {
+		// More than the pipe's buffer could hold while the CLI does not
+		// read: written once the CLI is up, so the session never waits.
+		gatedFirstPrompt(t, false, "the first prompt "+strings.Repeat("x", 40<<10))
+	})
 }
 
 // gatedFirstPrompt runs a first prompt against a gated CLI (see
 // TestFirstPromptFollowsTheHandshake) and returns the CLI's stdin lines as
 // they were when the prompt reached it.
-func gatedFirstPrompt(t *testing.T, changeMode bool) []string {
+func gatedFirstPrompt(t *testing.T, changeMode bool, text string) []string {
 	dir := t.TempDir()
 	gate, stdinLog := filepath.Join(dir, "go"), filepath.Join(dir, "stdin.log")
 	wrapper := filepath.Join(dir, "claude")
@@ -80,14 +86,14 @@ func gatedFirstPrompt(t *testing.T, changeMode bool) []string {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.Prompt(sid, "the first prompt")
+		_, err := h.Prompt(sid, text)
 		done <- err
 	}()
-	if changeMode {
+	if held := changeMode || len(text) > 32<<10; held {
 		// Held: nothing but the handshake reaches the CLI before it answers.
 		time.Sleep(300 * time.Millisecond)
 		if b, _ := os.ReadFile(stdinLog); strings.Contains(string(b), "the first prompt") {
-			t.Errorf("the prompt went to the CLI before the mode change:\n%s", b)
+			t.Errorf("the prompt went to the CLI before it had answered (it should have been held):\n%.300s", b)
 		}
 		if err := os.WriteFile(gate, nil, 0o644); err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -309,9 +310,26 @@ func (s *session) onSpawned(p *claude.Process) {
 	s.cli.early = p
 	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
 		if t.phase == turnQueued && !t.settled {
-			s.sendTo(p, t)
+			s.sendEarly(t)
 		}
 	}
+}
+
+// maxEarlyMessage bounds a user message written to a CLI that is still
+// starting: the CLI does not read its stdin yet, so the message must fit
+// in the pipe's buffer (64 KiB on Linux) or the session goroutine would
+// wait for the CLI's start-up.
+const maxEarlyMessage = 32 << 10
+
+// sendEarly writes t to the starting CLI (s.cli.early) if it is small
+// enough; otherwise it stays queued, and so does every prompt after it
+// (no more early sends), so that prompts reach the CLI in order.
+func (s *session) sendEarly(t *turn) {
+	if b, err := json.Marshal(t.msg.Content); err != nil || len(b) > maxEarlyMessage {
+		s.cli.early = nil
+		return
+	}
+	s.sendTo(s.cli.early, t)
 }
 
 // unchangedSinceSpawn reports whether the session's settings are still

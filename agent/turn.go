@@ -162,8 +162,8 @@ func (s *session) enqueue(t *turn) {
 	}
 	s.q.turns = append(s.q.turns, t)
 	if s.cli.proc == nil {
-		if p := s.cli.early; p != nil && s.unchangedSinceSpawn() && !s.q.holdSends(s.tr.current) {
-			s.sendTo(p, t) // session.go, onSpawned: right behind the handshake
+		if s.cli.early != nil && s.unchangedSinceSpawn() && !s.q.holdSends(s.tr.current) {
+			s.sendEarly(t) // session.go, onSpawned: right behind the handshake
 			return
 		}
 		s.startCLI()
