@@ -14,57 +14,57 @@ import (
 // runCold is one cold start of an adapter: spawn, initialize, session/new
 // and a prompt sent at once; it returns the time from the spawn to the
 // first agent_message_chunk.
-func runCold(ctx context.Context, cfg *Config, argv []string) (float64, error) {
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
-	defer cancel()
-	api, sb, err := newWorld(cfg)
-	if err != nil {
-		return 0, err
-	}
-	defer api.Close()
-	api.Script(streamStep(cfg.Deltas))
-	a, err := startAdapter(argv, sb)
-	if err != nil {
-		return 0, err
-	}
-	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
-	if _, err := a.initialize(ctx); err != nil {
-		return 0, err
-	}
-	sid, err := a.newSession(ctx, sb.work)
-	if err != nil {
-		return 0, err
-	}
-	t, err := a.prompt(ctx, sid, "turn 1: say hello")
-	if err != nil {
-		return 0, err
-	}
-	return t.first.Sub(a.start).Seconds(), nil
+func runCold(ctx context.Context, cfg *Config, argv []string) (first float64, err error) {
+	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox) error {
+		a, err := startAdapter(argv, sb)
+		if err != nil {
+			return err
+		}
+		defer a.close(cfg.closeTimeout())
+		defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
+		if _, err := a.initialize(ctx); err != nil {
+			return err
+		}
+		sid, err := a.newSession(ctx, sb.work)
+		if err != nil {
+			return err
+		}
+		t, err := a.prompt(ctx, sid, "turn 1: say hello")
+		first = t.first.Sub(a.start).Seconds()
+		return err
+	})
+	return first, err
 }
 
 // runColdBare is runCold for the CLI alone: spawn, the user message
 // written at once, the first text delta.
-func runColdBare(ctx context.Context, cfg *Config) (float64, error) {
+func runColdBare(ctx context.Context, cfg *Config) (first float64, err error) {
+	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox) error {
+		b, err := startBare(cfg.CLI, cfg.bare, sb)
+		if err != nil {
+			return err
+		}
+		defer b.close(cfg.closeTimeout())
+		defer context.AfterFunc(ctx, func() { killGroup(b.cmd.Process.Pid) })()
+		t, err := b.turn("turn 1: say hello")
+		first = t.first.Sub(b.start).Seconds()
+		return err
+	})
+	return first, err
+}
+
+// inColdWorld runs f in a fresh sandbox and fake API (scripted as for the
+// main run), bounded by runTimeout.
+func inColdWorld(ctx context.Context, cfg *Config, f func(context.Context, *sandbox) error) error {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	api, sb, err := newWorld(cfg)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer api.Close()
 	api.Script(streamStep(cfg.Deltas))
-	b, err := startBare(cfg.CLI, cfg.bare, sb)
-	if err != nil {
-		return 0, err
-	}
-	defer b.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(b.cmd.Process.Pid) })()
-	t, err := b.turn("turn 1: say hello")
-	if err != nil {
-		return 0, err
-	}
-	return t.first.Sub(b.start).Seconds(), nil
+	return f(ctx, sb)
 }
 
 // coldPairs runs cfg.ColdStarts rounds of cold starts of every system in
