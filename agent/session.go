@@ -184,6 +184,15 @@ func (s *session) run() {
 	}
 }
 
+// target is the CLI the session's messages go to: the running one, or
+// the one starting whose handshake the first prompts follow (early).
+func (c *cliState) target() *claude.Process {
+	if c.proc != nil {
+		return c.proc
+	}
+	return c.early
+}
+
 // startCLI starts the CLI in the background unless it runs or is starting.
 func (s *session) startCLI() {
 	if s.cli.proc != nil || s.cli.starting || s.closed {
@@ -352,6 +361,9 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	}
 	if err != nil {
 		s.log.Warn("Claude Code did not start", "error", err)
+		// Prompts withdrawn from it (sent early, then cancelled) went with
+		// it: nothing cancelled is left in a CLI.
+		clear(s.q.cancelledIDs)
 		// Every prompt waiting for this CLI fails with the reason; the next
 		// prompt tries again.
 		for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns

@@ -249,9 +249,10 @@ func (s *session) cancelTurns(ts []*turn) {
 		}
 		if !t.inCLI() {
 			interrupt = interrupt || t.phase == turnRunning
-		} else if s.cli.proc != nil {
-			// Queued in the CLI but not started: withdraw just that message.
-			p, id := s.cli.proc, t.uuid
+		} else if p := s.cli.target(); p != nil {
+			// Queued in the CLI (or written behind a starting CLI's
+			// handshake) but not started: withdraw just that message.
+			id := t.uuid
 			go func() {
 				if withdraw(p, id) {
 					// The CLI will not start it. (Otherwise it starts, and
