@@ -32,7 +32,7 @@ func jsonString(s string) json.RawMessage {
 // a JSON string. Reusing the CLI's bytes spares escaping a long output
 // (a whole file, a test log) again, on every live result and replayed one.
 func resultRaw(content json.RawMessage, text string) json.RawMessage {
-	if c := bytes.TrimSpace(content); len(c) >= 2 && c[0] == '"' {
+	if c := quoted(content); c != nil {
 		return c
 	}
 	return jsonString(text)
@@ -41,8 +41,17 @@ func resultRaw(content json.RawMessage, text string) json.RawMessage {
 // stringBytes is the raw bytes between the quotes of content when it is
 // one JSON string, else nil.
 func stringBytes(content json.RawMessage) []byte {
-	if c := bytes.TrimSpace(content); len(c) >= 2 && c[0] == '"' {
+	if c := quoted(content); c != nil {
 		return c[1 : len(c)-1]
+	}
+	return nil
+}
+
+// quoted is content without surrounding space when it is one JSON string
+// (a decoded value, so valid), else nil.
+func quoted(content json.RawMessage) []byte {
+	if c := bytes.TrimSpace(content); len(c) >= 2 && c[0] == '"' {
+		return c
 	}
 	return nil
 }

@@ -318,10 +318,29 @@ func (s *session) onSpawned(p *claude.Process) {
 	}
 	s.cli.early = p
 	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
-		if t.phase == turnQueued && !t.settled {
+		if t.phase == turnQueued && !t.settled && s.earlyOpen(t) {
 			s.sendEarly(t)
 		}
 	}
+}
+
+// earlyOpen reports whether turn t may go to the starting CLI now: one is
+// starting (early), no setting changed since its spawn, nothing cancelled
+// waits in it, and no earlier prompt is still held (prompts reach the CLI
+// in order).
+func (s *session) earlyOpen(t *turn) bool {
+	if s.cli.early == nil || !s.unchangedSinceSpawn() || s.q.holdSends(s.tr.current) {
+		return false
+	}
+	for _, o := range s.q.turns {
+		if o == t {
+			return true
+		}
+		if o.phase == turnQueued && !o.settled {
+			return false
+		}
+	}
+	return true
 }
 
 // maxEarlyMessage bounds a user message written to a CLI that is still
@@ -331,14 +350,12 @@ func (s *session) onSpawned(p *claude.Process) {
 const maxEarlyMessage = 32 << 10
 
 // sendEarly writes t to the starting CLI (s.cli.early) if it is small
-// enough; otherwise it stays queued, and so does every prompt after it
-// (no more early sends), so that prompts reach the CLI in order.
+// enough; otherwise it stays queued until the CLI is up, and so do the
+// prompts after it (earlyOpen).
 func (s *session) sendEarly(t *turn) {
-	if b, err := json.Marshal(t.msg.Content); err != nil || len(b) > maxEarlyMessage {
-		s.cli.early = nil
-		return
+	if b, err := json.Marshal(t.msg.Content); err == nil && len(b) <= maxEarlyMessage {
+		s.sendTo(s.cli.early, t)
 	}
-	s.sendTo(s.cli.early, t)
 }
 
 // unchangedSinceSpawn reports whether the session's settings are still

@@ -162,7 +162,7 @@ func (s *session) enqueue(t *turn) {
 	}
 	s.q.turns = append(s.q.turns, t)
 	if s.cli.proc == nil {
-		if s.cli.early != nil && s.unchangedSinceSpawn() && !s.q.holdSends(s.tr.current) {
+		if s.earlyOpen(t) {
 			s.sendEarly(t) // session.go, onSpawned: right behind the handshake
 			return
 		}
