@@ -8,6 +8,8 @@ import (
 	"iter"
 	"log/slog"
 	"os"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/rawio"
 )
 
 // Options tune a Reader. The zero value is ready to use.
@@ -93,7 +95,8 @@ func Open(path string, opts *Options) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	r, err := NewReader(f, fi.Size(), opts)
+	// Cached bytes are read without a blocking system call (rawio).
+	r, err := NewReader(rawio.NewFileReaderAt(f), fi.Size(), opts)
 	if err != nil {
 		f.Close()
 		return nil, err

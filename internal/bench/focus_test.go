@@ -16,6 +16,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
 // TestFocus runs only the streaming turn (with the bare CLI beside it) and
@@ -25,7 +26,8 @@ import (
 //
 // (ACPBENCH_FOCUS_STREAM_ONLY=1 leaves the replays out,
 // ACPBENCH_FOCUS_REPLAY_ONLY=1 the streaming turn; ACPBENCH_FOCUS_TURNS=n
-// adds n warm turns and their first text):
+// adds n warm turns and their first text; ACPBENCH_FOCUS_MSGS=n sets the
+// synthetic transcript's messages):
 //
 //	ACPBENCH_FOCUS=/path/to/claude-agent-acp [ACPBENCH_FOCUS_N=3] go test -run TestFocus -v ./internal/bench
 func TestFocus(t *testing.T) {
@@ -40,6 +42,9 @@ func TestFocus(t *testing.T) {
 		turns = v
 	}
 	cfg := Config{Ours: []string{ours}, CLI: clitest.CLIPath(t), Turns: turns, Deltas: 20000, ReplayMessages: 5000, Log: os.Stderr}
+	if v, err := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_MSGS")); err == nil && v > 0 {
+		cfg.ReplayMessages = v // the synthetic transcript's size
+	}
 	cfg.tmp = t.TempDir()
 	ctx := context.Background()
 	var err error
@@ -71,9 +76,9 @@ func TestFocus(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		lines = append(lines, fmt.Sprintf("warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f; replay real %.1f µs/msg (cpu %.1f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, answer %.0f ms)",
+		lines = append(lines, fmt.Sprintf("warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f; replay real %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms)",
 			m[kTurnFirst]*1e3, bare[kTurnFirst]*1e3, m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks],
-			r["real"+rPerMsg]*1e6, r["real"+rCPUPerMsg]*1e6, r["real"+rAnswer]*1e3, s["replay"+rPerMsg]*1e6, s["replay"+rCPUPerMsg]*1e6, s["replay"+rAnswer]*1e3))
+			r["real"+rPerMsg]*1e6, r["real"+rCPUPerMsg]*1e6, r["real"+rFaults], r["real"+rAnswer]*1e3, s["replay"+rPerMsg]*1e6, s["replay"+rCPUPerMsg]*1e6, s["replay"+rFaults], s["replay"+rAnswer]*1e3))
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
 }
@@ -194,4 +199,85 @@ func userSys(t *testing.T, pid int) (user, sys time.Duration) {
 		return time.Duration(n) * time.Second / clockTicks
 	}
 	return ticks(f[11]), ticks(f[12])
+}
+
+// TestFocusTwoLoads loads two transcripts of the same shape, one after the
+// other, into one adapter process, and logs the CPU and page faults of
+// each: the second load runs with a warm heap and warm code, so the
+// difference is what a fresh process pays. Opt-in, like TestFocus.
+func TestFocusTwoLoads(t *testing.T) {
+	ours := os.Getenv("ACPBENCH_FOCUS")
+	if ours == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	cfg := Config{Ours: []string{ours}, CLI: clitest.CLIPath(t), ReplayMessages: 5000, Log: os.Stderr}
+	if v, err := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_MSGS")); err == nil && v > 0 {
+		cfg.ReplayMessages = v // scales the transcripts down
+	}
+	cfg.tmp = t.TempDir()
+	api, sb, err := newWorld(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Close()
+	if os.Getenv("ACPBENCH_FAKE_CLI") != "" { // the fake CLI of package faultcli, which uses no CPU
+		fake := filepath.Join(t.TempDir(), "faultcli")
+		if out, err := exec.Command("go", "build", "-o", fake, "github.com/claude-agent-acp/claude-agent-acp/internal/faultcli/cmd/faultcli").CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		sb.env = faultcli.Env(t.TempDir(), "HOME="+sb.home, "CLAUDE_CODE_EXECUTABLE="+fake)
+	}
+	var ids []string
+	var active []int
+	for seed := range 3 {
+		o := realisticReplay.opts(&cfg)
+		o.Seed += int64(seed) * 10
+		o.Cwd = sb.work
+		_, st, err := transcriptgen.WriteSession(filepath.Join(sb.home, ".claude"), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, active = append(ids, st.SessionID), append(active, st.Active)
+	}
+	c, err := startLean(cfg.Ours, sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close(cfg.closeTimeout())
+	if _, err := c.call(acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	pid := c.cmd.Process.Pid
+	for i, id := range ids {
+		before, _ := readStat(pid)
+		ns := schedNS(pid)
+		start := time.Now()
+		seen, err := c.call(acp.MethodSessionLoad, &acp.LoadSessionRequest{SessionID: acp.SessionID(id), Cwd: sb.work, MCPServers: []acp.MCPServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _ := readStat(pid)
+		cpu := schedNS(pid) - ns
+		t.Logf("load %d: %d msgs, cpu %v, last update %.1f µs/msg, cpu %.1f µs/msg, faults %d, answer %v", i+1, active[i], cpu.Round(10*time.Microsecond),
+			float64(seen.last.Sub(start).Microseconds())/float64(active[i]), float64(cpu.Microseconds())/float64(active[i]), after.minflt-before.minflt, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// schedNS is the CPU time of the living threads of a process, in
+// nanoseconds (/proc/<pid>/task/*/schedstat), finer than /proc's ticks.
+func schedNS(pid int) time.Duration {
+	var sum time.Duration
+	dirs, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, d := range dirs {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, d.Name()))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(data))
+		if len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			sum += time.Duration(n)
+		}
+	}
+	return sum
 }

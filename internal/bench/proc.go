@@ -26,6 +26,9 @@ type procStat struct {
 	// not); childCPU that of its children it has waited for.
 	cpu, childCPU time.Duration
 	rss, hwm      int64 // bytes: VmRSS now, VmHWM the peak so far
+	// minflt counts the minor page faults of the process: memory it
+	// touched for the first time (or again after giving it back).
+	minflt int64
 }
 
 // readStat reads one process. The comm field may hold spaces and
@@ -46,6 +49,7 @@ func readStat(pid int) (procStat, error) {
 		return st, errors.New("bench: short /proc stat")
 	}
 	st.ppid, _ = strconv.Atoi(f[1])
+	st.minflt, _ = strconv.ParseInt(f[7], 10, 64) // field 10
 	if len(f) > 19 {
 		st.started, _ = strconv.ParseInt(f[19], 10, 64) // field 22
 	}

@@ -44,6 +44,7 @@ const (
 	rCPU       = ".cpu.self"
 	rCPUPerMsg = ".cpu.per_message"
 	rRSS       = ".rss.self"
+	rFaults    = ".faults" // minor page faults of the adapter for the load
 )
 
 // runReplay times session/load of the case's transcript, written where the
@@ -105,5 +106,6 @@ func runReplay(ctx context.Context, cfg *Config, argv []string, rc replayCase) (
 		p + rCPU:       cpu,
 		p + rCPUPerMsg: cpu / float64(st.Active),
 		p + rRSS:       float64(after.hwm),
+		p + rFaults:    float64(after.minflt - before.minflt),
 	}, nil
 }

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // NewReader returns a reader of f that reads with raw system calls if f is
@@ -88,6 +90,9 @@ func NewStdout(f *os.File) (w io.Writer, restore func()) {
 		syscall.Close(int(dup))
 		return f, func() {}
 	}
+	if st.Mode&syscall.S_IFMT == syscall.S_IFIFO {
+		growPipe(fd)
+	}
 	nf := os.NewFile(dup, f.Name())
 	rc, err := nf.SyscallConn()
 	if err != nil || !nonblocking(rc) {
@@ -148,6 +153,30 @@ func (w *writer) Write(b []byte) (int, error) {
 		}
 	}
 	return done, nil
+}
+
+// pipeSize is the buffer NewStdout asks for on the editor's pipe: the
+// most an unprivileged process may set by default
+// (/proc/sys/fs/pipe-max-size).
+const pipeSize = 1 << 20
+
+// growPipe enlarges a pipe's buffer to pipeSize, if the system lets it.
+//
+// Why: a replay writes its history in bursts of up to 256 KiB (acp.Conn's
+// Hold). Linux gives a pipe 64 KiB, so each burst took four or more
+// rounds of write, wait for the editor to read, wake up. The buffer's
+// pages are taken only while they hold unread bytes, and a live turn's
+// chunks, written one at a time, never fill even the default buffer.
+// When the editor reads slower than the agent writes, a full buffer still
+// holds the agent back, as before, only later.
+func growPipe(fd int) {
+	size, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), unix.F_GETPIPE_SZ, 0)
+	if e != 0 || size >= pipeSize {
+		return
+	}
+	// Refused past the user's pipe quota or the system's maximum: the
+	// pipe keeps its size.
+	_, _, _ = syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), unix.F_SETPIPE_SZ, pipeSize)
 }
 
 // isNonblocking reports whether a descriptor is non-blocking.

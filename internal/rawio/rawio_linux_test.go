@@ -5,9 +5,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func pipe(t *testing.T) (r, w *os.File) {
@@ -77,7 +81,7 @@ func TestStdoutWritesAllToASlowReader(t *testing.T) {
 	if !isNonblock(t, w) {
 		t.Fatal("the pipe is still blocking")
 	}
-	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB: more than the grown pipe holds
 	got := make(chan []byte)
 	go func() {
 		var b bytes.Buffer
@@ -104,6 +108,34 @@ func TestStdoutWritesAllToASlowReader(t *testing.T) {
 	w.Close()
 	if b := <-got; !bytes.Equal(b, want) {
 		t.Fatalf("the reader got %d bytes, want %d, the same", len(b), len(want))
+	}
+}
+
+// TestStdoutGrowsThePipe: the editor's pipe gets a buffer of pipeSize
+// (where the system allows it), so that a replay's bursts of 256 KiB go
+// out in one write.
+func TestStdoutGrowsThePipe(t *testing.T) {
+	_, w := blockingPipe(t)
+	_, restore := NewStdout(w)
+	defer restore()
+	rc, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size uintptr
+	var e syscall.Errno
+	_ = rc.Control(func(fd uintptr) { size, _, e = syscall.RawSyscall(syscall.SYS_FCNTL, fd, unix.F_GETPIPE_SZ, 0) })
+	if e != 0 {
+		t.Fatal(e)
+	}
+	max, err := os.ReadFile("/proc/sys/fs/pipe-max-size")
+	if err == nil && strings.TrimSpace(string(max)) != "" {
+		if m, _ := strconv.Atoi(strings.TrimSpace(string(max))); m < pipeSize {
+			t.Skipf("the system allows pipes of %d bytes", m)
+		}
+	}
+	if size < pipeSize {
+		t.Errorf("the pipe holds %d bytes, want %d", size, pipeSize)
 	}
 }
 
@@ -151,7 +183,7 @@ func TestRestoreDoesNotWaitForAStuckWrite(t *testing.T) {
 	out, restore := NewStdout(w)
 	failed := make(chan error, 1)
 	go func() {
-		_, err := out.Write(make([]byte, 1<<20)) // far past the pipe's buffer
+		_, err := out.Write(make([]byte, 4*pipeSize)) // far past the pipe's buffer
 		failed <- err
 	}()
 	time.Sleep(50 * time.Millisecond) // the write is waiting for room now
