@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
@@ -102,33 +103,36 @@ type failurePolicy struct {
 	recovery recovery
 }
 
-// failurePolicies is the Claude mapping table of docs/session-failures.md.
-var failurePolicies = map[failureKind]failurePolicy{
-	kindAdvisory:     {"unknown", nil, "Claude reported a notice.", recoverNever},
-	kindAuthRequired: {"access", []string{actionLogin}, "Sign in to continue using Claude.", recoverAuth},
-	kindAccessDenied: {"access", []string{actionRetry}, "Claude could not access the account or provider credentials.", recoverNextAttempt},
-	kindQuota:        {"limit", nil, "The Claude account has no available quota.", recoverRealAnswer},
-	kindRateLimited:  {"limit", []string{actionRetry}, "Claude is temporarily rate limited.", recoverNextAttempt},
-	kindOutputLimit:  {"limit", nil, "Claude's response reached the output token limit.", recoverNextAttempt},
-	kindContext:      {"limit", []string{actionNewSession}, "This Claude turn reached its configured limit.", recoverNextAttempt},
-	kindBudget:       {"limit", []string{actionNewSession}, "This Claude session reached its configured budget.", recoverNextAttempt},
-	kindBadRequest:   {"request", nil, "Claude could not process this request.", recoverNextAttempt},
-	kindOverloaded:   {"service", []string{actionRetry}, "Claude is temporarily overloaded.", recoverNextAttempt},
-	kindProvider:     {"service", []string{actionRetry}, "The model provider reported an error.", recoverNextAttempt},
-	kindInternal:     {"service", []string{actionRetry, actionNewSession}, "Claude Agent encountered an internal error.", recoverNextAttempt},
-	kindNetwork:      {"connection", []string{actionRetry}, "Claude could not reach the model provider.", recoverNextAttempt},
-	kindTransport:    {"connection", []string{actionNewSession}, "The connection to Claude was lost.", recoverRuntime},
-	kindShutdown:     {"connection", []string{actionNewSession}, "The Claude worker is shutting down.", recoverRuntime},
-	kindStartup:      {"connection", []string{actionRetry, actionNewSession}, "Claude Code could not start.", recoverRuntime},
-}
+// failurePolicies is the Claude mapping table of docs/session-failures.md,
+// built on first use.
+var failurePolicies = sync.OnceValue(func() map[failureKind]failurePolicy {
+	return map[failureKind]failurePolicy{
+		kindAdvisory:     {"unknown", nil, "Claude reported a notice.", recoverNever},
+		kindAuthRequired: {"access", []string{actionLogin}, "Sign in to continue using Claude.", recoverAuth},
+		kindAccessDenied: {"access", []string{actionRetry}, "Claude could not access the account or provider credentials.", recoverNextAttempt},
+		kindQuota:        {"limit", nil, "The Claude account has no available quota.", recoverRealAnswer},
+		kindRateLimited:  {"limit", []string{actionRetry}, "Claude is temporarily rate limited.", recoverNextAttempt},
+		kindOutputLimit:  {"limit", nil, "Claude's response reached the output token limit.", recoverNextAttempt},
+		kindContext:      {"limit", []string{actionNewSession}, "This Claude turn reached its configured limit.", recoverNextAttempt},
+		kindBudget:       {"limit", []string{actionNewSession}, "This Claude session reached its configured budget.", recoverNextAttempt},
+		kindBadRequest:   {"request", nil, "Claude could not process this request.", recoverNextAttempt},
+		kindOverloaded:   {"service", []string{actionRetry}, "Claude is temporarily overloaded.", recoverNextAttempt},
+		kindProvider:     {"service", []string{actionRetry}, "The model provider reported an error.", recoverNextAttempt},
+		kindInternal:     {"service", []string{actionRetry, actionNewSession}, "Claude Agent encountered an internal error.", recoverNextAttempt},
+		kindNetwork:      {"connection", []string{actionRetry}, "Claude could not reach the model provider.", recoverNextAttempt},
+		kindTransport:    {"connection", []string{actionNewSession}, "The connection to Claude was lost.", recoverRuntime},
+		kindShutdown:     {"connection", []string{actionNewSession}, "The Claude worker is shutting down.", recoverRuntime},
+		kindStartup:      {"connection", []string{actionRetry, actionNewSession}, "Claude Code could not start.", recoverRuntime},
+	}
+})
 
 // policyOf returns the policy of k; an unknown kind is a provider failure,
 // never a success.
 func policyOf(k failureKind) failurePolicy {
-	if p, ok := failurePolicies[k]; ok {
+	if p, ok := failurePolicies()[k]; ok {
 		return p
 	}
-	return failurePolicies[kindProvider]
+	return failurePolicies()[kindProvider]
 }
 
 // activeFailure is a published record the adapter still considers current.

@@ -89,7 +89,7 @@ func errorKind(sdkError, apiError, apiErrorType, terminalReason, text string) fa
 	case "max_output_tokens":
 		return kindOutputLimit
 	case "", "unknown":
-		if loginHint.MatchString(text) {
+		if loginHint().MatchString(text) {
 			return kindAuthRequired // the synthetic login message
 		}
 		if apiErrorType == "invalid_request_error" {

@@ -321,7 +321,7 @@ func TestFailureClaudeMapping(t *testing.T) {
 		if strings.Contains(text, "ede_diagnostic") {
 			t.Errorf("diagnostics used as text: %q", text)
 		}
-		p := failurePolicies[k]
+		p := failurePolicies()[k]
 		if p.category != tc.category || !reflect.DeepEqual(append([]string{}, p.actions...), tc.actions) {
 			t.Errorf("%s: %s %v", tc.r.Subtype, p.category, p.actions)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -88,12 +89,16 @@ func goalInitialize(cc clientCaps, resp *acp.InitializeResponse) {
 	resp.Meta = withMeta(resp.Meta, "goal", c, airmeta.Parse(cc.raw.Meta).Present)
 }
 
-var goalCommandRE = regexp.MustCompile(`^/goal\s+(\S[\s\S]*)$`)
+var goalCommandRE = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`^/goal\s+(\S[\s\S]*)$`)
+
+})
 
 // goalCommand recognises `/goal <condition>` and `/goal clear` (a bare
 // `/goal` only shows the goal and changes nothing).
 func goalCommand(text string) (arg string, ok bool) {
-	m := goalCommandRE.FindStringSubmatch(strings.TrimSpace(text))
+	m := goalCommandRE().FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
 		return "", false
 	}
@@ -143,7 +148,11 @@ func (s *session) onActiveGoal(g *claude.ActiveGoal) {
 	s.publishGoal(snap)
 }
 
-var stopFeedbackRE = regexp.MustCompile(`(?s)^Stop hook feedback:\n\[(.*?)\]: (.*)$`)
+var stopFeedbackRE = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`(?s)^Stop hook feedback:\n\[(.*?)\]: (.*)$`)
+
+})
 
 // goalFeedback counts a Stop-hook round of the goal when the CLI does not
 // report the goal itself.
@@ -153,7 +162,7 @@ func (s *session) goalFeedback(u *claude.UserFrame) {
 		return
 	}
 	for _, b := range u.Message.Content {
-		m := stopFeedbackRE.FindStringSubmatch(b.Text)
+		m := stopFeedbackRE().FindStringSubmatch(b.Text)
 		if b.Type != "text" || m == nil || strings.TrimSpace(m[1]) != g.Objective {
 			continue
 		}

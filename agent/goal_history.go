@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
@@ -28,7 +29,11 @@ type goalHistory struct {
 	pending string // the argument of a /goal command waiting for its output
 }
 
-var goalOutputRE = regexp.MustCompile(`(?s)<local-command-stdout>(.*?)</local-command-stdout>`)
+var goalOutputRE = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`(?s)<local-command-stdout>(.*?)</local-command-stdout>`)
+
+})
 
 // record notes one record of the active branch.
 func (g *goalHistory) record(rec *transcript.Record) {
@@ -52,7 +57,7 @@ func (g *goalHistory) record(rec *transcript.Record) {
 		arg := g.pending
 		g.pending = ""
 		out := rec.Content
-		if m := goalOutputRE.FindStringSubmatch(out); m != nil {
+		if m := goalOutputRE().FindStringSubmatch(out); m != nil {
 			out = m[1]
 		}
 		out = strings.TrimSpace(out)

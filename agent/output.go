@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -228,11 +229,15 @@ func (tr *translator) onUserFrame(u *claude.UserFrame) {
 	}
 }
 
-var localStdout = regexp.MustCompile(`(?s)<local-command-stdout>(.*?)</local-command-stdout>`)
+var localStdout = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`(?s)<local-command-stdout>(.*?)</local-command-stdout>`)
+
+})
 
 // localCommandOutput extracts what a slash command printed locally.
 func localCommandOutput(text string) (string, bool) {
-	m := localStdout.FindStringSubmatch(text)
+	m := localStdout().FindStringSubmatch(text)
 	if m == nil {
 		return "", false
 	}
@@ -269,7 +274,11 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	s.flushHeld()
 }
 
-var loginHint = regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)
+var loginHint = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)
+
+})
 
 // outcome maps a CLI result to the prompt's answer: a stop reason, or a
 // JSON-RPC error carrying Claude's own message.
@@ -281,7 +290,7 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 	// the live and the loaded transcript agree. Login prompts are left out, as
 	// in the replay; the authRequired error says it.
 	showErrorText := func() {
-		if s.fail.failuresOn() || t.apiErrorText == "" || loginHint.MatchString(t.apiErrorText) {
+		if s.fail.failuresOn() || t.apiErrorText == "" || loginHint().MatchString(t.apiErrorText) {
 			return
 		}
 		s.tr.chunk(false, scrub.Text(t.apiErrorText), t.apiErrorMsgID)
@@ -308,7 +317,7 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		showErrorText()
 		// scrub: API error bodies can repeat keys, URLs and paths.
 		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
-		if t.apiError == "authentication_failed" || loginHint.MatchString(text) {
+		if t.apiError == "authentication_failed" || loginHint().MatchString(text) {
 			return nil, acp.NewAuthRequired(text)
 		}
 		e := acp.NewInternalError(text)

@@ -132,7 +132,7 @@ func (rp *replayer) assistant(rec *transcript.Record) {
 		// Claude's own error text is agent text, as it was live for a
 		// client without typed failures (session.outcome), scrubbed
 		// the same way. Login prompts are left out, live and here.
-		if text := blocksText(m.Content); text != "" && !loginHint.MatchString(text) {
+		if text := blocksText(m.Content); text != "" && !loginHint().MatchString(text) {
 			rp.tr.chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))
 		}
 		return

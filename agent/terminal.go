@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -59,7 +60,11 @@ type bgTask struct {
 	shownOver  bool   // shown outgrew shownMax
 }
 
-var outputFileRE = regexp.MustCompile(`Output is being written to: (\S+?)\.?(?:\s|$)`)
+var outputFileRE = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`Output is being written to: (\S+?)\.?(?:\s|$)`)
+
+})
 
 // bashResult reports a finished Bash call, or starts following it when it
 // went to the background (then it reports true: the call stays open).
@@ -75,7 +80,7 @@ func (tr *translator) bashResult(ts *toolState, text string, b claude.ContentBlo
 	}
 	if r.BackgroundTaskID != "" && !isError && tr.world.commandsRun() {
 		file := ""
-		if m := outputFileRE.FindStringSubmatch(text); m != nil {
+		if m := outputFileRE().FindStringSubmatch(text); m != nil {
 			file = m[1]
 		}
 		tr.startBackground(ts, r.BackgroundTaskID, file)
@@ -185,7 +190,11 @@ func (tr *translator) pollBackground(bg *bgTask) {
 	tr.sendToolUpdate(bg.ts, v, toolPatch{})
 }
 
-var exitSummaryRE = regexp.MustCompile(`\(exit code (\d+)\)`)
+var exitSummaryRE = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`\(exit code (\d+)\)`)
+
+})
 
 // onTaskEvent finishes a background command when Claude Code reports its
 // task done.
@@ -212,7 +221,7 @@ func (tr *translator) onTaskEvent(ev *claude.TaskEvent) {
 		return
 	}
 	var exit *int
-	if m := exitSummaryRE.FindStringSubmatch(ev.Summary); m != nil {
+	if m := exitSummaryRE().FindStringSubmatch(ev.Summary); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		exit = &n
 	}

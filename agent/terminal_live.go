@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
@@ -27,7 +28,11 @@ import (
 // result (terminal clients).
 const shownMax = 8 << 20
 
-var taskIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var taskIDRE = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+})
 
 // followForeground starts streaming a foreground command's output when
 // Claude Code announces its task.
@@ -36,7 +41,7 @@ func (tr *translator) followForeground(ev *claude.TaskEvent) {
 		return
 	}
 	ts := tr.tools[ev.ToolUseID]
-	if ts == nil || tr.bgTasks[ev.TaskID] != nil || !taskIDRE.MatchString(ev.TaskID) || !taskIDRE.MatchString(ev.SessionID) {
+	if ts == nil || tr.bgTasks[ev.TaskID] != nil || !taskIDRE().MatchString(ev.TaskID) || !taskIDRE().MatchString(ev.SessionID) {
 		return
 	}
 	f := tr.world.taskOutput(ev.SessionID, ev.TaskID)
@@ -151,7 +156,7 @@ func (c *sessionConfig) taskOutputs(sessionID string) map[string]string {
 	for _, dir := range c.tasksDirs(sessionID) {
 		names, _ := filepath.Glob(filepath.Join(dir, "*.output"))
 		for _, p := range names {
-			if id := strings.TrimSuffix(filepath.Base(p), ".output"); taskIDRE.MatchString(id) {
+			if id := strings.TrimSuffix(filepath.Base(p), ".output"); taskIDRE().MatchString(id) {
 				out[id] = p
 			}
 		}

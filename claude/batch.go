@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // On Windows `claude` on PATH is usually claude.cmd, the shim npm writes
@@ -25,7 +26,9 @@ func isBatch(path string) bool {
 
 // shimTargetRE matches the paths npm's, pnpm's and yarn's cmd shims run,
 // written relative to the shim's own directory: "%dp0%\…" or "%~dp0\…".
-var shimTargetRE = regexp.MustCompile(`"%(?:dp0%|~dp0)\\?([^"%]+)"`)
+var shimTargetRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"%(?:dp0%|~dp0)\\?([^"%]+)"`)
+})
 
 // maxShimSize bounds the batch file read in search of a shim target; real
 // shims are under 1 KiB.
@@ -56,7 +59,7 @@ func shimArgv(path string, lookNode func() (string, error)) ([]string, bool) {
 	script := buf[:n]
 	dir := filepath.Dir(path)
 	var target string
-	for _, m := range shimTargetRE.FindAllSubmatch(script, -1) {
+	for _, m := range shimTargetRE().FindAllSubmatch(script, -1) {
 		rel := filepath.FromSlash(strings.ReplaceAll(string(m[1]), `\`, "/"))
 		if strings.EqualFold(filepath.Base(rel), "node.exe") {
 			continue // the IF EXIST "%dp0%\node.exe" probe
@@ -89,7 +92,9 @@ func shimArgv(path string, lookNode func() (string, error)) ([]string, bool) {
 // cmdMeta are the characters cmd.exe gives a meaning to; each is escaped
 // with ^ (the escaping of the cross-spawn npm package, which npm itself
 // relies on).
-var cmdMeta = regexp.MustCompile("([()\\][%!^\"`<>&|;, *?])")
+var cmdMeta = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("([()\\][%!^\"`<>&|;, *?])")
+})
 
 // cmdExeLine is the command line that runs the batch file path with args
 // through cmd.exe such that a program the batch file passes %* to gets args
@@ -100,7 +105,7 @@ var cmdMeta = regexp.MustCompile("([()\\][%!^\"`<>&|;, *?])")
 // expanded by the batch file; the shims npm writes never get here.
 func cmdExeLine(comspec, path string, args []string) string {
 	var b strings.Builder
-	b.WriteString(cmdMeta.ReplaceAllString(path, "^$1"))
+	b.WriteString(cmdMeta().ReplaceAllString(path, "^$1"))
 	for _, a := range args {
 		b.WriteByte(' ')
 		b.WriteString(cmdEscape(cmdEscape(quoteArg(a))))
@@ -108,7 +113,7 @@ func cmdExeLine(comspec, path string, args []string) string {
 	return `"` + comspec + `" /d /s /c "` + b.String() + `"`
 }
 
-func cmdEscape(s string) string { return cmdMeta.ReplaceAllString(s, "^$1") }
+func cmdEscape(s string) string { return cmdMeta().ReplaceAllString(s, "^$1") }
 
 // quoteArg quotes a for the C runtime's argument parser: inside double
 // quotes, a quote is written \" and the backslashes before a quote or the

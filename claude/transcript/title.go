@@ -3,6 +3,7 @@ package transcript
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,14 +14,20 @@ const (
 )
 
 var (
-	commandNameRE = regexp.MustCompile(`<command-name>(.*?)</command-name>`)
-	bashInputRE   = regexp.MustCompile(`^<bash-input>([\s\S]*?)</bash-input>$`)
+	commandNameRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`<command-name>(.*?)</command-name>`)
+	})
+	bashInputRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^<bash-input>([\s\S]*?)</bash-input>$`)
+	})
 	// skipPromptRE matches texts the CLI or IDE injects rather than the user
 	// typing them; they never make a title.
-	skipPromptRE = regexp.MustCompile(`^(?:<local-command-stdout>|<session-start-hook>|<tick>|<goal>|` +
-		`\[Request interrupted by user[^\]]*\]|` +
-		`\s*<ide_opened_file>[\s\S]*</ide_opened_file>\s*$|` +
-		`\s*<ide_selection>[\s\S]*</ide_selection>\s*$)`)
+	skipPromptRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:<local-command-stdout>|<session-start-hook>|<tick>|<goal>|` +
+			`\[Request interrupted by user[^\]]*\]|` +
+			`\s*<ide_opened_file>[\s\S]*</ide_opened_file>\s*$|` +
+			`\s*<ide_selection>[\s\S]*</ide_selection>\s*$)`)
+	})
 )
 
 // pickTitle applies the precedence of the SDK's listing: a title the user
@@ -111,16 +118,16 @@ func firstPrompt(rec *Record) (prompt, cmd string) {
 		if t == "" {
 			continue
 		}
-		if m := commandNameRE.FindStringSubmatch(t); m != nil {
+		if m := commandNameRE().FindStringSubmatch(t); m != nil {
 			if cmd == "" {
 				cmd = m[1]
 			}
 			continue
 		}
-		if skipPromptRE.MatchString(t) {
+		if skipPromptRE().MatchString(t) {
 			continue
 		}
-		if m := bashInputRE.FindStringSubmatch(t); m != nil {
+		if m := bashInputRE().FindStringSubmatch(t); m != nil {
 			t = "! " + strings.TrimSpace(m[1])
 		}
 		if utf8.RuneCountInString(t) > maxPromptRunes {

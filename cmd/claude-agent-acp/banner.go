@@ -25,6 +25,6 @@ func banner(w io.Writer) {
 	if exe, err := os.Executable(); err == nil {
 		self = exe
 	}
-	fmt.Fprintf(w, "claude-agent-acp %s: an ACP agent for Claude Code. Editors (Zed, JetBrains, Neovim, …) start it and speak JSON-RPC on stdin/stdout; it is waiting for that now (Ctrl-C quits).\n", version)
+	fmt.Fprintf(w, "claude-agent-acp %s: an ACP agent for Claude Code. Editors (Zed, JetBrains, Neovim, …) start it and speak JSON-RPC on stdin/stdout; it is waiting for that now (Ctrl-C quits).\n", agentVersion())
 	fmt.Fprintf(w, "Try it by hand: `claude-agent-acp doctor` checks your set-up; `npx acpx --agent %s exec \"hello\"` runs one prompt.\n", self)
 }

@@ -15,7 +15,7 @@ import (
 // which version, and are credentials present. It never prints secrets.
 func doctor(w io.Writer) int {
 	ok := true
-	fmt.Fprintln(w, "claude-agent-acp", version)
+	fmt.Fprintln(w, "claude-agent-acp", agentVersion())
 	exe, err := claude.FindExecutable()
 	if err != nil {
 		fmt.Fprintln(w, "✗ Claude Code CLI:", err)

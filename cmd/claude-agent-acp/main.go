@@ -34,16 +34,20 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=…" (make
 // dist does). A binary built by `go install …@v1.2.3` is not stamped but
-// knows its module version, which init takes instead.
+// knows its module version, which agentVersion takes instead.
 var version = "0.1.0-dev"
 
-func init() {
+// agentVersion is the version to show. It reads the build info when asked,
+// not in an init: every exec of this binary as a reaper (claude/reaper.go)
+// would pay for it.
+func agentVersion() string {
 	if version != "0.1.0-dev" {
-		return
+		return version
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
-		version = strings.TrimPrefix(bi.Main.Version, "v")
+		return strings.TrimPrefix(bi.Main.Version, "v")
 	}
+	return version
 }
 
 const usage = `claude-agent-acp: an ACP agent for Claude Code.
@@ -96,7 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "--version", "-version", "version":
-			fmt.Fprintln(stdout, "claude-agent-acp", version)
+			fmt.Fprintln(stdout, "claude-agent-acp", agentVersion())
 			return 0
 		case "--help", "-help", "-h", "help":
 			fmt.Fprint(stdout, usage)
@@ -138,9 +142,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		restore()
 		os.Exit(0)
 	}()
-	log.Debug("serving ACP on stdio", "version", version, "threads", runtime.GOMAXPROCS(0))
+	ver := agentVersion()
+	log.Debug("serving ACP on stdio", "version", ver, "threads", runtime.GOMAXPROCS(0))
 	maxLive, idle := hibernation(log)
-	a := agent.New(agent.Config{Logger: log, Version: version, MaxLiveSessions: maxLive, IdleTimeout: idle})
+	a := agent.New(agent.Config{Logger: log, Version: ver, MaxLiveSessions: maxLive, IdleTimeout: idle})
 	if err := a.Serve(ctx, stdin, stdout); err != nil {
 		log.Error("connection ended", "error", err)
 		return 1

@@ -4,17 +4,28 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
 var (
-	contextRef     = regexp.MustCompile(`(?s)^\n<context ref="([^"]*)">\n(.*)\n</context>$`)
-	mentionLink    = regexp.MustCompile(`^\[@([^\]]*)\]\(([^)\s]+)\)$`)
-	systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
-	commandName    = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
-	commandArgs    = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	contextRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)^\n<context ref="([^"]*)">\n(.*)\n</context>$`)
+	})
+	mentionLink = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\[@([^\]]*)\]\(([^)\s]+)\)$`)
+	})
+	systemReminder = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+	})
+	commandName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
+	})
+	commandArgs = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	})
 )
 
 // FromClaude is ToClaude backwards: it rebuilds the content the
@@ -29,7 +40,7 @@ func FromClaude(c transcript.Content) []acp.ContentBlock {
 	var order []string
 	for _, b := range c {
 		if b.Type == "text" {
-			if m := contextRef.FindStringSubmatch(b.Text); m != nil {
+			if m := contextRef().FindStringSubmatch(b.Text); m != nil {
 				if _, dup := contexts[m[1]]; !dup {
 					order = append(order, m[1])
 				}
@@ -42,7 +53,7 @@ func FromClaude(c transcript.Content) []acp.ContentBlock {
 		b := c[i]
 		switch b.Type {
 		case "text":
-			if contextRef.MatchString(b.Text) {
+			if contextRef().MatchString(b.Text) {
 				continue
 			}
 			text, ok := UserText(b.Text)
@@ -54,7 +65,7 @@ func FromClaude(c transcript.Content) []acp.ContentBlock {
 				delete(contexts, text)
 				continue
 			}
-			m := mentionLink.FindStringSubmatch(text)
+			m := mentionLink().FindStringSubmatch(text)
 			if m == nil {
 				out = append(out, acp.ContentBlock{Text: &acp.TextContent{Text: text}})
 				continue
@@ -97,15 +108,15 @@ func UserText(text string) (string, bool) {
 		strings.HasPrefix(text, "[Request interrupted by user") {
 		return "", false
 	}
-	if m := commandName.FindStringSubmatch(text); m != nil {
+	if m := commandName().FindStringSubmatch(text); m != nil {
 		cmd := strings.TrimSpace(m[1])
-		if a := commandArgs.FindStringSubmatch(text); a != nil && strings.TrimSpace(a[1]) != "" {
+		if a := commandArgs().FindStringSubmatch(text); a != nil && strings.TrimSpace(a[1]) != "" {
 			cmd += " " + strings.TrimSpace(a[1])
 		}
 		return cmd, cmd != ""
 	}
 	if strings.Contains(text, "<system-reminder>") {
-		text = strings.TrimSpace(systemReminder.ReplaceAllString(text, ""))
+		text = strings.TrimSpace(systemReminder().ReplaceAllString(text, ""))
 	}
 	return text, strings.TrimSpace(text) != ""
 }

@@ -10,20 +10,35 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 var (
 	// endpointParen is "(127.0.0.1:8080)" or "(https://gateway…)": Claude
 	// names the endpoint it could not reach; the title does without it.
-	endpointParen = regexp.MustCompile(`\s*\((?:[a-zA-Z][a-zA-Z0-9+.-]*://[^()\s]*|(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(?::\d+)?[^()\s]*)\)`)
-	urlPattern    = regexp.MustCompile("\\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\\s)>\\]\"'`]+")
-	hostPort      = regexp.MustCompile(`\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}):\d+\b`)
-	secretPattern = regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]+|\bsk-[A-Za-z0-9_-]{16,}|(?i:\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`)
-	headerPattern = regexp.MustCompile(`(?i)\b(x-api-key|authorization|proxy-authorization|cookie|set-cookie|anthropic-[a-z-]+)\s*[:=]\s*[^\s,;]+`)
-	envPattern    = regexp.MustCompile(`\b([A-Z][A-Z0-9_]{2,})=[^\s,;]+`)
+	endpointParen = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\s*\((?:[a-zA-Z][a-zA-Z0-9+.-]*://[^()\s]*|(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(?::\d+)?[^()\s]*)\)`)
+	})
+	urlPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("\\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\\s)>\\]\"'`]+")
+	})
+	hostPort = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}):\d+\b`)
+	})
+	secretPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]+|\bsk-[A-Za-z0-9_-]{16,}|(?i:\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`)
+	})
+	headerPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(x-api-key|authorization|proxy-authorization|cookie|set-cookie|anthropic-[a-z-]+)\s*[:=]\s*[^\s,;]+`)
+	})
+	envPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b([A-Z][A-Z0-9_]{2,})=[^\s,;]+`)
+	})
 	// pathPattern is an absolute or home-relative path of two or more
 	// segments; "/login" and "/usage-credits" (slash commands) stay.
-	pathPattern = regexp.MustCompile("(^|[\\s(='\"`])((?:~|[A-Za-z]:)?[/\\\\][^\\s/\\\\'\"`()]+(?:[/\\\\][^\\s'\"`()]*)+)")
+	pathPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("(^|[\\s(='\"`])((?:~|[A-Za-z]:)?[/\\\\][^\\s/\\\\'\"`()]+(?:[/\\\\][^\\s'\"`()]*)+)")
+	})
 )
 
 // Text removes what must never reach a user-visible title, an error
@@ -32,23 +47,23 @@ var (
 // settings and billing pages on Claude's and Anthropic's sites, see
 // ClaudeLink) are part of Claude's user-facing text and stay.
 func Text(s string) string {
-	s = envPattern.ReplaceAllString(s, "$1=[redacted]")
-	s = endpointParen.ReplaceAllStringFunc(s, func(m string) string {
+	s = envPattern().ReplaceAllString(s, "$1=[redacted]")
+	s = endpointParen().ReplaceAllStringFunc(s, func(m string) string {
 		if inner := strings.TrimSuffix(strings.TrimLeft(m, " \t\n("), ")"); ClaudeLink(inner) {
 			return m
 		}
 		return ""
 	})
-	s = urlPattern.ReplaceAllStringFunc(s, func(u string) string {
+	s = urlPattern().ReplaceAllStringFunc(s, func(u string) string {
 		if ClaudeLink(u) {
 			return u
 		}
 		return "[link removed]"
 	})
-	s = hostPort.ReplaceAllString(s, "[endpoint]")
-	s = secretPattern.ReplaceAllString(s, "[redacted]")
-	s = headerPattern.ReplaceAllString(s, "$1: [redacted]")
-	s = pathPattern.ReplaceAllString(s, "$1[path]")
+	s = hostPort().ReplaceAllString(s, "[endpoint]")
+	s = secretPattern().ReplaceAllString(s, "[redacted]")
+	s = headerPattern().ReplaceAllString(s, "$1: [redacted]")
+	s = pathPattern().ReplaceAllString(s, "$1[path]")
 	return s
 }
 
@@ -57,7 +72,9 @@ func Text(s string) string {
 var claudeSites = []string{"claude.ai", "claude.com", "anthropic.com"}
 
 // secretParam is a query parameter that may carry a credential.
-var secretParam = regexp.MustCompile(`(?i)key|token|secret|sig|auth|code|session|pass|cred`)
+var secretParam = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)key|token|secret|sig|auth|code|session|pass|cred`)
+})
 
 // ClaudeLink reports whether u is one of Claude's own links: an https URL
 // on Claude's or Anthropic's sites, without credentials, port or
@@ -73,7 +90,7 @@ func ClaudeLink(u string) bool {
 		return false
 	}
 	for k := range p.Query() {
-		if secretParam.MatchString(k) {
+		if secretParam().MatchString(k) {
 			return false
 		}
 	}

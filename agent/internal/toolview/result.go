@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // How some tools' results look once they ran: what a subagent reported
@@ -14,11 +15,17 @@ var (
 	// handBackStart opens the frame Claude Code wraps a subagent's report
 	// in for the model (CLI 2.1.332): a paragraph addressed to the model,
 	// then the report with every line indented by two spaces.
-	handBackStart = regexp.MustCompile(`(?s)\A\[Subagent hand-back\].*?The report follows:\n`)
+	handBackStart = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)\A\[Subagent hand-back\].*?The report follows:\n`)
+	})
 	// The trailers Claude Code appends to a report for the model: how to
 	// continue the agent, and its usage.
-	agentIDTrailer = regexp.MustCompile(`(?m)^agentId: \S+ \(use SendMessage[^\n]*\)\s*$`)
-	usageTrailer   = regexp.MustCompile(`(?s)<usage>.*?</usage>\s*\z`)
+	agentIDTrailer = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^agentId: \S+ \(use SendMessage[^\n]*\)\s*$`)
+	})
+	usageTrailer = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<usage>.*?</usage>\s*\z`)
+	})
 )
 
 // AgentReport is the subagent's own report in the result of an Agent or
@@ -45,7 +52,7 @@ func AgentReport(text string, structured json.RawMessage) string {
 		}
 	}
 	out := text
-	if loc := handBackStart.FindStringIndex(out); loc != nil {
+	if loc := handBackStart().FindStringIndex(out); loc != nil {
 		out = out[loc[1]:]
 		// The harness indents every line of the report by two spaces;
 		// the trailers after it are not indented.
@@ -59,8 +66,8 @@ func AgentReport(text string, structured json.RawMessage) string {
 	} else if !strings.Contains(out, "agentId: ") && !strings.Contains(out, "<usage>") {
 		return text
 	}
-	out = usageTrailer.ReplaceAllString(out, "")
-	out = agentIDTrailer.ReplaceAllString(out, "")
+	out = usageTrailer().ReplaceAllString(out, "")
+	out = agentIDTrailer().ReplaceAllString(out, "")
 	out = strings.TrimSpace(out)
 	if out == "" {
 		return text
@@ -70,7 +77,9 @@ func AgentReport(text string, structured json.RawMessage) string {
 
 // numberedLine is a line of Read's text result: a line number, then a tab
 // (CLI 2.1.332) or an arrow (older CLIs), then the line.
-var numberedLine = regexp.MustCompile(`^\s*\d+(?:\t|→)`)
+var numberedLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\d+(?:\t|→)`)
+})
 
 // NumberedText returns the file text in Read's result text, whose every
 // line is numbered, without the numbers; ok is false when the text is not
@@ -81,7 +90,7 @@ func NumberedText(text string) (string, bool) {
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	for i, l := range lines {
-		loc := numberedLine.FindStringIndex(l)
+		loc := numberedLine().FindStringIndex(l)
 		if loc == nil {
 			return "", false
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
@@ -310,7 +311,11 @@ func DecodeInput(raw json.RawMessage) map[string]any {
 	return in
 }
 
-var exitCodeRE = regexp.MustCompile(`^Exit code (\d+)\n?`)
+var exitCodeRE = sync.OnceValue(func() *regexp.Regexp {
+
+	return regexp.MustCompile(`^Exit code (\d+)\n?`)
+
+})
 
 // BashOutput is what a finished Bash call printed and how it exited.
 // exit is nil when unknown.
@@ -345,7 +350,7 @@ func (r *BashResult) Output(text string, isError bool, n int) (out string, exit 
 		zero := 0
 		return out, &zero
 	}
-	if m := exitCodeRE.FindStringSubmatch(text); m != nil {
+	if m := exitCodeRE().FindStringSubmatch(text); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return text[len(m[0]):], &n
 	}
