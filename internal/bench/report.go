@@ -491,7 +491,32 @@ const profileAccount = "\n## Where the time goes: replay and streaming (issue 16
 	"ratios: a single pair swung from 0.87× to 1.29× within one run. Two full runs of the harness on the " +
 	"final code, the same afternoon, gave the realistic replay 18.6 µs per message (11.1× the reference) " +
 	"and 26.1 µs (8.7×), and the CPU per relayed chunk 6.5 and 7.5 µs: on this shared VM the spread " +
-	"between runs is larger than what the last changes gained in process.\n"
+	"between runs is larger than what the last changes gained in process.\n" +
+	"\n### Fourth round: why a replay costs twice as much in a real agent process\n\n" +
+	"In process (agent `Replay/realistic`, GOMAXPROCS=1) a replay costs about 11 µs per message, the " +
+	"first one in a fresh test process too; in a real agent process, with the fake CLI of package " +
+	"faultcli so that no CLI competes for the cores (internal/bench `TestFocusTwoLoads`, " +
+	"`ACPBENCH_FAKE_CLI=1`), 25–28 µs CPU for a fresh process's first load and 17–22 µs for the next " +
+	"ones. The difference, measured piece by piece on this VM:\n\n" +
+	"| Piece | measured |\n|---|--:|\n" +
+	"| a page fault (first touch of an anonymous page; a Go program touching 4,096 pages) | 11.4–11.9 µs |\n" +
+	"| the same pages populated by one `madvise(MADV_POPULATE_WRITE)` | 1.2–1.3 µs per page |\n" +
+	"| page faults of a realistic load: first in the process, then later ones | about 1,200, then 70–280 |\n" +
+	"| a load of 60 messages with the fake CLI (the fixed cost of a load: spawning, handshake, fresh buffers) | 7–14 ms CPU |\n" +
+	"| the replay's output through a real pipe to a reader instead of discarded, in process | +2.5–3 µs per message |\n" +
+	"| start of the binary (`--version`; it also starts once per session as the CLI's reaper): before, after lazy init | 15 ms and 500 faults, 11 ms and 310 (a Go hello world: 7.5 ms, 170) |\n\n" +
+	"This VM makes page faults about fifty times dearer than bare metal, and a fresh process's replay " +
+	"touches a fresh heap: about 5 µs of every message in the first load is faults. Changes: the transcript " +
+	"is read with raw `preadv2(RWF_NOWAIT)` calls (perf of three loads: the runtime monitor's samples " +
+	"fell from 111 to about 60 of 1,300, since a 256 KiB read no longer handed the only thread's work " +
+	"to another); the editor's pipe is grown to 1 MiB, so a 256 KiB burst is one write (in process, " +
+	"output through a pipe: better in four of six alternating pairs for a first replay, five of six " +
+	"for a second, by up to 4 µs per message); the package-level regexps and tables are built on first " +
+	"use, not at start (our packages' init: 2,512 allocations and 306 KB before, 81 and 8.5 KB after; " +
+	"`TestInitIsCheap` keeps it so). Tried and dropped: GOGC=50 (first-load faults 1,200 → 700–800, but " +
+	"more collections cost every relayed chunk: `TranslateTextDelta` 1.94 → 2.04–2.34 µs); pre-touching " +
+	"4–8 MiB of heap at start with `MADV_POPULATE_WRITE` (300 faults in some runs and 2,200 in others: " +
+	"the runtime gave the memory back first); GOGC=200 and GOGC=off (more faults, more CPU).\n"
 
 // Second-round figures of profileAccount (see there).
 const (
