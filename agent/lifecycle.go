@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -93,6 +94,11 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 	}
 	started := s.waitStart()
 	if replay != nil {
+		// The CLI's spawn, queued by register, goes first: its start-up
+		// is what the answer waits for, and on the agent's one P
+		// (cmd/claude-agent-acp, oneThread) the replay would otherwise
+		// hold the P for its first time slice (10 ms) before the spawn.
+		runtime.Gosched()
 		err = replay(ctx, s, path, setup, started)
 	}
 	if err == nil {

@@ -127,11 +127,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Streamed chunks go to the editor's pipe with raw writes, which keep
 	// the runtime's monitor asleep (internal/rawio); the pipe is made
 	// blocking again on the way out.
-	restore := func() {}
+	restoreOut, restoreIn := func() {}, func() {}
 	if f, ok := stdout.(*os.File); ok {
-		stdout, restore = rawio.NewStdout(f)
-		defer restore()
+		stdout, restoreOut = rawio.NewStdout(f)
+		defer restoreOut()
 	}
+	// The editor's messages are awaited in the runtime's poller, not in a
+	// blocking read that would hold the agent's one P (internal/rawio);
+	// taken after stdout, so that a socket that is both gets its blocking
+	// mode back last.
+	if f, ok := stdin.(*os.File); ok {
+		stdin, restoreIn = rawio.NewStdin(f)
+		defer restoreIn()
+	}
+	restore := func() { restoreIn(); restoreOut() }
 	go func() {
 		// Stopped by a signal, Serve terminates every CLI at once; should
 		// anything still hold us, exit anyway: each CLI's reaper kills its

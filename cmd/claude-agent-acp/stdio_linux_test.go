@@ -2,12 +2,16 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestStdoutPipeRawAndRestored: the editor gives the agent a blocking pipe
@@ -88,4 +92,99 @@ func nonblocking(t *testing.T, f *os.File) bool {
 		t.Fatal(e)
 	}
 	return flags&syscall.O_NONBLOCK != 0
+}
+
+// TestOneSocketAsStdinAndStdout: an editor or bridge that gives the agent
+// one socket as both stdin and stdout (socat's EXEC address, a
+// socketpair) shares one non-blocking flag between the two streams. The
+// agent serves it like a pair of pipes, and leaves the socket blocking
+// when it exits. Before stdin was read through the poller, the agent's
+// first read failed with EAGAIN and it exited at once.
+func TestOneSocketAsStdinAndStdout(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Our end in the poller, so that a read can time out.
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "editor"), os.NewFile(uintptr(fds[1]), "agent")
+	ours.SetReadDeadline(time.Now().Add(10 * time.Second))
+	defer ours.Close()
+	defer theirs.Close()
+	cmd := exec.Command(agentBin)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stderr syncBuffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = theirs, theirs, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	in := bufio.NewReader(ours)
+	for i, req := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`,
+	} {
+		if i > 0 {
+			time.Sleep(50 * time.Millisecond) // the agent is waiting for input again
+		}
+		if _, err := ours.Write([]byte(req + "\n")); err != nil {
+			t.Fatalf("write: %v\n%s", err, stderr.String())
+		}
+		line, err := in.ReadString('\n')
+		if want := fmt.Sprintf(`"id":%d,"result"`, i+1); err != nil || !strings.Contains(line, want) {
+			t.Fatalf("answer %d: %q, %v\nstderr: %s", i+1, line, err, stderr.String())
+		}
+	}
+	if err := syscall.Shutdown(fds[0], syscall.SHUT_WR); err != nil { // EOF on the agent's stdin
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("agent: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent did not exit on stdin EOF")
+	}
+	if nonblocking(t, theirs) {
+		t.Error("the agent exited leaving its socket non-blocking")
+	}
+}
+
+// TestIdleAgentBlocksNoThread: with a session open and its CLI running,
+// the idle agent waits for the editor's next message and for its CLI's
+// exit in the runtime's poller, not in a blocking read or waitid. A
+// thread blocked in a system call keeps the agent's one P until the
+// runtime's monitor, mostly asleep, takes it back: every CLI start and
+// every message from the editor stalled the agent by up to 20 ms.
+func TestIdleAgentBlocksNoThread(t *testing.T) {
+	p := startAgent(t)
+	p.initialize()
+	p.newSession(1)
+	pid := p.cmd.Process.Pid
+	blocking := map[int]string{unix.SYS_READ: "read", unix.SYS_WAITID: "waitid"}
+	for range 30 {
+		time.Sleep(10 * time.Millisecond)
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", pid, task.Name()))
+			if err != nil {
+				continue // the thread ended
+			}
+			f := strings.Fields(string(data))
+			if len(f) == 0 {
+				continue
+			}
+			if nr, err := strconv.Atoi(f[0]); err == nil && blocking[nr] != "" {
+				t.Fatalf("thread %s of the idle agent is blocked in %s (%s)", task.Name(), blocking[nr], strings.TrimSpace(string(data)))
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package rawio
 import (
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -61,55 +62,114 @@ func (r *reader) Read(b []byte) (int, error) {
 // a socket: the descriptor is made non-blocking, and restore makes it
 // blocking again for whoever shares it after us and ends the writer (its
 // duplicate descriptor is closed; later writes fail). restore never waits
-// for a write: a write waiting for a reader that stopped reading fails. For anything else (a terminal, a file) it returns f
-// and a restore that does nothing. Nothing else may write to the
-// descriptor meanwhile through a blocking *os.File (os.Stdout): such a
-// write would fail with EAGAIN when the pipe is full.
+// for a write: a write waiting for a reader that stopped reading fails.
+// For anything else (a terminal, a file) it returns f and a restore that
+// does nothing. Nothing else may write to the descriptor meanwhile through
+// a blocking *os.File (os.Stdout): such a write would fail with EAGAIN
+// when the pipe is full.
 func NewStdout(f *os.File) (w io.Writer, restore func()) {
-	fd := -1
+	nf, fd, ok := takeOver(f)
+	if !ok {
+		return f, func() {}
+	}
+	if kind, _ := fileKind(fd); kind == syscall.S_IFIFO {
+		growPipe(fd)
+	}
+	rc, _ := nf.SyscallConn()
+	wr := &writer{f: nf.File, rc: rc}
+	end := nf.restore
+	return wr, func() {
+		if wr.ended.CompareAndSwap(false, true) {
+			end()
+		}
+	}
+}
+
+// NewStdin returns a reader of the descriptor of f (the process's standard
+// input) that waits for input in the runtime's poller and reads with raw
+// system calls, if the descriptor is a pipe or a socket; restore makes the
+// descriptor blocking again and ends the reader (a read waiting for input
+// returns an error). For anything else it returns f and a restore that
+// does nothing. Nothing else may read the descriptor meanwhile through a
+// blocking *os.File (os.Stdin).
+//
+// Why: a blocking read keeps the goroutine's P until the runtime's
+// monitor takes it back. The agent runs on one P with the monitor mostly
+// asleep, and reads its standard input again the moment a message is
+// handed on, so the work that message started waited up to two monitor
+// ticks (up to 20 ms) behind the idle read. And an editor that gives us
+// one socket as both standard input and output (socat's EXEC, a
+// socketpair) shares one non-blocking flag between them: NewStdout's made
+// a blocking-style read of standard input fail with EAGAIN at once.
+func NewStdin(f *os.File) (r io.Reader, restore func()) {
+	nf, _, ok := takeOver(f)
+	if !ok {
+		return f, func() {}
+	}
+	rc, _ := nf.SyscallConn()
+	return &reader{f: nf.File, rc: rc}, nf.restore
+}
+
+// A takenFile is a duplicate, in the runtime's poller, of a standard
+// stream's descriptor that takeOver made non-blocking.
+type takenFile struct {
+	*os.File
+	once    sync.Once
+	fd      int // the original descriptor
+	wasNonb bool
+}
+
+// restore closes the duplicate (which wakes a read or write waiting in
+// the poller instead of waiting for it) and only then gives the original
+// descriptor its blocking mode back. It runs once.
+func (t *takenFile) restore() {
+	t.once.Do(func() {
+		_ = t.File.Close()
+		_ = syscall.SetNonblock(t.fd, t.wasNonb)
+	})
+}
+
+// takeOver prepares the descriptor of f, if it is a pipe or a socket, for
+// raw non-blocking I/O: it makes the descriptor non-blocking (the flag is
+// the open file description's, shared with every duplicate) and returns
+// its own duplicate (close-on-exec) in the runtime's poller, so that the
+// poller can take it whoever else holds the original: os.NewFile puts a
+// non-blocking descriptor in the poller.
+func takeOver(f *os.File) (nf *takenFile, fd int, ok bool) {
+	fd = -1
 	if rc, err := f.SyscallConn(); err == nil {
 		// Control, not f.Fd: Fd would make a polled descriptor blocking.
 		_ = rc.Control(func(d uintptr) { fd = int(d) })
 	}
-	var st syscall.Stat_t
-	if fd < 0 || syscall.Fstat(fd, &st) != nil {
-		return f, func() {}
+	if kind, ok := fileKind(fd); !ok || (kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK) {
+		return nil, fd, false
 	}
-	if kind := st.Mode & syscall.S_IFMT; kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK {
-		return f, func() {}
-	}
-	// The writer's own duplicate of the descriptor (close-on-exec), so
-	// that the poller can take it whoever else holds the original: os.NewFile
-	// puts a non-blocking descriptor in the poller.
 	dup, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
 	if errno != 0 {
-		return f, func() {}
+		return nil, fd, false
 	}
 	wasNonblocking := isNonblocking(fd)
-	if err := syscall.SetNonblock(fd, true); err != nil { // the flag is the description's: dup's too
+	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(int(dup))
-		return f, func() {}
+		return nil, fd, false
 	}
-	if st.Mode&syscall.S_IFMT == syscall.S_IFIFO {
-		growPipe(fd)
-	}
-	nf := os.NewFile(dup, f.Name())
-	rc, err := nf.SyscallConn()
+	osf := os.NewFile(dup, f.Name())
+	rc, err := osf.SyscallConn()
 	if err != nil || !nonblocking(rc) {
-		nf.Close()
+		osf.Close()
 		_ = syscall.SetNonblock(fd, wasNonblocking)
-		return f, func() {}
+		return nil, fd, false
 	}
-	wr := &writer{f: nf, rc: rc}
-	return wr, func() {
-		if wr.ended.CompareAndSwap(false, true) {
-			// Close first: it wakes a write waiting for room (a reader
-			// that stopped reading) instead of waiting for it, and only
-			// then may the descriptor block again.
-			_ = wr.f.Close()
-			_ = syscall.SetNonblock(fd, wasNonblocking)
-		}
+	return &takenFile{File: osf, fd: fd, wasNonb: wasNonblocking}, fd, true
+}
+
+// fileKind is the file type bits of descriptor fd.
+func fileKind(fd int) (uint32, bool) {
+	var st syscall.Stat_t
+	if fd < 0 || syscall.Fstat(fd, &st) != nil {
+		return 0, false
 	}
+	return st.Mode & syscall.S_IFMT, true
 }
 
 // A writer writes to a non-blocking descriptor with raw system calls,

@@ -203,3 +203,58 @@ func TestRestoreDoesNotWaitForAStuckWrite(t *testing.T) {
 		t.Fatal("the stuck write did not end")
 	}
 }
+
+// TestStdinWaitsInThePollerAndRestores: a blocking pipe given as stdin is
+// read through the poller (its reads wait there, not in a blocking read),
+// and restore makes it blocking again and ends a read that waits.
+func TestStdinWaitsInThePollerAndRestores(t *testing.T) {
+	r, w := blockingPipe(t)
+	in, restore := NewStdin(r)
+	if _, ok := in.(*reader); !ok {
+		t.Fatalf("NewStdin(pipe) = %T, want the raw reader", in)
+	}
+	if !isNonblocking(int(r.Fd())) {
+		t.Fatal("while in use, the pipe should be non-blocking")
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		w.Write([]byte("{}\n"))
+	}()
+	buf := make([]byte, 64)
+	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "{}\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := in.Read(buf)
+		waiting <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the read waits in the poller
+	restore()
+	select {
+	case err := <-waiting:
+		if err == nil {
+			t.Error("a read waiting at restore should fail")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("restore left a read waiting")
+	}
+	if isNonblocking(int(r.Fd())) {
+		t.Error("restore left the pipe non-blocking")
+	}
+	restore() // a second call does nothing
+}
+
+// TestStdinLeavesFilesAlone: a regular file as stdin is read as it is.
+func TestStdinLeavesFilesAlone(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, restore := NewStdin(f)
+	defer restore()
+	if in != io.Reader(f) {
+		t.Fatalf("NewStdin(file) = %T, want the file itself", in)
+	}
+}
