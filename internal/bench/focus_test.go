@@ -250,23 +250,25 @@ func TestFocusTwoLoads(t *testing.T) {
 	pid := c.cmd.Process.Pid
 	for i, id := range ids {
 		before, _ := readStat(pid)
-		ns := schedNS(pid)
+		ns, wait := schedNS(pid)
 		start := time.Now()
 		seen, err := c.call(acp.MethodSessionLoad, &acp.LoadSessionRequest{SessionID: acp.SessionID(id), Cwd: sb.work, MCPServers: []acp.MCPServer{}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		after, _ := readStat(pid)
-		cpu := schedNS(pid) - ns
-		t.Logf("load %d: %d msgs, cpu %v, last update %.1f µs/msg, cpu %.1f µs/msg, faults %d, answer %v", i+1, active[i], cpu.Round(10*time.Microsecond),
+		ns2, wait2 := schedNS(pid)
+		cpu := ns2 - ns
+		t.Logf("load %d: %d msgs, cpu %v, runnable but waiting %v, first update %v, last update %.1f µs/msg, cpu %.1f µs/msg, faults %d, answer %v", i+1, active[i], cpu.Round(10*time.Microsecond), (wait2 - wait).Round(10*time.Microsecond), seen.first.Sub(start).Round(10*time.Microsecond),
 			float64(seen.last.Sub(start).Microseconds())/float64(active[i]), float64(cpu.Microseconds())/float64(active[i]), after.minflt-before.minflt, time.Since(start).Round(time.Millisecond))
 	}
 }
 
 // schedNS is the CPU time of the living threads of a process, in
-// nanoseconds (/proc/<pid>/task/*/schedstat), finer than /proc's ticks.
-func schedNS(pid int) time.Duration {
-	var sum time.Duration
+// nanoseconds (/proc/<pid>/task/*/schedstat), finer than /proc's ticks,
+// and the time they were runnable but waited for a CPU.
+func schedNS(pid int) (cpu, waited time.Duration) {
+	var sum, wait time.Duration
 	dirs, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, d := range dirs {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, d.Name()))
@@ -278,6 +280,10 @@ func schedNS(pid int) time.Duration {
 			n, _ := strconv.ParseInt(f[0], 10, 64)
 			sum += time.Duration(n)
 		}
+		if len(f) > 1 {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			wait += time.Duration(n)
+		}
 	}
-	return sum
+	return sum, wait
 }

@@ -66,6 +66,7 @@ func startPiped(cmd *exec.Cmd, sb *sandbox) (piped, error) {
 // leanUpdates is what a call saw before its answer.
 type leanUpdates struct {
 	n      int       // session/update notifications
+	first  time.Time // arrival of the first session/update
 	last   time.Time // arrival of the last history update (replayKinds)
 	answer []byte    // the response
 }
@@ -99,6 +100,9 @@ func (c *leanClient) call(method string, params any) (leanUpdates, error) {
 		}
 		if bytes.Contains(l, sessionUpdateMethod) {
 			now := time.Now()
+			if seen.n == 0 {
+				seen.first = now
+			}
 			seen.n++
 			if i := bytes.Index(l, sessionUpdateKind); i >= 0 {
 				kind := l[i+len(sessionUpdateKind):]
