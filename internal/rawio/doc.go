@@ -11,6 +11,11 @@
 // runtime does not account; when the descriptor is not ready the
 // goroutine waits in the runtime's poller as os.File would.
 //
+// The same goes for the editor's stdin ([NewStdin]), for another reason:
+// a blocking read keeps the goroutine's P until the monitor, asleep,
+// takes it back, and the agent runs on one P; waiting in the poller holds
+// none.
+//
 // Only Linux takes the raw path; elsewhere the functions return the file
 // itself.
 package rawio
