@@ -117,3 +117,18 @@ func BenchmarkDecodeTextDeltaJSON(b *testing.B) {
 		}
 	}
 }
+
+// TestStreamEventFastPathRefusesASecondType: handleLine skips the envelope
+// scan for a line the stream_event fast path takes, which is right only
+// if such a line has no other "type": encoding/json, and peekEnvelope,
+// take the last one, so a second type (a control request) must send the
+// line the slow way.
+func TestStreamEventFastPathRefusesASecondType(t *testing.T) {
+	line := []byte(`{"type":"stream_event","event":{"type":"message_stop"},"type":"control_request","request_id":"r","request":{"subtype":"can_use_tool"}}`)
+	if _, ok := decodeStreamEvent(line); ok {
+		t.Fatal("the fast path took a line with two types")
+	}
+	if typ, _, ok := peekEnvelope(line); !ok || typ != "control_request" {
+		t.Fatalf("peekEnvelope = %q, %v; want the last type, control_request", typ, ok)
+	}
+}

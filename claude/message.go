@@ -56,9 +56,15 @@ var errNotJSON = errors.New("not a JSON object")
 // so the caller must not modify line afterwards.
 func DecodeMessage(line []byte) (Message, error) {
 	if ev, ok := decodeStreamEvent(line); ok {
-		return Message{Type: "stream_event", Subtype: ev.Event.Type, Raw: line, Body: ev}, nil
+		return streamEventMessage(line, ev), nil
 	}
 	return decodeMessage(line)
+}
+
+// streamEventMessage is the Message of a stream_event frame that
+// decodeStreamEvent took.
+func streamEventMessage(line []byte, ev *StreamEvent) Message {
+	return Message{Type: "stream_event", Subtype: ev.Event.Type, Raw: line, Body: ev}
 }
 
 // decodeMessage is DecodeMessage with encoding/json, for every frame.

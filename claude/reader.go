@@ -94,6 +94,14 @@ func (p *Process) waitRoom() {
 
 // handleLine dispatches one stdout line.
 func (p *Process) handleLine(line []byte) {
+	// Most lines are streamed deltas. A line the stream_event fast path
+	// takes has that one type (it refuses duplicate keys), so it needs
+	// no scan of its envelope first: that scan, byte by byte over the
+	// event, was the largest piece of ours in a relayed chunk.
+	if ev, ok := decodeStreamEvent(line); ok {
+		p.deliver(streamEventMessage(line, ev))
+		return
+	}
 	typ, _, ok := peekEnvelope(line)
 	if !ok {
 		p.skipLine(line)
@@ -110,7 +118,7 @@ func (p *Process) handleLine(line []byte) {
 		p.handleCancel(line)
 		return
 	}
-	m, err := DecodeMessage(line)
+	m, err := decodeMessage(line)
 	if err != nil {
 		p.skipLine(line)
 		return
@@ -118,6 +126,12 @@ func (p *Process) handleLine(line []byte) {
 	if m.DecodeErr != nil {
 		p.log.Debug("claude: frame decoded partially", "err", m.DecodeErr)
 	}
+	p.deliver(m)
+}
+
+// deliver queues a decoded frame for the Messages channel, or hands it
+// straight to a consumer that waits.
+func (p *Process) deliver(m Message) {
 	p.mu.Lock()
 	if r, ok := m.Body.(*ResultMessage); ok && !p.started && r.IsError {
 		p.results = append(p.results, r)
