@@ -52,16 +52,7 @@ func TestStdoutPipeRawAndRestored(t *testing.T) {
 		t.Error("while serving, the agent's stdout pipe is blocking: the raw writes are not in use")
 	}
 	stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("agent: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the agent did not exit on stdin EOF")
-	}
+	waitCleanExit(t, cmd, &stderr)
 	if nonblocking(t, outW) {
 		t.Error("the agent exited leaving its stdout pipe non-blocking")
 	}
@@ -140,16 +131,7 @@ func TestOneSocketAsStdinAndStdout(t *testing.T) {
 	if err := syscall.Shutdown(fds[0], syscall.SHUT_WR); err != nil { // EOF on the agent's stdin
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("agent: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the agent did not exit on stdin EOF")
-	}
+	waitCleanExit(t, cmd, &stderr)
 	if nonblocking(t, theirs) {
 		t.Error("the agent exited leaving its socket non-blocking")
 	}
@@ -186,5 +168,21 @@ func TestIdleAgentBlocksNoThread(t *testing.T) {
 				t.Fatalf("thread %s of the idle agent is blocked in %s (%s)", task.Name(), blocking[nr], strings.TrimSpace(string(data)))
 			}
 		}
+	}
+}
+
+// waitCleanExit waits for the agent, given EOF on its stdin, to exit with
+// status 0.
+func waitCleanExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("agent: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent did not exit on stdin EOF")
 	}
 }

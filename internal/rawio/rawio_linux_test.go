@@ -151,9 +151,9 @@ func TestStdoutBrokenPipe(t *testing.T) {
 	}
 }
 
-// TestStdoutLeavesFilesAlone: a regular file (output redirected to a
-// file) is written as it is, and left blocking.
-func TestStdoutLeavesFilesAlone(t *testing.T) {
+// TestStdioLeavesFilesAlone: a regular file (output redirected to a
+// file, input from one) is written or read as it is, and left blocking.
+func TestStdioLeavesFilesAlone(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +163,11 @@ func TestStdoutLeavesFilesAlone(t *testing.T) {
 	defer restore()
 	if out != io.Writer(f) {
 		t.Fatalf("NewStdout(regular file) = %T, want the file itself", out)
+	}
+	in, restoreIn := NewStdin(f)
+	defer restoreIn()
+	if in != io.Reader(f) {
+		t.Fatalf("NewStdin(regular file) = %T, want the file itself", in)
 	}
 }
 
@@ -243,18 +248,4 @@ func TestStdinWaitsInThePollerAndRestores(t *testing.T) {
 		t.Error("restore left the pipe non-blocking")
 	}
 	restore() // a second call does nothing
-}
-
-// TestStdinLeavesFilesAlone: a regular file as stdin is read as it is.
-func TestStdinLeavesFilesAlone(t *testing.T) {
-	f, err := os.CreateTemp(t.TempDir(), "stdin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	in, restore := NewStdin(f)
-	defer restore()
-	if in != io.Reader(f) {
-		t.Fatalf("NewStdin(file) = %T, want the file itself", in)
-	}
 }
