@@ -62,11 +62,27 @@ func waitExitedPolled(pid int) error {
 
 // exitedNow asks, without waiting, whether the process named by (idtype,
 // id) has exited, leaving it unreaped.
-func exitedNow(idtype, id int) (bool, error) {
+func exitedNow(idtype, id int) (bool, error) { return waitidNoReap(idtype, id, false) }
+
+// waitExitedBlocking is waitExited with a blocking waitid.
+func waitExitedBlocking(pid int) error {
+	_, err := waitidNoReap(unix.P_PID, pid, true)
+	return err
+}
+
+// waitidNoReap is waitid(WEXITED|WNOWAIT) of (idtype, id): it reports
+// whether the process has exited, leaving it unreaped. With wait it blocks
+// until then (a system call the runtime accounts); without, it asks once
+// (WNOHANG, a raw call that cannot block).
+func waitidNoReap(idtype, id int, wait bool) (bool, error) {
 	var info [128]byte // siginfo_t; si_signo stays 0 while nothing has exited
+	call, opts := syscall.RawSyscall6, syscall.WEXITED|unix.WNOWAIT|syscall.WNOHANG
+	if wait {
+		call, opts = syscall.Syscall6, syscall.WEXITED|unix.WNOWAIT
+	}
 	for {
-		_, _, errno := syscall.RawSyscall6(syscall.SYS_WAITID, uintptr(idtype), uintptr(id),
-			uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|unix.WNOWAIT|syscall.WNOHANG, 0, 0)
+		_, _, errno := call(syscall.SYS_WAITID, uintptr(idtype), uintptr(id),
+			uintptr(unsafe.Pointer(&info[0])), uintptr(opts), 0, 0)
 		switch errno {
 		case 0:
 			return *(*int32)(unsafe.Pointer(&info[0])) == int32(syscall.SIGCHLD), nil
@@ -74,23 +90,6 @@ func exitedNow(idtype, id int) (bool, error) {
 			continue
 		default:
 			return false, errno
-		}
-	}
-}
-
-// waitExitedBlocking is waitExited with a blocking waitid.
-func waitExitedBlocking(pid int) error {
-	var info [128]byte // siginfo_t
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, unix.P_PID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|unix.WNOWAIT, 0, 0)
-		switch errno {
-		case 0:
-			return nil
-		case syscall.EINTR:
-			continue
-		default:
-			return errno
 		}
 	}
 }

@@ -72,7 +72,7 @@ func NewStdout(f *os.File) (w io.Writer, restore func()) {
 	if !ok {
 		return f, func() {}
 	}
-	if kind, _ := fileKind(fd); kind == syscall.S_IFIFO {
+	if nf.kind == syscall.S_IFIFO {
 		growPipe(fd)
 	}
 	rc, _ := nf.SyscallConn()
@@ -106,8 +106,7 @@ func NewStdin(f *os.File) (r io.Reader, restore func()) {
 	if !ok {
 		return f, func() {}
 	}
-	rc, _ := nf.SyscallConn()
-	return &reader{f: nf.File, rc: rc}, nf.restore
+	return NewReader(nf.File), nf.restore
 }
 
 // A takenFile is a duplicate, in the runtime's poller, of a standard
@@ -115,7 +114,8 @@ func NewStdin(f *os.File) (r io.Reader, restore func()) {
 type takenFile struct {
 	*os.File
 	once    sync.Once
-	fd      int // the original descriptor
+	fd      int    // the original descriptor
+	kind    uint32 // its file type: syscall.S_IFIFO or S_IFSOCK
 	wasNonb bool
 }
 
@@ -141,7 +141,8 @@ func takeOver(f *os.File) (nf *takenFile, fd int, ok bool) {
 		// Control, not f.Fd: Fd would make a polled descriptor blocking.
 		_ = rc.Control(func(d uintptr) { fd = int(d) })
 	}
-	if kind, ok := fileKind(fd); !ok || (kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK) {
+	kind, ok := fileKind(fd)
+	if !ok || (kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK) {
 		return nil, fd, false
 	}
 	dup, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
@@ -160,7 +161,7 @@ func takeOver(f *os.File) (nf *takenFile, fd int, ok bool) {
 		_ = syscall.SetNonblock(fd, wasNonblocking)
 		return nil, fd, false
 	}
-	return &takenFile{File: osf, fd: fd, wasNonb: wasNonblocking}, fd, true
+	return &takenFile{File: osf, fd: fd, kind: kind, wasNonb: wasNonblocking}, fd, true
 }
 
 // fileKind is the file type bits of descriptor fd.

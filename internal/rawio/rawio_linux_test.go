@@ -218,7 +218,7 @@ func TestStdinWaitsInThePollerAndRestores(t *testing.T) {
 	if _, ok := in.(*reader); !ok {
 		t.Fatalf("NewStdin(pipe) = %T, want the raw reader", in)
 	}
-	if !isNonblocking(int(r.Fd())) {
+	if !isNonblock(t, r) {
 		t.Fatal("while in use, the pipe should be non-blocking")
 	}
 	go func() {
@@ -244,7 +244,7 @@ func TestStdinWaitsInThePollerAndRestores(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("restore left a read waiting")
 	}
-	if isNonblocking(int(r.Fd())) {
+	if isNonblock(t, r) {
 		t.Error("restore left the pipe non-blocking")
 	}
 	restore() // a second call does nothing
