@@ -28,6 +28,8 @@ const (
 	kStreamRSS         = "stream.rss.self"
 	kStreamCPU         = "stream.cpu.self"
 	kStreamCPUPerChunk = "stream.cpu.per_chunk"
+	kStreamReads       = "stream.syscalls.read"  // the adapter's read system calls in the turn
+	kStreamWrites      = "stream.syscalls.write" // and its write system calls
 	kConcTurn          = "concurrent.turn"
 	kConcTurnMax       = "concurrent.turn_max"
 	kConcRSSPer        = "concurrent.rss_per_session"

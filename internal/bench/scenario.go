@@ -200,6 +200,8 @@ func streamMetrics(m sample, t turn, before, after treeUsage, deltas int) {
 	m[kStreamRSS] = float64(after.self.hwm)
 	m[kStreamCPU] = (after.self.cpu - before.self.cpu).Seconds()
 	m[kStreamCPUPerChunk] = m[kStreamCPU] / float64(deltas)
+	m[kStreamReads] = float64(after.self.syscr - before.self.syscr)
+	m[kStreamWrites] = float64(after.self.syscw - before.self.syscw)
 }
 
 // countRequests waits for the model API to fall quiet (titles and
