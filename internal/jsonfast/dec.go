@@ -42,6 +42,7 @@ type Dec struct {
 	odd   bool
 	share bool // Str may return strings that share b (ResetShared)
 	lax   bool // strings are not validated inside (ResetLax)
+	slow  bool // tests: Skip never takes skipContainerLax
 }
 
 // Reset starts walking b.
@@ -421,7 +422,16 @@ func (d *Dec) Raw() []byte {
 
 // Skip consumes and validates any value.
 func (d *Dec) Skip() {
-	switch d.Kind() {
+	k := d.Kind()
+	if d.lax && !d.slow && (k == '{' || k == '[') && d.skipContainerLax() {
+		return
+	}
+	d.skipValue(k)
+}
+
+// skipValue is Skip's general path, for the value of kind k at d.i.
+func (d *Dec) skipValue(k byte) {
+	switch k {
 	case '"':
 		d.scanString()
 	case '{':
