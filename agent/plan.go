@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // Plans. Claude keeps its to-do list either with TodoWrite (the whole
@@ -17,7 +18,7 @@ import (
 // planState is the session's to-do list as Claude last described it.
 type planState struct {
 	tasks []*planTask // Task* tools, in creation order
-	sent  string      // JSON of the entries last sent, to skip repeats
+	sent  string      // JSON of the entries last sent (planKey), to skip repeats
 }
 
 type planTask struct {
@@ -29,21 +30,81 @@ func (tr *translator) planFromInput(ts *toolState) {
 	if ts.name != "TodoWrite" {
 		return
 	}
-	var in struct {
-		Todos []struct {
-			Content    string `json:"content"`
-			Status     string `json:"status"`
-			ActiveForm string `json:"activeForm"`
-		} `json:"todos"`
+	todos, ok := todoListFast(ts.raw)
+	if !ok {
+		var in struct {
+			Todos []todo `json:"todos"`
+		}
+		if json.Unmarshal(ts.raw, &in) != nil {
+			return
+		}
+		todos = in.Todos
 	}
-	if json.Unmarshal(ts.raw, &in) != nil {
-		return
-	}
-	entries := make([]acp.PlanEntry, 0, len(in.Todos))
-	for _, t := range in.Todos {
+	entries := make([]acp.PlanEntry, 0, len(todos))
+	for _, t := range todos {
 		entries = append(entries, planEntry(t.Content, t.ActiveForm, t.Status))
 	}
 	tr.sendPlan(entries)
+}
+
+// todo is one entry of a TodoWrite input.
+type todo struct {
+	Content    string `json:"content"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"activeForm"`
+}
+
+var todoInputNames, todoNames = []string{"todos"}, []string{"content", "status", "activeForm"}
+
+// todoListFast decodes a TodoWrite input {"todos":[{...}]} without
+// reflection; ok is false when encoding/json must decide (anything but
+// that shape of strings, or what Members calls odd), so that both agree.
+func todoListFast(raw []byte) (todos []todo, ok bool) {
+	var d jsonfast.Dec
+	d.Reset(raw)
+	if d.Kind() != '{' || !d.Object() {
+		return nil, false
+	}
+	shape := true
+	d.Members(todoInputNames, func(int) {
+		if d.Kind() != '[' {
+			shape = false
+			d.Skip()
+			return
+		}
+		d.Array()
+		todos = []todo{}
+		for more := d.FirstElem(); more; more = d.NextElem() {
+			if d.Kind() != '{' {
+				shape = false
+				d.Skip()
+				continue
+			}
+			d.Object()
+			var t todo
+			d.Members(todoNames, func(i int) {
+				if d.Kind() != '"' {
+					shape = false
+					d.Skip()
+					return
+				}
+				s, _ := d.Str()
+				switch i {
+				case 0:
+					t.Content = s
+				case 1:
+					t.Status = s
+				case 2:
+					t.ActiveForm = s
+				}
+			})
+			todos = append(todos, t)
+		}
+	})
+	if !d.End() || d.Odd() || !shape {
+		return nil, false
+	}
+	return todos, true
 }
 
 // planResult applies a Task* call once Claude Code has run it, using the
@@ -147,10 +208,20 @@ func planEntry(content, activeForm, status string) acp.PlanEntry {
 
 // sendPlan publishes the full list unless it is what the client has.
 func (tr *translator) sendPlan(entries []acp.PlanEntry) {
-	j := string(mustJSON(entries))
+	j := planKey(entries)
 	if j == tr.plan.sent {
 		return
 	}
 	tr.plan.sent = j
 	tr.notify(tr.id, acp.SessionUpdate{Plan: &acp.Plan{Entries: entries}})
+}
+
+// planKey is the JSON of entries, written by acp's encoder (without
+// encoding/json's reflection and its re-validation of each entry's JSON).
+func planKey(entries []acp.PlanEntry) string {
+	b, err := acp.AppendJSON(nil, &entries)
+	if err != nil {
+		return string(mustJSON(entries))
+	}
+	return string(b)
 }

@@ -30,6 +30,13 @@ func refToolResultText(raw json.RawMessage) string {
 // and fails on any difference.
 func checkResultJSON(t *testing.T, b []byte) {
 	t.Helper()
+	var ref struct {
+		Todos []todo `json:"todos"`
+	}
+	refErr := json.Unmarshal(b, &ref)
+	if got, ok := todoListFast(b); ok && (refErr != nil || !reflect.DeepEqual(got, ref.Todos)) {
+		t.Fatalf("todoListFast(%q) = %#v; encoding/json %#v (%v)", b, got, ref.Todos, refErr)
+	}
 	if got, want := toolResultText(b), refToolResultText(b); got != want {
 		t.Fatalf("toolResultText(%q) = %q; encoding/json %q", b, got, want)
 	}
@@ -53,6 +60,9 @@ func checkResultJSON(t *testing.T, b []byte) {
 }
 
 var resultJSONCorpus = []string{
+	`{"todos":[{"content":"Run tests","status":"in_progress","activeForm":"Running tests"},{"content":"b","status":"pending","activeForm":"B"}]}`,
+	`{"todos":[]}`, `{"todos":null}`, `{"Todos":[]}`, `{"todos":[{"content":1}]}`, `{"todos":[{"content":"a","content":"b"}]}`,
+	`{"todos":[null]}`, `{"todos":[{"status":"x","priority":"high","id":"3"}],"other":{"a":[1]}}`, `{"todos":"x"}`, `{"todos":[{"content":"\u00e9\n"}]} `,
 	`"plain text"`, `"a\nb\t\"c\" <d> & \u00e9 \ud83d\ude00"`, "\"bad \xff utf8\"", `null`, ``, `[]`, `{}`, `3`,
 	`[{"type":"text","text":"one"},{"type":"image","source":{"type":"base64","data":"AAA"}},{"type":"text","text":"two"}]`,
 	`[{"type":"text","text":""}]`, `[{"type":"text","text":"x","is_error":"no"}]`, `[{"Type":"text","text":"x"}]`,

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // Edit review: the diffs an editor shows for Edit, MultiEdit and Write.
@@ -251,8 +252,16 @@ type patchHunk struct {
 // PatchHunks turns a structuredPatch into hunks; lines start with ' ', '-'
 // or '+' (and '\' for "no newline at end of file", which is skipped).
 func PatchHunks(raw json.RawMessage) ([]Hunk, bool) {
-	var ph []patchHunk
-	if json.Unmarshal(raw, &ph) != nil || len(ph) == 0 {
+	ph, ok := patchFast(raw)
+	if !ok && json.Unmarshal(raw, &ph) != nil {
+		return nil, false
+	}
+	return hunksOf(ph)
+}
+
+// hunksOf is PatchHunks for a decoded structuredPatch.
+func hunksOf(ph []patchHunk) ([]Hunk, bool) {
+	if len(ph) == 0 {
 		return nil, false
 	}
 	out := make([]Hunk, 0, len(ph))
@@ -400,4 +409,64 @@ func editInputDiff(path string, in map[string]any) acp.ToolCallContent {
 		return diffContent(path, nil, newS)
 	}
 	return diffContent(path, &oldS, newS)
+}
+
+var patchHunkNames = []string{"oldStart", "newStart", "lines"}
+
+// patchFast decodes a structuredPatch without reflection; ok is false when
+// encoding/json must decide (anything but an array of hunks with integer
+// starts and string lines, or what Members calls odd), so that both agree.
+func patchFast(raw []byte) (hunks []patchHunk, ok bool) {
+	var d jsonfast.Dec
+	d.Reset(raw)
+	if d.Kind() != '[' || !d.Array() {
+		return nil, false
+	}
+	shape := true
+	hunks = []patchHunk{}
+	for more := d.FirstElem(); more; more = d.NextElem() {
+		if d.Kind() != '{' {
+			shape = false
+			d.Skip()
+			continue
+		}
+		d.Object()
+		var h patchHunk
+		d.Members(patchHunkNames, func(i int) {
+			switch i {
+			case 0, 1:
+				n, isInt := d.Int()
+				if !isInt || int64(int(n)) != n {
+					shape = false
+				}
+				if i == 0 {
+					h.OldStart = int(n)
+				} else {
+					h.NewStart = int(n)
+				}
+			case 2:
+				if d.Kind() != '[' {
+					shape = false
+					d.Skip()
+					return
+				}
+				d.Array()
+				h.Lines = []string{}
+				for more := d.FirstElem(); more; more = d.NextElem() {
+					if d.Kind() != '"' {
+						shape = false
+						d.Skip()
+						continue
+					}
+					s, _ := d.Str()
+					h.Lines = append(h.Lines, s)
+				}
+			}
+		})
+		hunks = append(hunks, h)
+	}
+	if !d.End() || d.Odd() || !shape {
+		return nil, false
+	}
+	return hunks, true
 }

@@ -2,6 +2,7 @@ package toolview
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -30,8 +31,25 @@ func refDecodeBash(b []byte) BashResult {
 	return BashResult{Stdout: r.Stdout, Stderr: r.Stderr, Interrupted: r.Interrupted, BackgroundTaskID: bg.BackgroundTaskID, ok: ok}
 }
 
+// refPatchHunks is PatchHunks with encoding/json alone.
+func refPatchHunks(raw []byte) ([]Hunk, bool) {
+	var ph []patchHunk
+	if json.Unmarshal(raw, &ph) != nil {
+		return nil, false
+	}
+	return hunksOf(ph)
+}
+
 func checkFastJSON(t *testing.T, b []byte) {
 	t.Helper()
+	var ref []patchHunk
+	refErr := json.Unmarshal(b, &ref)
+	if got, ok := patchFast(b); ok && (refErr != nil || !reflect.DeepEqual(got, ref) && !(len(got) == 0 && len(ref) == 0)) {
+		t.Fatalf("patchFast(%q) = %#v; encoding/json %#v (%v)", b, got, ref, refErr)
+	}
+	if got, want := fmt.Sprint(PatchHunks(b)), fmt.Sprint(refPatchHunks(b)); got != want {
+		t.Fatalf("PatchHunks(%q) = %s; encoding/json %s", b, got, want)
+	}
 	if got, want := DecodeInput(b), refDecodeInput(b); !reflect.DeepEqual(got, want) {
 		t.Fatalf("DecodeInput(%q) = %#v; encoding/json %#v", b, got, want)
 	}
@@ -58,6 +76,9 @@ var fastJSONCorpus = []string{
 	`{}`, `null`, `[]`, `"s"`, ``, `{"a":1,"a":2}`, `{"a":1e400}`, `{"a":` + "\"\xff\"}", `{"a":1} 2`,
 	`{"stdout":"ok\n","stderr":"warn","interrupted":true,"isImage":false}`, `{"stdout":5}`, `{"Stdout":"x"}`,
 	`{"stdout":"a","stdout":"b"}`, `{"stdout":"","backgroundTaskId":"b1"}`, `{"backgroundTaskId":7,"stdout":"x"}`,
+	`[{"oldStart":2,"newStart":2,"lines":[" a","-b","+B"," c","\\ No newline"]},{"oldStart":10,"oldLines":2,"newStart":10,"newLines":3,"lines":[" x","+y"," z"]}]`,
+	`[{"oldStart":1.5,"lines":[]}]`, `[{"oldStart":null,"lines":null}]`, `[{"oldstart":1,"lines":["+a"]}]`, `[{"lines":["+a"],"lines":["-b"]}]`,
+	`[{"oldStart":99999999999999999999,"lines":["+a"]}]`, `[1]`, `[{"lines":[1]}]`, `[{"lines":"x"}]`, `[{"newStart":-3,"lines":["+\u00e9"]}]`,
 	`{"backgroundtaskid":"x"}`, `{"backgroundTaskId":"a","backgroundTaskId":"b"}`, `{"stdout":null,"interrupted":null}`, `{"interrupted":"yes"}`, `{"\u0073tdout":"x"}`,
 }
 
