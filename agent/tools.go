@@ -242,7 +242,10 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 		}
 		ts = tr.newTool(b.ToolUseID, "")
 	}
-	text := toolResultText(b.Content)
+	text := b.ContentText // decoded already by the transcript reader
+	if !b.ContentIsText {
+		text = toolResultText(b.Content)
+	}
 	rawOutput := resultRaw(b.Content, text)
 	if ts.name == "WebSearch" {
 		text = stripModelReminder(text)

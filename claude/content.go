@@ -36,6 +36,12 @@ type ContentBlock struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   json.RawMessage `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
+	// ContentText is Content decoded, when Content is a JSON string and
+	// the decoder that read the block decoded it as well (ContentIsText):
+	// the transcript reader does, so that a replayed tool result (often
+	// kilobytes of output) is not scanned a second time.
+	ContentText   string `json:"-"`
+	ContentIsText bool   `json:"-"`
 
 	// Source is set for "image" and "document" blocks.
 	Source json.RawMessage `json:"source,omitempty"`

@@ -114,6 +114,28 @@ func (rd *recordDecoder) raw() []byte {
 	return append([]byte(nil), v...)
 }
 
+// rawString is raw for a string member that is also wanted decoded, in
+// one scan: its JSON and its text (each shared or copied, see share and
+// str).
+func (rd *recordDecoder) rawString() ([]byte, string) {
+	start := rd.d.Pos()
+	raw, esc, ok := rd.d.StrRaw()
+	if !ok {
+		return nil, ""
+	}
+	v := rd.d.Bytes(start)
+	text := ""
+	if rd.share(v) && !esc && utf8.Valid(raw) {
+		text = unsafe.String(&raw[0], len(raw)) // raw is in rd.own, which nothing changes
+	} else if len(raw) > 0 {
+		text = jsonfast.String(raw, esc)
+	}
+	if rd.share(v) {
+		return v[:len(v):len(v)], text
+	}
+	return append([]byte(nil), v...), text
+}
+
 // rawNonNull is raw with null as nil (nullToNil).
 func (rd *recordDecoder) rawNonNull() []byte {
 	if rd.d.Null() {
@@ -442,7 +464,12 @@ func (rd *recordDecoder) block(b *Block) {
 			b.ToolUseID = rd.str(-1)
 		case "content":
 			bit = 9
-			b.Content = rd.raw()
+			if d.Kind() == '"' {
+				b.Content, b.ContentText = rd.rawString()
+				b.ContentIsText = b.Content != nil
+			} else {
+				b.Content = rd.raw()
+			}
 		case "is_error":
 			bit = 10
 			b.IsError = d.Bool()

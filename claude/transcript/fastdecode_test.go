@@ -202,3 +202,31 @@ func BenchmarkDecodeRecord(b *testing.B) {
 		}
 	})
 }
+
+// TestToolResultTextDecoded: a tool_result whose content is a string comes
+// with its text decoded, by both decoders, short or long (shared), with
+// escapes or without; content of blocks keeps its JSON.
+func TestToolResultTextDecoded(t *testing.T) {
+	long := strings.Repeat("output line ", 600)
+	for _, content := range []string{`"ok"`, `""`, `"a\nb \"q\" \u00e9"`, `"` + long + `"`, `"` + long + `\t"`, `[{"type":"text","text":"x"}]`} {
+		line := []byte(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":[` +
+			`{"type":"tool_result","tool_use_id":"t1","content":` + content + `}]}}`)
+		var want string
+		wantText := json.Unmarshal([]byte(content), &want) == nil
+		var rd recordDecoder
+		fast, ok := rd.decode(bytes.Clone(line))
+		if !ok {
+			t.Fatalf("fast path refused %s", content)
+		}
+		slow, err := slowDecode(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, rec := range map[string]*Record{"fast": fast, "encoding/json": slow} {
+			b := rec.Message.Content[0]
+			if b.ContentIsText != wantText || b.ContentText != want || string(b.Content) != content {
+				t.Errorf("%s, content %.40s: ContentIsText %v, ContentText %.40q, Content %.40s", name, content, b.ContentIsText, b.ContentText, b.Content)
+			}
+		}
+	}
+}

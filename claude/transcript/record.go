@@ -135,6 +135,12 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &blocks); err != nil {
 		return err
 	}
+	for i := range blocks {
+		// As the fast decoder does (recordDecoder.rawString).
+		if bl := &blocks[i]; len(bl.Content) > 0 && bl.Content[0] == '"' {
+			bl.ContentIsText = json.Unmarshal(bl.Content, &bl.ContentText) == nil
+		}
+	}
 	*c = blocks
 	return nil
 }

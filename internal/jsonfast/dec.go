@@ -406,6 +406,10 @@ func (d *Dec) Int() (int64, bool) {
 	return n, true
 }
 
+// Bytes returns the text from start (an earlier Pos) to the cursor: the
+// raw JSON of what was consumed since.
+func (d *Dec) Bytes(start int) []byte { return d.b[start:d.i] }
+
 // Raw consumes any value and returns its bytes exactly as written.
 func (d *Dec) Raw() []byte {
 	if d.Kind() == 0 {
