@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -163,7 +164,7 @@ var recordKeys = []string{"type", "uuid", "parentUuid", "logicalParentUuid", "se
 func (rd *recordDecoder) decode(line []byte) (rec *Record, ok bool) {
 	rd.own = nil
 	if len(line) >= ownLine {
-		line = append(make([]byte, 0, len(line)), line...)
+		line = bytes.Clone(line) // copied, not zeroed first as make would
 		rd.own = line
 	}
 	defer func() { rd.own = nil }()
