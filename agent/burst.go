@@ -17,23 +17,87 @@ const maxBurst = 64
 // session had been quicker.
 const mergeBacklog = 16
 
-// handleQueued handles, after a frame from the CLI, the frames its reader
+// handleFrame handles a frame from the CLI, then the frames its reader
 // queued meanwhile: the session is behind the CLI (the client reads
-// slower than the model streams, or the machine is busy). They are
+// slower than the model streams, or the machine is busy). Those are
 // handled as one burst, whose notifications go out in one write
 // (acp.Conn.Hold), and when many queued up (mergeBacklog), consecutive
 // text or thinking deltas of one message become one chunk (canMerge).
-// Nothing waits for frames to come: the
-// frame before the burst was written on its own, so when the session
-// keeps up every chunk goes out as it came, and the first chunk of a
-// message is never held back.
-func (s *session) handleQueued() {
+// Nothing waits for frames to come, so when the session keeps up every
+// chunk goes out as it came. The frame itself goes out on its own, at
+// once, unless it continues the text the session handled last and frames
+// wait behind it: then it joins their burst and its one write. A
+// message's first chunk, or any other first frame, never waits for the
+// frames behind it; a continuing delta waits only for the translation of
+// what has already arrived (a burst is bounded, see maxBurst), which
+// costs less than the write and the client's wake-up it spares.
+func (s *session) handleFrame(m claude.Message) {
 	p := s.cli.proc
 	if p == nil {
+		s.handleDelta(m)
 		return
 	}
-	merge := p.Backlog() >= mergeBacklog
-	s.burst(p.TryMessage, merge, func() bool { return !s.closed && s.cli.proc == p })
+	s.handleFrameFrom(m, p, func() bool { return !s.closed && s.cli.proc == p })
+}
+
+// frameQueue is what handleFrame takes queued frames from: the CLI's
+// reader (claude.Process).
+type frameQueue interface {
+	Backlog() int
+	TryMessage() (claude.Message, bool)
+}
+
+// handleFrameFrom is handleFrame for the frames q holds, while same says
+// the session still takes them from it.
+func (s *session) handleFrameFrom(m claude.Message, q frameQueue, same func() bool) {
+	if s.lastDelta.continuedBy(m) && q.Backlog() > 0 {
+		first := true
+		next := func() (claude.Message, bool) {
+			if first {
+				first = false
+				return m, true
+			}
+			return q.TryMessage()
+		}
+		s.burst(next, q.Backlog() >= mergeBacklog, same)
+		return
+	}
+	s.handleDelta(m)
+	if same() { // m may have ended the session or replaced its CLI
+		s.burst(q.TryMessage, q.Backlog() >= mergeBacklog, same)
+	}
+}
+
+// handleDelta is handle for a frame from the CLI; it remembers whether
+// the frame was a text delta, which the next one may continue.
+func (s *session) handleDelta(m claude.Message) {
+	s.handle(m)
+	s.lastDelta = deltaKeyOf(m)
+}
+
+// deltaKey names the block a text or thinking delta belongs to (ok is
+// false for any other frame).
+type deltaKey struct {
+	ok                   bool
+	kind, msgID, session string
+	index                int
+}
+
+func deltaKeyOf(m claude.Message) deltaKey {
+	se, ok := m.Body.(*claude.StreamEvent)
+	if !ok || se.ParentToolUseID != "" || se.Event.Type != "content_block_delta" || se.Event.Delta == nil {
+		return deltaKey{}
+	}
+	d := se.Event.Delta
+	if d.Type != "text_delta" && d.Type != "thinking_delta" {
+		return deltaKey{}
+	}
+	return deltaKey{ok: true, kind: d.Type, msgID: se.APIMessageID, session: se.SessionID, index: se.Event.Index}
+}
+
+// continuedBy reports whether m is a delta of the same block as k's.
+func (k deltaKey) continuedBy(m claude.Message) bool {
+	return k.ok && deltaKeyOf(m) == k
 }
 
 // burst handles the frames next gives without waiting (merging deltas if
@@ -58,14 +122,14 @@ func (s *session) burst(next func() (claude.Message, bool), merge bool, same fun
 		if texts != nil {
 			m = mergedDelta(m, strings.Join(texts, ""))
 		}
-		s.handle(m)
+		s.handleDelta(m)
 		if !more {
 			return
 		}
 		if !same() || n >= maxBurst {
 			// after was taken: handle it as the run loop would have.
 			if same() {
-				s.handle(after)
+				s.handleDelta(after)
 			}
 			return
 		}

@@ -228,3 +228,76 @@ func TestBurstShortBacklogKeepsChunks(t *testing.T) {
 		t.Errorf("writes:\n got %q\nwant %q", got, want)
 	}
 }
+
+// fakeQueue is a frameQueue over a list (what a CLI's reader queued).
+type fakeQueue struct{ ms []claude.Message }
+
+func (q *fakeQueue) Backlog() int { return len(q.ms) }
+func (q *fakeQueue) TryMessage() (claude.Message, bool) {
+	if len(q.ms) == 0 {
+		return claude.Message{}, false
+	}
+	m := q.ms[0]
+	q.ms = q.ms[1:]
+	return m, true
+}
+
+// TestFrameJoinsBurstOnlyWhenItContinues: a frame that continues the text
+// the session handled last goes out in one write with the frames queued
+// behind it; the first delta of a block, or a frame with nothing behind
+// it, goes out on its own first.
+func TestFrameJoinsBurstOnlyWhenItContinues(t *testing.T) {
+	s, w := burstSession(t)
+	same := func() bool { return true }
+	s.do(func() {
+		// The first delta of block 0, with two frames behind it: alone first.
+		q := &fakeQueue{ms: []claude.Message{frame(t, "text", 0, "b"), frame(t, "text", 0, "c")}}
+		s.handleFrameFrom(frame(t, "text", 0, "a"), q, same)
+		// It continues block 0 and one frame waits: one write for both.
+		q = &fakeQueue{ms: []claude.Message{frame(t, "text", 0, "e")}}
+		s.handleFrameFrom(frame(t, "text", 0, "d"), q, same)
+		// It continues block 0 but nothing waits: at once.
+		s.handleFrameFrom(frame(t, "text", 0, "f"), &fakeQueue{}, same)
+		// Another kind of delta (thinking) starts anew: alone first.
+		q = &fakeQueue{ms: []claude.Message{frame(t, "thinking", 0, "u")}}
+		s.handleFrameFrom(frame(t, "thinking", 0, "t"), q, same)
+		// After a block's stop, block 1's first delta: alone first.
+		s.handleFrameFrom(frame(t, "stop", 0, ""), &fakeQueue{}, same)
+		q = &fakeQueue{ms: []claude.Message{frame(t, "text", 1, "h")}}
+		s.handleFrameFrom(frame(t, "text", 1, "g"), q, same)
+	})
+	var got [][]string
+	for _, batch := range w.updates(t) {
+		var keep []string
+		for _, u := range batch {
+			if !strings.HasPrefix(u, "agent_") {
+				continue // the stop's own updates, if any
+			}
+			keep = append(keep, u)
+		}
+		if keep != nil {
+			got = append(got, keep)
+		}
+	}
+	want := [][]string{{"agent_message: a"}, {"agent_message: b", "agent_message: c"},
+		{"agent_message: d", "agent_message: e"}, {"agent_message: f"},
+		{"agent_thought: t"}, {"agent_thought: u"},
+		{"agent_message: g"}, {"agent_message: h"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("writes:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestFrameThatEndsTheCLILeavesItsQueue: when handling a frame ends the
+// session's use of its CLI, the frames queued behind it are not taken.
+func TestFrameThatEndsTheCLILeavesItsQueue(t *testing.T) {
+	s, w := burstSession(t)
+	q := &fakeQueue{ms: []claude.Message{frame(t, "text", 0, "b")}}
+	s.do(func() { s.handleFrameFrom(frame(t, "text", 0, "a"), q, func() bool { return false }) })
+	if got := w.updates(t); fmt.Sprint(got) != fmt.Sprint([][]string{{"agent_message: a"}}) {
+		t.Errorf("writes: %q", got)
+	}
+	if q.Backlog() != 1 {
+		t.Errorf("%d frames left in the queue, want 1", q.Backlog())
+	}
+}

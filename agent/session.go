@@ -33,6 +33,7 @@ type session struct {
 	// lastActive is the last prompt, answer or sign of intent (hibernate.go).
 	lastActive time.Time
 	cli        cliState      // the CLI process behind the session
+	lastDelta  deltaKey      // the text delta the session handled last (burst.go)
 	q          turnQueue     // the prompts (turn.go)
 	conf       sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
 	tr         *translator   // the CLI's output as updates (translate.go)
@@ -178,8 +179,7 @@ func (s *session) run() {
 				s.onExit()
 				continue
 			}
-			s.handle(m)
-			s.handleQueued() // burst.go: what queued up meanwhile, in one write
+			s.handleFrame(m) // burst.go: with what queued up behind it, in as few writes as it takes
 		}
 	}
 }
