@@ -62,30 +62,14 @@ var todoInputNames, todoNames = []string{"todos"}, []string{"content", "status",
 func todoListFast(raw []byte) (todos []todo, ok bool) {
 	var d jsonfast.Dec
 	d.Reset(raw)
-	if d.Kind() != '{' || !d.Object() {
-		return nil, false
-	}
-	shape := true
-	d.Members(todoInputNames, func(int) {
-		if d.Kind() != '[' {
-			shape = false
-			d.Skip()
-			return
-		}
-		d.Array()
+	shape := d.ObjectMembers(todoInputNames, func(int) {
 		todos = []todo{}
-		for more := d.FirstElem(); more; more = d.NextElem() {
-			if d.Kind() != '{' {
-				shape = false
-				d.Skip()
-				continue
-			}
-			d.Object()
+		if !d.Elems(func() {
 			var t todo
-			d.Members(todoNames, func(i int) {
+			if !d.ObjectMembers(todoNames, func(i int) {
 				if d.Kind() != '"' {
-					shape = false
 					d.Skip()
+					d.SetOdd() // not a string: encoding/json decides
 					return
 				}
 				s, _ := d.Str()
@@ -97,11 +81,15 @@ func todoListFast(raw []byte) (todos []todo, ok bool) {
 				case 2:
 					t.ActiveForm = s
 				}
-			})
+			}) {
+				d.SetOdd()
+			}
 			todos = append(todos, t)
+		}) {
+			d.SetOdd()
 		}
 	})
-	if !d.End() || d.Odd() || !shape {
+	if !shape || !d.End() || d.Odd() {
 		return nil, false
 	}
 	return todos, true

@@ -76,12 +76,19 @@ func readStat(pid int) (procStat, error) {
 }
 
 // statusKB returns a "Key:   123 kB" line of /proc/<pid>/status in bytes.
-func statusKB(status []byte, key string) int64 {
-	i := bytes.Index(status, []byte(key))
+func statusKB(status []byte, key string) int64 { return procField(status, key) * 1024 }
+
+// ioCount returns a "key: 123" line of /proc/<pid>/io.
+func ioCount(io []byte, key string) int64 { return procField(io, key) }
+
+// procField returns the number that follows key on its line of a /proc
+// file, 0 if there is none.
+func procField(data []byte, key string) int64 {
+	i := bytes.Index(data, []byte(key))
 	if i < 0 {
 		return 0
 	}
-	line := status[i+len(key):]
+	line := data[i+len(key):]
 	if j := bytes.IndexByte(line, '\n'); j >= 0 {
 		line = line[:j]
 	}
@@ -90,20 +97,6 @@ func statusKB(status []byte, key string) int64 {
 		return 0
 	}
 	n, _ := strconv.ParseInt(f[0], 10, 64)
-	return n * 1024
-}
-
-// ioCount returns a "key: 123" line of /proc/<pid>/io.
-func ioCount(io []byte, key string) int64 {
-	i := bytes.Index(io, []byte(key))
-	if i < 0 {
-		return 0
-	}
-	line := io[i+len(key):]
-	if j := bytes.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	n, _ := strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64)
 	return n
 }
 

@@ -42,6 +42,33 @@ func (d *Dec) Members(names []string, f func(i int)) {
 	}
 }
 
+// Elems walks the array at the cursor, calling f with the cursor on each
+// element, which f must consume. For any other value (null included) it
+// skips it and returns false.
+func (d *Dec) Elems(f func()) bool {
+	if d.Kind() != '[' {
+		d.Skip()
+		return false
+	}
+	d.Array()
+	for more := d.FirstElem(); more; more = d.NextElem() {
+		f()
+	}
+	return true
+}
+
+// ObjectMembers is Members for the object at the cursor, which it enters.
+// For any other value (null included) it skips it and returns false.
+func (d *Dec) ObjectMembers(names []string, f func(i int)) bool {
+	if d.Kind() != '{' {
+		d.Skip()
+		return false
+	}
+	d.Object()
+	d.Members(names, f)
+	return true
+}
+
 // Value consumes any value and returns it as encoding/json decodes into an
 // interface value: map[string]any, []any (never nil), string, float64,
 // bool or nil. A number that does not fit a float64 and an object with a

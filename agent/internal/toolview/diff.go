@@ -419,25 +419,15 @@ var patchHunkNames = []string{"oldStart", "newStart", "lines"}
 func patchFast(raw []byte) (hunks []patchHunk, ok bool) {
 	var d jsonfast.Dec
 	d.Reset(raw)
-	if d.Kind() != '[' || !d.Array() {
-		return nil, false
-	}
-	shape := true
 	hunks = []patchHunk{}
-	for more := d.FirstElem(); more; more = d.NextElem() {
-		if d.Kind() != '{' {
-			shape = false
-			d.Skip()
-			continue
-		}
-		d.Object()
+	shape := d.Elems(func() {
 		var h patchHunk
-		d.Members(patchHunkNames, func(i int) {
+		if !d.ObjectMembers(patchHunkNames, func(i int) {
 			switch i {
 			case 0, 1:
 				n, isInt := d.Int()
 				if !isInt || int64(int(n)) != n {
-					shape = false
+					d.SetOdd() // not an int: encoding/json decides
 				}
 				if i == 0 {
 					h.OldStart = int(n)
@@ -445,27 +435,25 @@ func patchFast(raw []byte) (hunks []patchHunk, ok bool) {
 					h.NewStart = int(n)
 				}
 			case 2:
-				if d.Kind() != '[' {
-					shape = false
-					d.Skip()
-					return
-				}
-				d.Array()
 				h.Lines = []string{}
-				for more := d.FirstElem(); more; more = d.NextElem() {
+				if !d.Elems(func() {
 					if d.Kind() != '"' {
-						shape = false
 						d.Skip()
-						continue
+						d.SetOdd()
+						return
 					}
 					s, _ := d.Str()
 					h.Lines = append(h.Lines, s)
+				}) {
+					d.SetOdd()
 				}
 			}
-		})
+		}) {
+			d.SetOdd()
+		}
 		hunks = append(hunks, h)
-	}
-	if !d.End() || d.Odd() || !shape {
+	})
+	if !shape || !d.End() || d.Odd() {
 		return nil, false
 	}
 	return hunks, true
