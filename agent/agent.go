@@ -216,9 +216,17 @@ func (a *connection) send(sessionID string, u acp.SessionUpdate) error {
 		defer c.sendMu.Unlock()
 		return a.sendV2(sessionID, c.convert(u)...)
 	}
-	n := &acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
-	return a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n)
+	n := notifications.Get().(*acp.SessionNotification)
+	*n = acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}
+	err := a.editor().Notify(context.Background(), acp.MethodSessionUpdate, n)
+	*n = acp.SessionNotification{} // Notify encoded it: nothing keeps it
+	notifications.Put(n)
+	return err
 }
+
+// notifications recycles the params of session/update: one is boxed for
+// Notify per update, and a streamed turn sends thousands.
+var notifications = sync.Pool{New: func() any { return new(acp.SessionNotification) }}
 
 func (a *connection) notify(sessionID string, u acp.SessionUpdate) {
 	if err := a.send(sessionID, u); err != nil {
