@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -97,9 +96,7 @@ func (a *connection) authLogoutV2(ctx context.Context, p *acpv2.LogoutAuthReques
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "auth", "logout")
-	cmd.Env = a.cfg.Env
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := claude.RunCommand(ctx, exe, []string{"auth", "logout"}, a.cfg.Env); err != nil {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {
 			msg = err.Error()
