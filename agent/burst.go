@@ -50,21 +50,27 @@ type frameQueue interface {
 // handleFrameFrom is handleFrame for the frames q holds, while same says
 // the session still takes them from it.
 func (s *session) handleFrameFrom(m claude.Message, q frameQueue, same func() bool) {
-	if s.lastDelta.continuedBy(m) && q.Backlog() > 0 {
-		first := true
-		next := func() (claude.Message, bool) {
-			if first {
-				first = false
-				return m, true
-			}
-			return q.TryMessage()
+	if k := deltaKeyOf(m); k.ok && k == s.lastDelta {
+		if n := q.Backlog(); n > 0 {
+			s.burst(prepend(m, q.TryMessage), n >= mergeBacklog, same)
+			return
 		}
-		s.burst(next, q.Backlog() >= mergeBacklog, same)
-		return
 	}
 	s.handleDelta(m)
 	if same() { // m may have ended the session or replaced its CLI
 		s.burst(q.TryMessage, q.Backlog() >= mergeBacklog, same)
+	}
+}
+
+// prepend gives m, then what next gives.
+func prepend(m claude.Message, next func() (claude.Message, bool)) func() (claude.Message, bool) {
+	first := true
+	return func() (claude.Message, bool) {
+		if first {
+			first = false
+			return m, true
+		}
+		return next()
 	}
 }
 
@@ -93,11 +99,6 @@ func deltaKeyOf(m claude.Message) deltaKey {
 		return deltaKey{}
 	}
 	return deltaKey{ok: true, kind: d.Type, msgID: se.APIMessageID, session: se.SessionID, index: se.Event.Index}
-}
-
-// continuedBy reports whether m is a delta of the same block as k's.
-func (k deltaKey) continuedBy(m claude.Message) bool {
-	return k.ok && deltaKeyOf(m) == k
 }
 
 // burst handles the frames next gives without waiting (merging deltas if
@@ -141,19 +142,11 @@ func (s *session) burst(next func() (claude.Message, bool), merge bool, same fun
 // top-level content_block_delta frames of the same kind, block and API
 // message, with nothing else (citations, signatures) to keep apart.
 func canMerge(m, next claude.Message) bool {
-	a, ok1 := m.Body.(*claude.StreamEvent)
-	b, ok2 := next.Body.(*claude.StreamEvent)
-	if !ok1 || !ok2 || a.ParentToolUseID != "" || b.ParentToolUseID != "" ||
-		a.Event.Type != "content_block_delta" || b.Event.Type != "content_block_delta" ||
-		a.Event.Delta == nil || b.Event.Delta == nil || a.Event.Index != b.Event.Index ||
-		a.APIMessageID != b.APIMessageID || a.SessionID != b.SessionID {
+	if k := deltaKeyOf(m); !k.ok || deltaKeyOf(next) != k {
 		return false
 	}
-	da, db := a.Event.Delta, b.Event.Delta
-	if da.Type != db.Type || da.Citation != nil || db.Citation != nil || da.Signature != "" || db.Signature != "" {
-		return false
-	}
-	return da.Type == "text_delta" || da.Type == "thinking_delta"
+	da, db := m.Body.(*claude.StreamEvent).Event.Delta, next.Body.(*claude.StreamEvent).Event.Delta
+	return da.Citation == nil && db.Citation == nil && da.Signature == "" && db.Signature == ""
 }
 
 func deltaText(m claude.Message) string {

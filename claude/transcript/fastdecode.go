@@ -74,8 +74,8 @@ func (rd *recordDecoder) str(slot int) string {
 	if slot >= 0 && !esc && string(raw) == rd.last[slot] {
 		return rd.last[slot]
 	}
-	if slot < 0 && !esc && rd.share(raw) && utf8.Valid(raw) {
-		return unsafe.String(&raw[0], len(raw)) // raw is in rd.own, which nothing changes
+	if slot < 0 {
+		return rd.text(raw, esc, raw)
 	}
 	s := jsonfast.String(raw, esc)
 	if slot >= 0 {
@@ -125,16 +125,21 @@ func (rd *recordDecoder) rawString() ([]byte, string) {
 		return nil, ""
 	}
 	v := rd.d.Bytes(start)
-	text := ""
-	if rd.share(v) && !esc && utf8.Valid(raw) {
-		text = unsafe.String(&raw[0], len(raw)) // raw is in rd.own, which nothing changes
-	} else if len(raw) > 0 {
-		text = jsonfast.String(raw, esc)
-	}
+	text := rd.text(raw, esc, v)
 	if rd.share(v) {
 		return v[:len(v):len(v)], text
 	}
 	return append([]byte(nil), v...), text
+}
+
+// text decodes a string's raw bytes, sharing them when the value they are
+// part of (whole, quotes and all) is big enough (share) and needs no
+// unescaping.
+func (rd *recordDecoder) text(raw []byte, esc bool, whole []byte) string {
+	if !esc && rd.share(whole) && utf8.Valid(raw) {
+		return unsafe.String(&raw[0], len(raw)) // raw is in rd.own, which nothing changes
+	}
+	return jsonfast.String(raw, esc)
 }
 
 // rawNonNull is raw with null as nil (nullToNil).

@@ -65,33 +65,21 @@ func (d *Dec) skipContainerLax() bool {
 			}
 			continue
 		case '"':
-			if i, ok = laxString(b, i); !ok {
-				d.fail()
-				return true
-			}
+			i, ok = laxString(b, i)
 		case 't':
-			if i, ok = literalAt(b, i, "true"); !ok {
-				d.fail()
-				return true
-			}
+			i, ok = literalAt(b, i, "true")
 		case 'f':
-			if i, ok = literalAt(b, i, "false"); !ok {
-				d.fail()
-				return true
-			}
+			i, ok = literalAt(b, i, "false")
 		case 'n':
-			if i, ok = literalAt(b, i, "null"); !ok {
-				d.fail()
-				return true
-			}
+			i, ok = literalAt(b, i, "null")
 		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 			d.i = i
 			d.number()
-			if d.bad {
-				return true
-			}
-			i = d.i
+			i, ok = d.i, !d.bad
 		default:
+			ok = false
+		}
+		if !ok {
 			d.fail()
 			return true
 		}

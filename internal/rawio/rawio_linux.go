@@ -68,12 +68,12 @@ func (r *reader) Read(b []byte) (int, error) {
 // a blocking *os.File (os.Stdout): such a write would fail with EAGAIN
 // when the pipe is full.
 func NewStdout(f *os.File) (w io.Writer, restore func()) {
-	nf, fd, ok := takeOver(f)
+	nf, ok := takeOver(f)
 	if !ok {
 		return f, func() {}
 	}
 	if nf.kind == syscall.S_IFIFO {
-		growPipe(fd)
+		growPipe(nf.fd)
 	}
 	rc, _ := nf.SyscallConn()
 	wr := &writer{f: nf.File, rc: rc}
@@ -102,7 +102,7 @@ func NewStdout(f *os.File) (w io.Writer, restore func()) {
 // socketpair) shares one non-blocking flag between them: NewStdout's made
 // a blocking-style read of standard input fail with EAGAIN at once.
 func NewStdin(f *os.File) (r io.Reader, restore func()) {
-	nf, _, ok := takeOver(f)
+	nf, ok := takeOver(f)
 	if !ok {
 		return f, func() {}
 	}
@@ -135,33 +135,33 @@ func (t *takenFile) restore() {
 // its own duplicate (close-on-exec) in the runtime's poller, so that the
 // poller can take it whoever else holds the original: os.NewFile puts a
 // non-blocking descriptor in the poller.
-func takeOver(f *os.File) (nf *takenFile, fd int, ok bool) {
-	fd = -1
+func takeOver(f *os.File) (*takenFile, bool) {
+	fd := -1
 	if rc, err := f.SyscallConn(); err == nil {
 		// Control, not f.Fd: Fd would make a polled descriptor blocking.
 		_ = rc.Control(func(d uintptr) { fd = int(d) })
 	}
 	kind, ok := fileKind(fd)
 	if !ok || (kind != syscall.S_IFIFO && kind != syscall.S_IFSOCK) {
-		return nil, fd, false
+		return nil, false
 	}
 	dup, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
 	if errno != 0 {
-		return nil, fd, false
+		return nil, false
 	}
 	wasNonblocking := isNonblocking(fd)
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(int(dup))
-		return nil, fd, false
+		return nil, false
 	}
 	osf := os.NewFile(dup, f.Name())
 	rc, err := osf.SyscallConn()
 	if err != nil || !nonblocking(rc) {
 		osf.Close()
 		_ = syscall.SetNonblock(fd, wasNonblocking)
-		return nil, fd, false
+		return nil, false
 	}
-	return &takenFile{File: osf, fd: fd, kind: kind, wasNonb: wasNonblocking}, fd, true
+	return &takenFile{File: osf, fd: fd, kind: kind, wasNonb: wasNonblocking}, true
 }
 
 // fileKind is the file type bits of descriptor fd.
