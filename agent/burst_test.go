@@ -212,7 +212,7 @@ func BenchmarkBurstTextDeltas(b *testing.B) {
 		s.do(func() { s.burst(next, true, func() bool { return true }) })
 	}
 	b.StopTimer()
-	if written.Load() == 0 {
+	if written.n.Load() == 0 {
 		b.Fatal("nothing written")
 	}
 }

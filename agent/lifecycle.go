@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -92,14 +91,15 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 	if err != nil {
 		return nil, false, err
 	}
-	started := s.waitStart()
+	var started *startOutcome
 	if replay != nil {
-		// The CLI's spawn, queued by register, goes first: its start-up
-		// is what the answer waits for, and on the agent's one P
-		// (cmd/claude-agent-acp, oneThread) the replay would otherwise
-		// hold the P for its first time slice (10 ms) before the spawn.
-		runtime.Gosched()
+		// History first: the replay gets a head start on the CLI
+		// (replayHeadStart), which it begins when it is done or the
+		// head start is over, whichever comes first.
+		started = s.deferStart()
 		err = replay(ctx, s, path, setup, started)
+	} else {
+		started = s.waitStart()
 	}
 	if err == nil {
 		err = started.wait(ctx)
@@ -309,12 +309,37 @@ func (s *session) waitCancelledWork(ctx context.Context) {
 
 // startOutcome is the awaited outcome of one CLI start: nil once the CLI
 // is up. A replay polls it so that a failed start ends the replay early;
-// the request then waits for it.
+// the request then waits for it. A deferred start (deferStart) begins at
+// begin or wait.
 type startOutcome struct {
-	ch   chan error
-	quit <-chan struct{}
-	got  bool
-	err  error
+	deferred *session // the session whose start is still to begin
+	ch       chan error
+	quit     <-chan struct{}
+	got      bool
+	err      error
+}
+
+// replayHeadStart is how long a session/load's replay runs before the
+// CLI it resumes is started. Both are CPU-bound at first (the CLI's
+// start-up keeps two cores busy for a few hundred milliseconds), so run
+// side by side the history, which is what the editor shows first, took
+// up to twice as long; run first, the replay of a few thousand messages
+// (20–50 ms) is done before the CLI starts, and the answer, which waits
+// for the CLI, comes at most this much later. A longer replay overlaps
+// the CLI's start from here on.
+var replayHeadStart = 50 * time.Millisecond // a variable for tests
+
+// deferStart returns the outcome of a CLI start that has not begun:
+// begin (or wait) begins it.
+func (s *session) deferStart() *startOutcome {
+	return &startOutcome{deferred: s}
+}
+
+// begin begins a deferred start; it does nothing once begun.
+func (o *startOutcome) begin() {
+	if s := o.deferred; s != nil {
+		*o = *s.waitStart()
+	}
 }
 
 // waitStart returns the outcome of the CLI start under way, or of the next
@@ -339,7 +364,7 @@ func (s *session) waitStart() *startOutcome {
 
 // failed reports, without waiting, a start that has failed.
 func (o *startOutcome) failed() error {
-	if !o.got {
+	if !o.got && o.deferred == nil {
 		select {
 		case o.err = <-o.ch:
 			o.got = true
@@ -353,6 +378,7 @@ func (o *startOutcome) failed() error {
 
 // wait waits for the outcome.
 func (o *startOutcome) wait(ctx context.Context) error {
+	o.begin()
 	if o.got {
 		return o.err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
@@ -47,7 +48,8 @@ func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
 }
 
 // replay sends the active branch of the transcript at path as
-// session/update notifications for s, while s's CLI starts. It returns the
+// session/update notifications for s, before s's CLI starts or, past
+// replayHeadStart, while it starts (begin). It returns the
 // permission mode of the last prompt. Unreadable lines are skipped (and
 // logged by the reader); only an I/O error, the request's end or a failed
 // CLI start stop it.
@@ -74,7 +76,7 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 	// per update would cost more than the update.
 	release := a.editor().Hold()
 	defer func() { release() }()
-	n := 0
+	n, begun := 0, time.Now()
 	for rec, err := range r.Records() {
 		if err != nil {
 			a.log.Warn("transcript read failed", "session", id, "error", err)
@@ -85,6 +87,9 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 			release = a.editor().Hold()
 			if err := ctx.Err(); err != nil {
 				return "", err
+			}
+			if time.Since(begun) >= replayHeadStart {
+				started.begin() // lifecycle.go: history first
 			}
 			if err := started.failed(); err != nil {
 				return "", err

@@ -59,7 +59,7 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 			heap, rss := peakOf(replay)
-			lines := written.Load()
+			lines, out := written.n.Load(), written.bytes.Load()
 			b.SetBytes(st.Bytes)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -72,6 +72,7 @@ func BenchmarkReplay(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.Active), "ns/msg")
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(st.Active), "cpu-ns/msg")
 			b.ReportMetric(float64(lines), "updates/op")
+			b.ReportMetric(float64(out)/(1<<20), "out-MB/op")
 			b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
 		})
@@ -80,14 +81,14 @@ func BenchmarkReplay(b *testing.B) {
 
 // discardAgent serves an agent whose client reads nothing back: every
 // notification is written in full and dropped. written counts the lines.
-func discardAgent(b *testing.B) (a *connection, written *atomic.Int64, stop func()) {
+func discardAgent(b *testing.B) (a *connection, written *lineCounter, stop func()) {
 	a = New(Config{Env: []string{"HOME=" + b.TempDir()}}).newConnection()
 	in, inW := io.Pipe()
 	lc := &lineCounter{}
 	served := make(chan error, 1)
 	go func() { served <- a.serve(context.Background(), in, lc) }()
 	<-a.connReady
-	return a, &lc.n, func() {
+	return a, lc, func() {
 		inW.Close()
 		if err := <-served; err != nil {
 			b.Errorf("Serve: %v", err)
@@ -95,12 +96,14 @@ func discardAgent(b *testing.B) (a *connection, written *atomic.Int64, stop func
 	}
 }
 
-type lineCounter struct{ n atomic.Int64 }
+// lineCounter counts the lines and bytes written to it.
+type lineCounter struct{ n, bytes atomic.Int64 }
 
 var newline = []byte{'\n'}
 
 func (c *lineCounter) Write(p []byte) (int, error) {
 	c.n.Add(int64(bytes.Count(p, newline)))
+	c.bytes.Add(int64(len(p)))
 	return len(p), nil
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -24,7 +25,27 @@ type replayClient struct {
 	client  *acp.Conn
 	mu      sync.Mutex
 	updates []acp.SessionUpdate // written by the client's handler
-	stop    func()
+	// onWritten, if set, is called in the agent's write of its output,
+	// once the client has read it, with the session/update lines the agent
+	// wrote so far.
+	onWritten func(n int)
+	stop      func()
+}
+
+// watchedOutput is the agent's end of a replayClient's pipe.
+type watchedOutput struct {
+	rc      *replayClient
+	w       io.Writer
+	updates int
+}
+
+func (o *watchedOutput) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	o.updates += bytes.Count(p[:n], []byte(`"method":"session/update"`))
+	if on := o.rc.onWritten; on != nil {
+		on(o.updates)
+	}
+	return n, err
 }
 
 func newReplayClient(t *testing.T) *replayClient {
@@ -37,7 +58,7 @@ func newReplayClientConfig(t *testing.T, cfg Config) *replayClient {
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- rc.a.serve(context.Background(), agentIn, agentOut) }()
+	go func() { served <- rc.a.serve(context.Background(), agentIn, &watchedOutput{rc: rc, w: agentOut}) }()
 	m := acp.NewMux()
 	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *acp.SessionNotification) error {
 		rc.mu.Lock()
@@ -222,4 +243,88 @@ func TestLoadDoesNotHoldTheConnection(t *testing.T) {
 	if err := <-loaded; err == nil {
 		t.Fatal("a load whose session was closed succeeded")
 	}
+}
+
+// TestLoadReplaysBeforeTheCLIStarts: a load starts the CLI it resumes once
+// the replay is done, not beside it, when the replay is short
+// (replayHeadStart), and during the replay when it is long. The CLI is a
+// script that records whether the client had the whole replay when it
+// started (that is, whether the agent had written it all); it never comes
+// up, and a session/close ends each load.
+func TestLoadReplaysBeforeTheCLIStarts(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		headStart time.Duration
+		want      string
+	}{
+		{"short", time.Minute, "after"},
+		{"long", 0, "before"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(d time.Duration) { replayHeadStart = d }(replayHeadStart)
+			replayHeadStart = c.headStart
+			home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
+			cli := filepath.Join(dir, "claude")
+			script := "#!/bin/sh\nif [ -e " + dir + "/replayed ]; then echo after; else echo before; fi > " + dir + "/order\nexec sleep 60\n"
+			if err := os.WriteFile(cli, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The updates the replay sends, counted on a client of its own.
+			want := len(mustReplay(t, path))
+			rc := newReplayClientConfig(t, Config{Executable: cli, Env: []string{"HOME=" + home}, StartupTimeout: time.Minute})
+			writes := 0
+			rc.onWritten = func(n int) {
+				if n >= want {
+					_ = os.WriteFile(filepath.Join(dir, "replayed"), nil, 0o600)
+					return
+				}
+				// A long replay: from its second write of updates on, it
+				// waits (10 s at most) for the CLI it should have started.
+				if n == 0 {
+					return
+				}
+				if writes++; c.want == "before" && writes >= 2 {
+					waitForFile(filepath.Join(dir, "order"), 10*time.Second)
+				}
+			}
+			ctx := context.Background()
+			if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
+				t.Fatal(err)
+			}
+			loaded := make(chan error, 1)
+			go func() {
+				loaded <- rc.client.Call(ctx, acp.MethodSessionLoad, &acp.LoadSessionRequest{
+					SessionID: acp.SessionID(st.SessionID), Cwd: cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{})
+			}()
+			order := waitForFile(filepath.Join(dir, "order"), 30*time.Second)
+			if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(st.SessionID)}, &acp.CloseSessionResponse{}); err != nil {
+				t.Fatal(err)
+			}
+			<-loaded
+			if got := strings.TrimSpace(string(order)); got != c.want {
+				t.Errorf("the CLI started %q the agent had written the whole replay (%d updates), want %q", got, want, c.want)
+			}
+		})
+	}
+}
+
+// mustReplay replays the transcript at path on a client of its own.
+func mustReplay(t *testing.T, path string) []acp.SessionUpdate {
+	_, us := newReplayClient(t).replay(t, path)
+	return us
+}
+
+// waitForFile returns the contents of the file at path once it has some,
+// or nothing after d.
+func waitForFile(path string, d time.Duration) []byte {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(path); len(b) > 0 {
+			return b
+		}
+	}
+	return nil
 }

@@ -43,7 +43,7 @@ func BenchmarkTranslateTextDelta(b *testing.B) {
 		n++
 	}
 	b.StopTimer()
-	if got := written.Load(); got < int64(n) {
+	if got := written.n.Load(); got < int64(n) {
 		b.Fatalf("%d notifications for %d frames", got, n)
 	}
 }
