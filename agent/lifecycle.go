@@ -362,9 +362,18 @@ func (s *session) waitStart() *startOutcome {
 	return o
 }
 
-// failed reports, without waiting, a start that has failed.
+// failed reports, without waiting, a start that has failed, or a
+// deferred start's session that closed.
 func (o *startOutcome) failed() error {
-	if !o.got && o.deferred == nil {
+	if s := o.deferred; s != nil {
+		select {
+		case <-s.quit:
+			return errSessionClosed
+		default:
+			return nil
+		}
+	}
+	if !o.got {
 		select {
 		case o.err = <-o.ch:
 			o.got = true
