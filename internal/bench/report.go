@@ -126,9 +126,9 @@ func sections(cfg Config) []section {
 		}},
 		{title: fmt.Sprintf("2. Per turn, warm session (median of %d turns)", userTurns-1+cfg.Turns), rows: []row{
 			{"prompt → first chunk (bare CLI: user message → first delta)", kTurnFirst, ms, true},
-			{"  adapter overhead, first text", kOverFirst, ms, false},
+			{"  adapter overhead, first text (paired turns)", kOverFirst, ms, false},
 			{"prompt → answer (bare CLI: → result)", kTurnDone, ms, true},
-			{"  adapter overhead per turn", kOverDone, ms, false},
+			{"  adapter overhead per turn (paired turns)", kOverDone, ms, false},
 			{"  adapter overhead per streamed chunk (from section 4)", kOverChunk, us, false},
 		}},
 		{title: "3. Resources after the 5-turn run", rows: []row{
@@ -544,7 +544,11 @@ const documentHead = "# Benchmarks\n\n" +
 
 const documentTail = "\n" +
 	"TS / Go is the reference's median over ours: above 1, the reference takes that many times more time, " +
-	"memory or requests. Overheads are each adapter's median minus the bare CLI's in the same iteration; " +
+	"memory or requests. A warm turn's overheads (first text, answer) are measured turn by turn: the adapter " +
+	"and the bare CLI run side by side, each with its own fake API and idle while the other works, their " +
+	"prompts alternate, and each iteration's figure is the median of the pairs' differences, so that the " +
+	"machine's change of speed between runs falls on both alike. The other overheads are each adapter's " +
+	"median minus the bare CLI's in the same iteration; " +
 	"the per-chunk overhead is the streaming turn's extra time over the bare CLI divided by the deltas, and " +
 	"the adapter's own CPU per chunk is what relaying costs it. A negative overhead means the adapter's " +
 	"cost is below the CLI's own run-to-run spread (a few ms per turn on a shared 2-core machine); the " +

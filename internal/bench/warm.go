@@ -1,0 +1,76 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// warmPairsRun measures what a warm turn costs the adapter over the bare
+// CLI, turn by turn: the adapter (argv) and the bare CLI run side by side,
+// each with a fake API and a sandbox of its own and idle while the other
+// works, and their prompts alternate (ABBA: the adapter first in every
+// other pair). Taken from separate runs minutes apart, the difference moved
+// by ±5 ms with the machine's speed (the same binary gave +3.9, −4.7 and
+// +6.1 ms in three runs); the difference of two turns a second apart does
+// not. It returns the medians of the pairs' differences: to the first text
+// and to the answer.
+func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (first, done float64, err error) {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	api, sb, err := newWorld(cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer api.Close()
+	a, err := startAdapter(argv, sb)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer a.close(cfg.closeTimeout())
+	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
+	if _, err := a.initialize(ctx); err != nil {
+		return 0, 0, err
+	}
+	sid, err := a.newSession(ctx, sb.work)
+	if err != nil {
+		return 0, 0, err
+	}
+	bareAPI, bareSB, err := newWorld(cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer bareAPI.Close()
+	b, err := startBare(cfg.CLI, cfg.bare, bareSB)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer b.close(cfg.closeTimeout())
+	defer context.AfterFunc(ctx, func() { killGroup(b.cmd.Process.Pid) })()
+	ours := func(text string) (turn, error) { return a.prompt(ctx, sid, text) }
+	// The first turn of each is not warm: its CLI is still starting.
+	for _, run := range []func(string) (turn, error){ours, b.turn} {
+		if _, err := run("warm up: say hello"); err != nil {
+			return 0, 0, err
+		}
+	}
+	var firsts, dones []float64
+	for i := range cfg.WarmPairs {
+		var t [2]turn // the adapter's, the bare CLI's
+		for j := range 2 {
+			k := (i + j) % 2 // ABBA
+			settle(a.cmd.Process.Pid, 3*time.Second)
+			settle(b.cmd.Process.Pid, 3*time.Second)
+			run := ours
+			if k == 1 {
+				run = b.turn
+			}
+			if t[k], err = run(fmt.Sprintf("paired turn %d: say hello", i+1)); err != nil {
+				return 0, 0, err
+			}
+		}
+		firsts = append(firsts, (t[0].toFirst() - t[1].toFirst()).Seconds())
+		dones = append(dones, (t[0].toDone() - t[1].toDone()).Seconds())
+	}
+	return median(firsts), median(dones), nil
+}
