@@ -139,7 +139,7 @@ func sections(cfg Config) []section {
 		}},
 		{title: fmt.Sprintf("4. Streaming: one turn of %d text deltas", cfg.Deltas), rows: []row{
 			{"prompt → answer, every chunk relayed", kStreamDone, ms, true},
-			{"  turn time, ratio to the bare CLI (same iteration)", kRatioStream, ratio, false},
+			{"  turn time, ratio to the bare CLI (same iteration, paired turns)", kRatioStream, ratio, false},
 			{"chunks the client received", kStreamChunks, count, true},
 			{"adapter CPU during the turn, own process", kStreamCPU, cpuSec, false},
 			{"  adapter CPU per relayed chunk", kStreamCPUPerChunk, us, false},
@@ -547,7 +547,8 @@ const documentTail = "\n" +
 	"memory or requests. A warm turn's overheads (first text, answer) are measured turn by turn: the adapter " +
 	"and the bare CLI run side by side, each with its own fake API and idle while the other works, their " +
 	"prompts alternate, and each iteration's figure is the median of the pairs' differences, so that the " +
-	"machine's change of speed between runs falls on both alike. The other overheads are each adapter's " +
+	"machine's change of speed between runs falls on both alike; the streaming turn's ratio to the bare " +
+	"CLI is the median of the main runs' ratio and of two such pairs of streaming turns. The other overheads are each adapter's " +
 	"median minus the bare CLI's in the same iteration; " +
 	"the per-chunk overhead is the streaming turn's extra time over the bare CLI divided by the deltas, and " +
 	"the adapter's own CPU per chunk is what relaying costs it. A negative overhead means the adapter's " +

@@ -138,9 +138,9 @@ func TestPairMedians(t *testing.T) {
 	if m[kRatioStart] != 1.1 {
 		t.Errorf("overBare replaced the paired ratio: %v", m[kRatioStart])
 	}
-	m = sample{kTurnFirst: 0.05, kTurnDone: 0.06, kOverFirst: 0.001, kOverDone: 0.002}
-	overBare(m, sample{kTurnFirst: 0.04, kTurnDone: 0.05}, 1)
-	if m[kOverFirst] != 0.001 || m[kOverDone] != 0.002 {
-		t.Errorf("overBare replaced the paired warm-turn overheads: %v, %v", m[kOverFirst], m[kOverDone])
+	m = sample{kTurnFirst: 0.05, kTurnDone: 0.06, kOverFirst: 0.001, kOverDone: 0.002, kStreamDone: 1, kRatioStream: 1.05}
+	overBare(m, sample{kTurnFirst: 0.04, kTurnDone: 0.05, kStreamDone: 0.5}, 1)
+	if m[kOverFirst] != 0.001 || m[kOverDone] != 0.002 || m[kRatioStream] != 1.05 {
+		t.Errorf("overBare replaced the paired figures: %v, %v, %v", m[kOverFirst], m[kOverDone], m[kRatioStream])
 	}
 }

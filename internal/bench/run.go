@@ -157,12 +157,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				continue
 			}
 			start := time.Now()
-			first, done, err := warmPairsRun(ctx, &cfg, adapters[sys])
+			first, done, stream, err := warmPairsRun(ctx, &cfg, adapters[sys])
 			if err != nil {
 				return nil, fmt.Errorf("bench: iteration %d, %s warm pairs: %w", i+1, sys, err)
 			}
 			fmt.Fprintf(cfg.Log, "iteration %d: %s warm turn pairs in %.1fs\n", i+1, sys, time.Since(start).Seconds())
-			got[sys][kOverFirst], got[sys][kOverDone] = first, done // overBare keeps them
+			// overBare keeps these; the streaming ratio is the median of
+			// the pairs' and the main runs'.
+			got[sys][kOverFirst], got[sys][kOverDone] = first, done
+			got[sys][kRatioStream] = median(append(stream, got[sys][kStreamDone]/got[Bare][kStreamDone]))
 		}
 		replay := func(rc replayCase) func(context.Context, *Config, []string) (sample, error) {
 			return func(ctx context.Context, cfg *Config, argv []string) (sample, error) {
@@ -213,7 +216,9 @@ func overBare(m, bare sample, deltas int) {
 	if _, paired := m[kRatioStart]; !paired { // coldPairs sets it
 		m[kRatioStart] = m[kFirst] / bare[kFirst]
 	}
-	m[kRatioStream] = m[kStreamDone] / bare[kStreamDone]
+	if _, paired := m[kRatioStream]; !paired { // warmPairsRun sets it
+		m[kRatioStream] = m[kStreamDone] / bare[kStreamDone]
+	}
 }
 
 func timed(log io.Writer, i int, sys, what string, f func() (sample, error)) (sample, error) {
