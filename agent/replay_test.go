@@ -98,6 +98,22 @@ func (rc *replayClient) replay(t *testing.T, path string) (mode string, us []acp
 	return mode, rc.updates
 }
 
+// startLoad initializes the agent and sends a session/load of the stored
+// session id without waiting for its answer, which comes on the channel.
+func (rc *replayClient) startLoad(t *testing.T, id, cwd string) <-chan error {
+	t.Helper()
+	ctx := context.Background()
+	if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	loaded := make(chan error, 1)
+	go func() {
+		loaded <- rc.client.Call(ctx, acp.MethodSessionLoad, &acp.LoadSessionRequest{
+			SessionID: acp.SessionID(id), Cwd: cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{})
+	}()
+	return loaded
+}
+
 func (rc *replayClient) count() int {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -216,14 +232,7 @@ func TestLoadDoesNotHoldTheConnection(t *testing.T) {
 	}
 	rc := newReplayClientConfig(t, Config{Executable: hang, Env: []string{"HOME=" + home}, StartupTimeout: time.Minute})
 	ctx := context.Background()
-	if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
-		t.Fatal(err)
-	}
-	loaded := make(chan error, 1)
-	go func() {
-		loaded <- rc.client.Call(ctx, acp.MethodSessionLoad, &acp.LoadSessionRequest{
-			SessionID: acp.SessionID(st.SessionID), Cwd: cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{})
-	}()
+	loaded := rc.startLoad(t, st.SessionID, cwd)
 	deadline := time.Now().Add(30 * time.Second)
 	for rc.count() < st.Active/2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -292,14 +301,7 @@ func TestLoadReplaysBeforeTheCLIStarts(t *testing.T) {
 				}
 			}
 			ctx := context.Background()
-			if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
-				t.Fatal(err)
-			}
-			loaded := make(chan error, 1)
-			go func() {
-				loaded <- rc.client.Call(ctx, acp.MethodSessionLoad, &acp.LoadSessionRequest{
-					SessionID: acp.SessionID(st.SessionID), Cwd: cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{})
-			}()
+			loaded := rc.startLoad(t, st.SessionID, cwd)
 			order := waitForFile(filepath.Join(dir, "order"), 30*time.Second)
 			if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(st.SessionID)}, &acp.CloseSessionResponse{}); err != nil {
 				t.Fatal(err)
