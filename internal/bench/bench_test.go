@@ -37,7 +37,7 @@ func TestHarnessShort(t *testing.T) {
 	var log strings.Builder
 	r, err := Run(context.Background(), Config{
 		Ours: []string{ours}, Reference: []string{ref}, CLI: cli,
-		Iterations: 1, Turns: 2, Deltas: 2000, Sessions: 3, ReplayMessages: 500, HibernateSessions: hibernateCap + 2, ColdStarts: 1, WarmPairs: 2, Log: &log,
+		Iterations: 1, Turns: 2, Deltas: 2000, Sessions: 3, ReplayMessages: 500, HibernateSessions: hibernateCap + 2, ColdStarts: 1, WarmPairs: 1, Log: &log,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log.String())

@@ -85,7 +85,7 @@ func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (first, done 
 		firsts = append(firsts, (t[0].toFirst() - t[1].toFirst()).Seconds())
 		dones = append(dones, (t[0].toDone() - t[1].toDone()).Seconds())
 	}
-	for i := range streamPairs {
+	for i := range min(streamPairs, cfg.WarmPairs) {
 		t, err := pair(i, streamPrompt)
 		if err != nil {
 			return 0, 0, nil, err
@@ -95,12 +95,13 @@ func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (first, done 
 	return median(firsts), median(dones), stream, nil
 }
 
-// streamPairs is how many pairs of streaming turns warmPairsRun times.
+// streamPairs is how many pairs of streaming turns warmPairsRun times
+// (fewer if it times fewer warm pairs).
 const streamPairs = 2
 
 // streamPairStep answers warmPairsRun's streaming turns.
 func streamPairStep(deltas int) fakeapi.Step {
 	st := streamStep(deltas)
-	st.Repeat = streamPairs
+	st.Repeat = streamPairs // more than a short run uses does no harm
 	return st
 }
