@@ -267,27 +267,3 @@ func TestFocusTwoLoads(t *testing.T) {
 			float64(seen.last.Sub(start).Microseconds())/float64(active[i]), float64(cpu.Microseconds())/float64(active[i]), after.minflt-before.minflt, time.Since(start).Round(time.Millisecond))
 	}
 }
-
-// schedNS is the CPU time of the living threads of a process, in
-// nanoseconds (/proc/<pid>/task/*/schedstat), finer than /proc's ticks,
-// and the time they were runnable but waited for a CPU.
-func schedNS(pid int) (cpu, waited time.Duration) {
-	var sum, wait time.Duration
-	dirs, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	for _, d := range dirs {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, d.Name()))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(data))
-		if len(f) > 0 {
-			n, _ := strconv.ParseInt(f[0], 10, 64)
-			sum += time.Duration(n)
-		}
-		if len(f) > 1 {
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			wait += time.Duration(n)
-		}
-	}
-	return sum, wait
-}

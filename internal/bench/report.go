@@ -540,7 +540,8 @@ const documentHead = "# Benchmarks\n\n" +
 	"The bare CLI column is the CLI driven directly over stream-json with the argv and environment our " +
 	"adapter gives it (read from /proc in a probe run before the iterations): " +
 	"the difference is the adapter's own overhead. RSS is the kernel's VmHWM of the process; CPU is " +
-	"user+system time from /proc, for the adapter alone and for its whole process tree.\n\n"
+	"user+system time from /proc, for the adapter alone and for its whole process tree; the streaming " +
+	"turn's is the adapter's threads' time from schedstat, in nanoseconds where /proc counts 10 ms ticks.\n\n"
 
 const documentTail = "\n" +
 	"TS / Go is the reference's median over ours: above 1, the reference takes that many times more time, " +

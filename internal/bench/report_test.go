@@ -2,8 +2,11 @@ package bench
 
 import (
 	"math"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMedian(t *testing.T) {
@@ -142,5 +145,32 @@ func TestPairMedians(t *testing.T) {
 	overBare(m, sample{kTurnFirst: 0.04, kTurnDone: 0.05, kStreamDone: 0.5}, 1)
 	if m[kOverFirst] != 0.001 || m[kOverDone] != 0.002 || m[kRatioStream] != 1.05 {
 		t.Errorf("overBare replaced the paired figures: %v, %v, %v", m[kOverFirst], m[kOverDone], m[kRatioStream])
+	}
+}
+
+// TestCPUBetween: the streaming turn's CPU is the threads' schedstat time,
+// unless a thread ended meanwhile (the ticks then exceed it by more than
+// sampling explains), and the ticks then.
+func TestCPUBetween(t *testing.T) {
+	at := func(ticks, ns time.Duration) treeUsage {
+		return treeUsage{self: procStat{cpu: ticks}, selfNS: ns}
+	}
+	for _, c := range []struct {
+		name          string
+		before, after treeUsage
+		want          time.Duration
+	}{
+		{"schedstat", at(0, time.Millisecond), at(140*time.Millisecond, 124*time.Millisecond), 123 * time.Millisecond},
+		{"a thread ended", at(0, time.Millisecond), at(140*time.Millisecond, 51*time.Millisecond), 140 * time.Millisecond},
+		{"no schedstat", at(10*time.Millisecond, 0), at(150*time.Millisecond, 0), 140 * time.Millisecond},
+	} {
+		if got := cpuBetween(c.before, c.after); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	if runtime.GOOS == "linux" {
+		if ns, _ := schedNS(os.Getpid()); ns <= 0 {
+			t.Errorf("schedNS of this process: %v", ns)
+		}
 	}
 }

@@ -198,7 +198,7 @@ func streamMetrics(m sample, t turn, before, after treeUsage, deltas int) {
 	m[kStreamDone] = t.toDone().Seconds()
 	m[kStreamChunks] = float64(t.chunks)
 	m[kStreamRSS] = float64(after.self.hwm)
-	m[kStreamCPU] = (after.self.cpu - before.self.cpu).Seconds()
+	m[kStreamCPU] = cpuBetween(before, after).Seconds()
 	m[kStreamCPUPerChunk] = m[kStreamCPU] / float64(deltas)
 	m[kStreamReads] = float64(after.self.syscr - before.self.syscr)
 	m[kStreamWrites] = float64(after.self.syscw - before.self.syscw)
