@@ -10,9 +10,16 @@
 //   - start-up: process start → initialize answer → session/new answer →
 //     first agent_message_chunk;
 //   - warm turns: prompt → first chunk and prompt → answer, beside the bare
-//     CLI's user message → first text delta and → result;
+//     CLI's user message → first text delta and → result; the adapter's
+//     overhead over the bare CLI from turn pairs alternating between the
+//     two, run side by side (warmPairsRun);
 //   - the adapter's peak RSS (VmHWM) and CPU seconds, alone and with its CLI;
-//   - a turn that streams 20,000 text deltas: time to relay them all;
+//   - a turn that streams 20,000 text deltas: time to relay them all, and
+//     the adapter's CPU for it from its threads' schedstat;
+//   - session/load of a synthetic and a realistic transcript: the replay,
+//     the answer, CPU and peak RSS;
+//   - hibernation: 20 sessions in one agent, with and without a cap on live
+//     CLIs;
 //   - 8 concurrent sessions in one agent: memory per extra session and turn
 //     latency under load;
 //   - model API requests per 5-turn run, from the fake API's log.
