@@ -208,7 +208,7 @@ func (a *adapter) wrap(what string, err error) error {
 }
 
 // usage measures the adapter and its descendants now.
-func (a *adapter) usage() (treeUsage, error) { return snapshotTree(a.cmd.Process.Pid) }
+func (a *adapter) usage() (treeUsage, error) { return usageOf(a.cmd.Process.Pid) }
 
 // close ends the connection the way an editor does, by closing stdin, and
 // waits for the adapter to exit; whatever is left of its process group or

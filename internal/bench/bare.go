@@ -100,7 +100,7 @@ func (b *bareCLI) wrap(err error) error {
 	return fmt.Errorf("bare CLI: %w (stderr: %s)", err, b.stderr)
 }
 
-func (b *bareCLI) usage() (treeUsage, error) { return snapshotTree(b.cmd.Process.Pid) }
+func (b *bareCLI) usage() (treeUsage, error) { return usageOf(b.cmd.Process.Pid) }
 
 // close ends the CLI by closing its stdin, as the SDK does.
 func (b *bareCLI) close(timeout time.Duration) { closeByStdin(b.cmd, b.stdin, b.out, timeout) }

@@ -124,7 +124,6 @@ func snapshotTree(root int) (treeUsage, error) {
 		return treeUsage{}, err
 	}
 	u := treeUsage{self: self, procs: 1, rss: self.rss, hwm: self.hwm, cpu: self.cpu + self.childCPU}
-	u.selfNS, _ = schedNS(root)
 	for _, st := range descendants(root) {
 		u.procs++
 		u.rss += st.rss
@@ -146,6 +145,17 @@ func cpuBetween(before, after treeUsage) time.Duration {
 		return ticks
 	}
 	return ns
+}
+
+// usageOf is snapshotTree with the root's schedstat time (selfNS), for
+// the snapshots a measurement compares; settle's polls, every 50 ms, need
+// only the tree's ticks and skip reading every thread's schedstat.
+func usageOf(root int) (treeUsage, error) {
+	u, err := snapshotTree(root)
+	if err == nil {
+		u.selfNS, _ = schedNS(root)
+	}
+	return u, err
 }
 
 // descendants returns the living descendants of root, found by their
