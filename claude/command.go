@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -39,7 +40,7 @@ func RunCommand(ctx context.Context, exe string, args, env []string) ([]byte, er
 	_ = waitExited(cmd.Process.Pid) // when it cannot, cmd.Wait waits as usual
 	err = cmd.Wait()
 	if ctx.Err() != nil {
-		return out.Bytes(), fmt.Errorf("claude: %s did not finish: %w", args, context.Cause(ctx))
+		return out.Bytes(), fmt.Errorf("claude: `claude %s` did not finish: %w", strings.Join(args, " "), context.Cause(ctx))
 	}
 	return out.Bytes(), err
 }

@@ -73,8 +73,8 @@ func TestRunCommandEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	out, err := RunCommand(ctx, "sh", []string{"-c", "sleep 30 & echo $!; wait"}, os.Environ())
-	if err == nil {
-		t.Fatal("a killed command reported success")
+	if err == nil || !strings.Contains(err.Error(), "`claude -c sleep 30") {
+		t.Fatalf("err = %v, want the command named as a claude command that did not finish", err)
 	}
 	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
 	if perr != nil {

@@ -136,7 +136,7 @@ func (rd *recordDecoder) rawString() ([]byte, string) {
 // part of (whole, quotes and all) is big enough (share) and needs no
 // unescaping.
 func (rd *recordDecoder) text(raw []byte, esc bool, whole []byte) string {
-	if !esc && rd.share(whole) && utf8.Valid(raw) {
+	if len(raw) > 0 && !esc && rd.share(whole) && utf8.Valid(raw) {
 		return unsafe.String(&raw[0], len(raw)) // raw is in rd.own, which nothing changes
 	}
 	return jsonfast.String(raw, esc)
