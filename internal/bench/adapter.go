@@ -23,6 +23,8 @@ type adapter struct {
 	start  time.Time
 	stderr *tail
 
+	unkill func() bool // stops the kill of the group when the run's context ends
+
 	mu       sync.Mutex
 	sessions map[string]*chunkCount
 	updates  map[string]int // session/update notifications by session
@@ -43,8 +45,10 @@ type chunkCount struct {
 }
 
 // startAdapter runs argv in the sandbox, in its own process group, and
-// connects the client. The start time is taken right before the fork.
-func startAdapter(argv []string, sb *sandbox) (*adapter, error) {
+// connects the client. The start time is taken right before the fork. The
+// end of ctx kills the group (a stuck adapter fails its run instead of
+// hanging the harness); close ends that.
+func startAdapter(ctx context.Context, argv []string, sb *sandbox) (*adapter, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = sb.env
 	cmd.Dir = sb.work
@@ -64,6 +68,7 @@ func startAdapter(argv []string, sb *sandbox) (*adapter, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	a.unkill = context.AfterFunc(ctx, func() { killGroup(cmd.Process.Pid) })
 	a.conn = acp.NewConn(stdout, stdin, acp.Options{Handler: acp.HandlerFunc(a.handle)})
 	return a, nil
 }
@@ -214,6 +219,7 @@ func (a *adapter) usage() (treeUsage, error) { return usageOf(a.cmd.Process.Pid)
 // waits for the adapter to exit; whatever is left of its process group or
 // of the descendants seen last is killed.
 func (a *adapter) close(timeout time.Duration) {
+	a.unkill()
 	pid := a.cmd.Process.Pid
 	before := descendants(pid)
 	_ = a.stdin.Close()

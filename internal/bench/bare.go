@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,11 +23,13 @@ type bareCLI struct {
 	out    *bufio.Reader
 	start  time.Time
 	stderr *tail
+	unkill func() bool // as adapter's
 }
 
 // startBare runs the CLI with the argv and the environment additions our
-// adapter gives it (probeAgentCLI), in sandbox sb.
-func startBare(cli string, inv cliInvocation, sb *sandbox) (*bareCLI, error) {
+// adapter gives it (probeAgentCLI), in sandbox sb; the end of ctx kills
+// its group, as startAdapter's.
+func startBare(ctx context.Context, cli string, inv cliInvocation, sb *sandbox) (*bareCLI, error) {
 	cmd := exec.Command(cli, inv.argv()...)
 	cmd.Env = append(append([]string(nil), sb.env...), inv.env...)
 	start := time.Now()
@@ -34,7 +37,8 @@ func startBare(cli string, inv cliInvocation, sb *sandbox) (*bareCLI, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bareCLI{cmd: cmd, stdin: p.stdin, out: p.out, stderr: p.stderr, start: start}
+	b := &bareCLI{cmd: cmd, stdin: p.stdin, out: p.out, stderr: p.stderr, start: start,
+		unkill: context.AfterFunc(ctx, func() { killGroup(cmd.Process.Pid) })}
 	// The handshake every SDK client performs first, and the settings query
 	// our adapter makes once the CLI is up.
 	_, err = io.WriteString(b.stdin, `{"type":"control_request","request_id":"init","request":{"subtype":"initialize"}}`+"\n"+
@@ -103,7 +107,10 @@ func (b *bareCLI) wrap(err error) error {
 func (b *bareCLI) usage() (treeUsage, error) { return usageOf(b.cmd.Process.Pid) }
 
 // close ends the CLI by closing its stdin, as the SDK does.
-func (b *bareCLI) close(timeout time.Duration) { closeByStdin(b.cmd, b.stdin, b.out, timeout) }
+func (b *bareCLI) close(timeout time.Duration) {
+	b.unkill()
+	closeByStdin(b.cmd, b.stdin, b.out, timeout)
+}
 
 // closeByStdin ends a process the way an editor ends an agent and the SDK
 // a CLI: stdin closed, its output drained until it exits, its group killed

@@ -16,12 +16,11 @@ import (
 // first agent_message_chunk.
 func runCold(ctx context.Context, cfg *Config, argv []string) (first float64, err error) {
 	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox) error {
-		a, err := startAdapter(argv, sb)
+		a, err := startAdapter(ctx, argv, sb)
 		if err != nil {
 			return err
 		}
 		defer a.close(cfg.closeTimeout())
-		defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
 		if _, err := a.initialize(ctx); err != nil {
 			return err
 		}
@@ -40,12 +39,11 @@ func runCold(ctx context.Context, cfg *Config, argv []string) (first float64, er
 // written at once, the first text delta.
 func runColdBare(ctx context.Context, cfg *Config) (first float64, err error) {
 	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox) error {
-		b, err := startBare(cfg.CLI, cfg.bare, sb)
+		b, err := startBare(ctx, cfg.CLI, cfg.bare, sb)
 		if err != nil {
 			return err
 		}
 		defer b.close(cfg.closeTimeout())
-		defer context.AfterFunc(ctx, func() { killGroup(b.cmd.Process.Pid) })()
 		t, err := b.turn("turn 1: say hello")
 		first = t.first.Sub(b.start).Seconds()
 		return err

@@ -113,7 +113,7 @@ func TestFocusRelay(t *testing.T) {
 	for range n {
 		home := t.TempDir()
 		sb := &sandbox{home: home, work: t.TempDir(), env: faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+fake)}
-		c, err := startLean([]string{ours}, sb)
+		c, err := startLean(context.Background(), []string{ours}, sb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestFocusTwoLoads(t *testing.T) {
 		}
 		ids, active = append(ids, st.SessionID), append(active, st.Active)
 	}
-	c, err := startLean(cfg.Ours, sb)
+	c, err := startLean(context.Background(), cfg.Ours, sb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,12 +58,11 @@ func hibernationRun(ctx context.Context, cfg *Config, argv []string, maxLive int
 	run := *sb
 	run.env = append(append([]string(nil), sb.env...),
 		fmt.Sprintf("CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=%d", maxLive), "CLAUDE_AGENT_ACP_IDLE_TIMEOUT=0")
-	a, err := startAdapter(argv, &run)
+	a, err := startAdapter(ctx, argv, &run)
 	if err != nil {
 		return res, err
 	}
 	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
 	if _, err := a.initialize(ctx); err != nil {
 		return res, err
 	}

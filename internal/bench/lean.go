@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,16 +25,20 @@ type leanClient struct {
 	out    *bufio.Reader
 	stderr *tail
 	nextID int
+	unkill func() bool // as adapter's
 }
 
-func startLean(argv []string, sb *sandbox) (*leanClient, error) {
+// startLean starts argv as startAdapter does (the end of ctx kills its
+// group), with the lean client.
+func startLean(ctx context.Context, argv []string, sb *sandbox) (*leanClient, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = sb.env
 	p, err := startPiped(cmd, sb)
 	if err != nil {
 		return nil, err
 	}
-	return &leanClient{cmd: cmd, stdin: p.stdin, out: p.out, stderr: p.stderr}, nil
+	return &leanClient{cmd: cmd, stdin: p.stdin, out: p.out, stderr: p.stderr,
+		unkill: context.AfterFunc(ctx, func() { killGroup(cmd.Process.Pid) })}, nil
 }
 
 // piped is a child started by startPiped: its stdin, its stdout read
@@ -156,4 +161,7 @@ func (c *leanClient) wrap(what string, err error) error {
 }
 
 // close ends the adapter as an editor does, by closing stdin.
-func (c *leanClient) close(timeout time.Duration) { closeByStdin(c.cmd, c.stdin, c.out, timeout) }
+func (c *leanClient) close(timeout time.Duration) {
+	c.unkill()
+	closeByStdin(c.cmd, c.stdin, c.out, timeout)
+}

@@ -56,12 +56,11 @@ func probeAgentCLI(ctx context.Context, cfg *Config) (cliInvocation, error) {
 		return cliInvocation{}, err
 	}
 	defer api.Close()
-	a, err := startAdapter(cfg.Ours, sb)
+	a, err := startAdapter(ctx, cfg.Ours, sb)
 	if err != nil {
 		return cliInvocation{}, err
 	}
 	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
 	if _, err := a.initialize(ctx); err != nil {
 		return cliInvocation{}, err
 	}

@@ -67,12 +67,11 @@ func runReplay(ctx context.Context, cfg *Config, argv []string, rc replayCase) (
 	if err != nil {
 		return nil, err
 	}
-	c, err := startLean(argv, sb)
+	c, err := startLean(ctx, argv, sb)
 	if err != nil {
 		return nil, err
 	}
 	defer c.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(c.cmd.Process.Pid) })()
 	if _, err := c.call(acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		return nil, err
 	}

@@ -62,12 +62,11 @@ func runAdapter(ctx context.Context, cfg *Config, argv []string) (sample, error)
 	}
 	defer api.Close()
 	api.Script(streamStep(cfg.Deltas))
-	a, err := startAdapter(argv, sb)
+	a, err := startAdapter(ctx, argv, sb)
 	if err != nil {
 		return nil, err
 	}
 	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
 	m := sample{}
 	d, err := a.initialize(ctx)
 	if err != nil {
@@ -101,12 +100,11 @@ func runBare(ctx context.Context, cfg *Config) (sample, error) {
 	}
 	defer api.Close()
 	api.Script(streamStep(cfg.Deltas))
-	b, err := startBare(cfg.CLI, cfg.bare, sb)
+	b, err := startBare(ctx, cfg.CLI, cfg.bare, sb)
 	if err != nil {
 		return nil, err
 	}
 	defer b.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(b.cmd.Process.Pid) })()
 	m := sample{}
 	err = turnScript(m, cfg, api, system{pid: b.cmd.Process.Pid, start: b.start, turn: b.turn, usage: b.usage})
 	if err != nil {
@@ -241,12 +239,11 @@ func runConcurrent(ctx context.Context, cfg *Config, argv []string) (sample, err
 		return nil, err
 	}
 	defer api.Close()
-	a, err := startAdapter(argv, sb)
+	a, err := startAdapter(ctx, argv, sb)
 	if err != nil {
 		return nil, err
 	}
 	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
 	if _, err := a.initialize(ctx); err != nil {
 		return nil, err
 	}

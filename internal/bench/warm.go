@@ -27,12 +27,11 @@ func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (first, done 
 	}
 	defer api.Close()
 	api.Script(streamPairStep(cfg.Deltas))
-	a, err := startAdapter(argv, sb)
+	a, err := startAdapter(ctx, argv, sb)
 	if err != nil {
 		return 0, 0, nil, err
 	}
 	defer a.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(a.cmd.Process.Pid) })()
 	if _, err := a.initialize(ctx); err != nil {
 		return 0, 0, nil, err
 	}
@@ -46,12 +45,11 @@ func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (first, done 
 	}
 	defer bareAPI.Close()
 	bareAPI.Script(streamPairStep(cfg.Deltas))
-	b, err := startBare(cfg.CLI, cfg.bare, bareSB)
+	b, err := startBare(ctx, cfg.CLI, cfg.bare, bareSB)
 	if err != nil {
 		return 0, 0, nil, err
 	}
 	defer b.close(cfg.closeTimeout())
-	defer context.AfterFunc(ctx, func() { killGroup(b.cmd.Process.Pid) })()
 	ours := func(text string) (turn, error) { return a.prompt(ctx, sid, text) }
 	// The first turn of each is not warm: its CLI is still starting.
 	for _, run := range []func(string) (turn, error){ours, b.turn} {
