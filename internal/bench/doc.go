@@ -12,7 +12,9 @@
 //   - warm turns: prompt → first chunk and prompt → answer, beside the bare
 //     CLI's user message → first text delta and → result; the adapter's
 //     overhead over the bare CLI from turn pairs alternating between the
-//     two, run side by side (warmPairsRun);
+//     two, run side by side (warmPairsRun), split at the fake API's
+//     arrival of the model request, and pooled over the iterations for the
+//     first-text target;
 //   - the adapter's peak RSS (VmHWM) and CPU seconds, alone and with its CLI;
 //   - a turn that streams 20,000 text deltas: time to relay them all, and
 //     the adapter's CPU for it from its threads' schedstat;

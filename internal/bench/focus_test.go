@@ -267,3 +267,53 @@ func TestFocusTwoLoads(t *testing.T) {
 			float64(seen.last.Sub(start).Microseconds())/float64(active[i]), float64(cpu.Microseconds())/float64(active[i]), after.minflt-before.minflt, time.Since(start).Round(time.Millisecond))
 	}
 }
+
+// TestFocusWarm times warm turns in pairs with the bare CLI, as
+// make bench-compare does (warmPairsRun), and logs each iteration's median
+// first-text and answer overhead. With ACPBENCH_FOCUS_B set to a second
+// binary, the iterations alternate between the two, so that a change can
+// be compared with its base in the same minutes. Opt-in:
+//
+//	ACPBENCH_FOCUS=/path/a [ACPBENCH_FOCUS_B=/path/b] [ACPBENCH_FOCUS_N=4] [ACPBENCH_FOCUS_PAIRS=12] go test -run TestFocusWarm -v ./internal/bench
+func TestFocusWarm(t *testing.T) {
+	bins := []string{os.Getenv("ACPBENCH_FOCUS")}
+	if bins[0] == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	if b := os.Getenv("ACPBENCH_FOCUS_B"); b != "" {
+		bins = append(bins, b)
+	}
+	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
+	n = max(n, 1)
+	pairs, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_PAIRS"))
+	cfg := Config{Ours: bins[:1], CLI: clitest.CLIPath(t), Deltas: 20000, WarmPairs: max(pairs, 20), Log: os.Stderr}
+	cfg.tmp = t.TempDir()
+	ctx := context.Background()
+	var err error
+	if cfg.bare, err = probeAgentCLI(ctx, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	firsts := make([][]float64, len(bins))
+	for i := range n {
+		for k, bin := range bins {
+			var line strings.Builder
+			cfg.paired = func(a, b turn, aAPI, bAPI time.Time) {
+				ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
+				fmt.Fprintf(&line, "\n\t%5.1f = %5.1f + %5.1f | %5.1f = %5.1f + %5.1f", ms(a.toFirst()), ms(aAPI.Sub(a.sent)), ms(a.first.Sub(aAPI)), ms(b.toFirst()), ms(bAPI.Sub(b.sent)), ms(b.first.Sub(bAPI)))
+			}
+			pairs, stream, err := warmPairsRun(ctx, &cfg, []string{bin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := warmMedians(pairs)
+			first, done := m[kOverFirst], m[kOverDone]
+			for _, p := range pairs {
+				firsts[k] = append(firsts[k], p.First)
+			}
+			t.Logf("iteration %d %s: first text %+.2f ms, answer %+.2f ms, stream %.3fx; pairs' first text, ms (= to the model request + from it), adapter | bare:%s", i+1, filepath.Base(bin), first*1e3, done*1e3, median(stream), line.String())
+		}
+	}
+	for k, bin := range bins {
+		t.Logf("%s: median first text %+.2f ms over %d pairs", bin, median(firsts[k])*1e3, len(firsts[k]))
+	}
+}

@@ -18,6 +18,8 @@ const (
 	kOverStart         = "over.start_first_chunk"
 	kOverFirst         = "over.turn_first_chunk"
 	kOverDone          = "over.turn_answer"
+	kOverToRequest     = "over.turn_to_request"
+	kOverFromRequest   = "over.turn_from_request"
 	kOverChunk         = "over.chunk"
 	kRSS               = "rss.self"
 	kRSSTree           = "rss.tree"
@@ -127,6 +129,8 @@ func sections(cfg Config) []section {
 		{title: fmt.Sprintf("2. Per turn, warm session (median of %d turns)", userTurns-1+cfg.Turns), rows: []row{
 			{"prompt → first chunk (bare CLI: user message → first delta)", kTurnFirst, ms, true},
 			{"  adapter overhead, first text (paired turns)", kOverFirst, ms, false},
+			{"    of which to the model request (the way in and the CLI's preparation)", kOverToRequest, ms, false},
+			{"    of which from the model request (the CLI's and the adapter's way out)", kOverFromRequest, ms, false},
 			{"prompt → answer (bare CLI: → result)", kTurnDone, ms, true},
 			{"  adapter overhead per turn (paired turns)", kOverDone, ms, false},
 			{"  adapter overhead per streamed chunk (from section 4)", kOverChunk, us, false},
@@ -287,6 +291,22 @@ type target struct {
 	met  func(r *Report) (string, bool)
 }
 
+// pooledFirst is the median first-text overhead of all sys's warm pairs,
+// every iteration's together, and how many there were. A turn's first text
+// varies by ±10 ms with the CLI's own preparation, so one iteration's
+// median of a dozen pairs moves by a few ms; a hundred pairs pin it to
+// about one.
+func pooledFirst(r *Report, sys string) (float64, int) {
+	var vs []float64
+	for _, p := range r.Pairs[sys] {
+		vs = append(vs, p.First)
+	}
+	if len(vs) == 0 {
+		return math.NaN(), 0
+	}
+	return median(vs), len(vs)
+}
+
 func med(r *Report, sys, key string) float64 {
 	s, ok := summarize(r.Samples[sys], key)
 	if !ok {
@@ -305,8 +325,12 @@ var targets = []target{
 		return mib.format(v), v <= 15<<20
 	}},
 	{"first text within 2 ms of the bare CLI (warm turn)", func(r *Report) (string, bool) {
-		v := med(r, Ours, kOverFirst)
-		return ms.format(v), v <= 2e-3
+		v, n := pooledFirst(r, Ours)
+		if n == 0 { // no pairs: the iterations' differences
+			v = med(r, Ours, kOverFirst)
+			return ms.format(v), v <= 2e-3
+		}
+		return fmt.Sprintf("%s (%d pairs)", ms.format(v), n), v <= 2e-3
 	}},
 	{"per-chunk overhead under 50 µs", func(r *Report) (string, bool) {
 		v := med(r, Ours, kOverChunk)
@@ -548,7 +572,11 @@ const documentTail = "\n" +
 	"memory or requests. A warm turn's overheads (first text, answer) are measured turn by turn: the adapter " +
 	"and the bare CLI run side by side, each with its own fake API and idle while the other works, their " +
 	"prompts alternate, and each iteration's figure is the median of the pairs' differences, so that the " +
-	"machine's change of speed between runs falls on both alike; the streaming turn's ratio to the bare " +
+	"machine's change of speed between runs falls on both alike. The first-text target takes the median of " +
+	"all iterations' pairs together: a turn's first text varies by ±10 ms with the CLI's own preparation of " +
+	"the model request, so one iteration's dozen pairs leave its median a few ms either way. The first text's " +
+	"overhead is also split at the model request, as the fake API saw it arrive: before it, the prompt's way " +
+	"to the CLI and the CLI's preparation; after it, the CLI's and the adapter's way out. The streaming turn's ratio to the bare " +
 	"CLI is the median of the main runs' ratio and of two such pairs of streaming turns. The other overheads are each adapter's " +
 	"median minus the bare CLI's in the same iteration; " +
 	"the per-chunk overhead is the streaming turn's extra time over the bare CLI divided by the deltas, and " +

@@ -174,3 +174,34 @@ func TestCPUBetween(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmPairsPooled checks the warm pairs' medians per iteration and that
+// the first-text target pools every iteration's pairs.
+func TestWarmPairsPooled(t *testing.T) {
+	m := warmMedians([]warmPair{
+		{First: 0.004, ToRequest: 0.003, FromRequest: 0.001, Done: 0.005},
+		{First: -0.010, ToRequest: -0.011, FromRequest: 0.001, Done: -0.009},
+		{First: 0.001, ToRequest: 0.0005, FromRequest: 0.0005, Done: 0.002},
+	})
+	want := sample{kOverFirst: 0.001, kOverToRequest: 0.0005, kOverFromRequest: 0.001, kOverDone: 0.002}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	// Two iterations whose own medians are 3 and 1 ms: pooled, 1.75 ms.
+	r := &Report{Pairs: map[string][]warmPair{Ours: {
+		{First: 0.003}, {First: 0.004}, {First: -0.002},
+		{First: 0.0025}, {First: 0.001}, {First: -0.003}, {First: 0.0026}, {First: -0.001},
+	}}}
+	if v, n := pooledFirst(r, Ours); n != 8 || math.Abs(v-0.00175) > 1e-9 {
+		t.Errorf("pooled first %v over %d pairs, want 0.00175 over 8", v, n)
+	}
+	for _, tg := range targets {
+		if strings.HasPrefix(tg.what, "first text within 2 ms") {
+			if got, met := tg.met(r); !met || !strings.Contains(got, "8 pairs") {
+				t.Errorf("target: %q met=%v, want met over 8 pairs", got, met)
+			}
+		}
+	}
+}

@@ -42,13 +42,18 @@ type Config struct {
 	ColdStarts int
 	// WarmPairs is how many turn pairs of the adapter and the bare CLI,
 	// alternating, time a warm turn's overhead (warmPairsRun; default
-	// 12; negative: none, the overhead is then the main runs' difference).
+	// 20 per iteration, pooled for the target; negative: none, the overhead
+	// is then the main runs' difference).
 	WarmPairs int
 	// Log receives one line per finished run; nil discards.
 	Log io.Writer
 
 	tmp  string
 	bare cliInvocation // how our adapter runs the CLI (probeAgentCLI)
+	// paired, when set, sees each warm pair's turns (the adapter's, the
+	// bare CLI's) and when each one's fake API received the turn's model
+	// request; TestFocusWarm logs them.
+	paired func(adapter, bare turn, adapterAPI, bareAPI time.Time)
 }
 
 func (c *Config) closeTimeout() time.Duration { return 10 * time.Second }
@@ -68,8 +73,11 @@ type Report struct {
 	// of the bare CLI column: our adapter's, read from the CLI it started.
 	BareArgs, BareEnv []string
 	Samples           map[string][]sample
-	Started           time.Time
-	Elapsed           time.Duration
+	// Pairs are every iteration's warm turn pairs (warmPairsRun) by
+	// system, pooled for the first-text target.
+	Pairs   map[string][]warmPair
+	Started time.Time
+	Elapsed time.Duration
 }
 
 // Run measures the systems cfg names, alternating their order every
@@ -102,7 +110,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.ColdStarts = 4
 	}
 	if cfg.WarmPairs == 0 {
-		cfg.WarmPairs = 12
+		cfg.WarmPairs = 20
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -114,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer os.RemoveAll(tmp)
 	cfg.tmp = tmp
 
-	r := &Report{Config: cfg, Machine: describeMachine(cfg), Samples: map[string][]sample{}, Started: time.Now()}
+	r := &Report{Config: cfg, Machine: describeMachine(cfg), Samples: map[string][]sample{}, Pairs: map[string][]warmPair{}, Started: time.Now()}
 	// The bare CLI runs with our adapter's argv and environment.
 	if cfg.bare, err = probeAgentCLI(ctx, &cfg); err != nil {
 		return nil, fmt.Errorf("bench: probing how the adapter runs the CLI: %w", err)
@@ -157,14 +165,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				continue
 			}
 			start := time.Now()
-			first, done, stream, err := warmPairsRun(ctx, &cfg, adapters[sys])
+			pairs, stream, err := warmPairsRun(ctx, &cfg, adapters[sys])
 			if err != nil {
 				return nil, fmt.Errorf("bench: iteration %d, %s warm pairs: %w", i+1, sys, err)
 			}
 			fmt.Fprintf(cfg.Log, "iteration %d: %s warm turn pairs in %.1fs\n", i+1, sys, time.Since(start).Seconds())
 			// overBare keeps these; the streaming ratio is the median of
 			// the pairs' and the main runs'.
-			got[sys][kOverFirst], got[sys][kOverDone] = first, done
+			maps.Copy(got[sys], warmMedians(pairs))
+			r.Pairs[sys] = append(r.Pairs[sys], pairs...)
 			got[sys][kRatioStream] = median(append(stream, got[sys][kStreamDone]/got[Bare][kStreamDone]))
 		}
 		replay := func(rc replayCase) func(context.Context, *Config, []string) (sample, error) {
