@@ -73,7 +73,10 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 			s.waitCancelledWork(ctx)
 		}
 		if path, err := a.findTranscript(id); replay != nil && err == nil {
-			if err := replay(ctx, s, path, setup, started); err != nil {
+			s.do(func() { s.q.replays++ })
+			err := replay(ctx, s, path, setup, started)
+			s.replayDone()
+			if err != nil {
 				return nil, false, err
 			}
 		}
@@ -87,6 +90,7 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		return nil, false, err
 	}
 	setup.opts.Resume = id
+	setup.replaying = replay != nil // the replay holds prompts back from the start
 	s, err = a.register(id, setup)
 	if err != nil {
 		return nil, false, err
@@ -98,6 +102,7 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		// head start is over, whichever comes first.
 		started = s.deferStart()
 		err = replay(ctx, s, path, setup, started)
+		s.replayDone()
 	} else {
 		started = s.waitStart()
 	}
@@ -305,6 +310,15 @@ func (s *session) waitCancelledWork(ctx context.Context) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// replayDone ends a replay's hold on the session's prompts: those sent
+// meanwhile go to the CLI now, or once it is up.
+func (s *session) replayDone() {
+	s.do(func() {
+		s.q.replays--
+		s.flushHeld()
+	})
 }
 
 // startOutcome is the awaited outcome of one CLI start: nil once the CLI

@@ -94,6 +94,9 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 			if err := started.failed(); err != nil {
 				return "", err
 			}
+			if replayBatchHook != nil {
+				replayBatchHook(n)
+			}
 		}
 		rp.record(rec)
 	}
@@ -108,6 +111,10 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 	a.restoreGoal(id, rp.goal.snap)
 	return rp.mode, nil
 }
+
+// replayBatchHook, when set (by tests), runs between a replay's batches of
+// updates, with the records read so far, outside the connection's hold.
+var replayBatchHook func(records int)
 
 // record replays one record of the active branch.
 func (rp *replayer) record(rec *transcript.Record) {

@@ -87,6 +87,11 @@ type turnQueue struct {
 	// quiet are closed once no cancelled work is left in the CLI
 	// (lifecycle.go: a replay waits for the cancelled turn's transcript).
 	quiet []chan struct{}
+	// replays counts session/load replays under way. A prompt sent
+	// meanwhile (a client that did not wait for the load's answer) is
+	// accepted and waits in the queue: its turn's updates would otherwise
+	// land in the middle of the history.
+	replays int
 }
 
 // sessionConfig is what the session's CLI runs with, owned by the
@@ -395,6 +400,9 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p, st) // config.go: pending settings, config and command lists
+	if s.q.replays > 0 {
+		return // the replay's end sends them (replayDone)
+	}
 	// A failed send settles its turn, which edits s.q.turns.
 	for _, t := range slices.Clone(s.q.turns) {
 		if t.phase == turnQueued {

@@ -45,6 +45,9 @@ type sessionSetup struct {
 	cwd  string
 	opts claude.Options
 	meta metaOptions // what the request's _meta set (metaopts.go)
+	// replaying: the session is made live by a session/load, whose
+	// replay holds its prompts back (turnQueue.replays) from the start.
+	replaying bool
 }
 
 func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MCPServer, meta map[string]json.RawMessage) (*sessionSetup, error) {
@@ -93,7 +96,12 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 // addSession registers a session and starts its goroutine.
 func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
-	s.do(func() { s.conf.takeMeta(setup) })
+	s.do(func() {
+		s.conf.takeMeta(setup)
+		if setup.replaying {
+			s.q.replays++ // before any prompt can find the session
+		}
+	})
 	a.mu.Lock()
 	a.sessions[id] = s
 	if a.v2 != nil && a.v2[id] == nil {

@@ -180,7 +180,7 @@ func (s *session) enqueue(t *turn) {
 // we cancelled. An interrupt stops whatever turn runs when it arrives, so a
 // message sent now could be the one it stops.
 func (q *turnQueue) holdSends(current *turn) bool {
-	return q.interrupting > 0 || current != nil && current.cancelled || len(q.cancelledIDs) > 0
+	return q.replays > 0 || q.interrupting > 0 || current != nil && current.cancelled || len(q.cancelledIDs) > 0
 }
 
 // flushHeld sends the turns holdSends held back, once nothing cancelled is

@@ -1,0 +1,167 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+)
+
+// TestPromptDuringLoadWaitsForTheReplay sends session/prompt for a session
+// whose session/load is still replaying its history (a client that did not
+// wait for the load's answer). The prompt is answered, by the one CLI the
+// load started, and none of its turn's updates comes in the middle of the
+// history: the replay holds the session's prompts back until it is done.
+// A prompt cancelled while it waits ends cancelled and never reaches the
+// CLI.
+func TestPromptDuringLoadWaitsForTheReplay(t *testing.T) {
+	t.Run("answered", func(t *testing.T) { testPromptDuringLoad(t, false) })
+	t.Run("cancelled", func(t *testing.T) { testPromptDuringLoad(t, true) })
+}
+
+func testPromptDuringLoad(t *testing.T, cancel bool) {
+	defer func(d time.Duration) { replayHeadStart = d }(replayHeadStart)
+	replayHeadStart = 0 // the CLI starts with the replay's first batch
+	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Cleanup(func() {
+		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
+			t.Errorf("fake CLIs outlived the agent: %v", alive)
+		}
+	})
+	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := len(historyUpdates(mustReplay(t, path)))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := newReplayClientConfig(t, Config{Executable: exe, Env: faultcli.Env(dir, "HOME="+home), StartupTimeout: time.Minute})
+	ctx := context.Background()
+	sid := acp.SessionID(st.SessionID)
+
+	prompted := make(chan error, 1)
+	var resp acp.PromptResponse
+	var sentToCLI bool
+	defer func() { replayBatchHook = nil }()
+	replayBatchHook = func(records int) {
+		if records != 64 {
+			return
+		}
+		replayBatchHook = nil
+		go func() {
+			prompted <- rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: sid,
+				Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: "echo typed during the load"}}}}, &resp)
+		}()
+		// Once the prompt is accepted and the CLI is up, a prompt that is
+		// not held back reaches the CLI within milliseconds.
+		s := waitLive(t, rc.a, string(sid))
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			var accepted, up bool
+			s.do(func() { accepted, up = s.q.accepted > 0, s.cli.proc != nil })
+			if accepted && up {
+				break
+			}
+		}
+		if cancel {
+			if err := rc.client.Notify(ctx, acp.MethodSessionCancel, &acp.CancelNotification{SessionID: sid}); err != nil {
+				t.Error(err)
+			}
+		}
+		for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline) && !sentToCLI; time.Sleep(5 * time.Millisecond) {
+			for _, e := range faultcli.Trace(dir) {
+				sentToCLI = sentToCLI || e.What == "frame" && strings.HasPrefix(e.Detail, "user")
+			}
+		}
+	}
+	loaded := rc.startLoad(t, st.SessionID, cwd)
+	if err := <-loaded; err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	if err := <-prompted; err != nil {
+		t.Fatalf("session/prompt sent during the load: %v", err)
+	}
+	if sentToCLI {
+		t.Errorf("the prompt went to the CLI while the history was still being replayed")
+	}
+	if cancel {
+		if resp.StopReason != acp.StopReasonCancelled {
+			t.Errorf("stop reason %q, want cancelled", resp.StopReason)
+		}
+		// The session works on: the next prompt is answered, and it is
+		// the first user message the CLI got.
+		if err := rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: sid,
+			Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: "echo after the cancel"}}}}, &resp); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt after the cancel: %v, %q", err, resp.StopReason)
+		}
+		var users []string
+		for _, e := range faultcli.Trace(dir) {
+			if e.What == "frame" && strings.HasPrefix(e.Detail, "user") {
+				users = append(users, e.Detail)
+			}
+		}
+		if len(users) != 1 {
+			t.Errorf("the CLI got %d user messages, want only the one after the cancel", len(users))
+		}
+		if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: sid}, &acp.CloseSessionResponse{}); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if resp.StopReason != acp.StopReasonEndTurn {
+		t.Errorf("stop reason %q, want end_turn", resp.StopReason)
+	}
+	rc.mu.Lock()
+	us := rc.updates
+	rc.mu.Unlock()
+	echo := -1
+	for i, u := range us {
+		if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil && strings.Contains(c.Content.Text.Text, "typed during the load") {
+			echo = i
+			break
+		}
+	}
+	if echo < 0 {
+		t.Fatalf("no chunk of the prompt's answer among %d updates", len(us))
+	}
+	if got := len(historyUpdates(us[:echo])); got != history {
+		t.Errorf("%d of the history's %d updates came before the prompt's answer, want all", got, history)
+	}
+	if pids := faultcli.PIDs(dir); len(pids) != 1 {
+		t.Errorf("%d CLIs started, want the load's one: %v", len(pids), pids)
+	}
+	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: sid}, &acp.CloseSessionResponse{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// historyUpdates are the updates of us that a replay sends: the
+// conversation, not the session's state (config, commands, usage).
+func historyUpdates(us []acp.SessionUpdate) []acp.SessionUpdate {
+	var out []acp.SessionUpdate
+	for _, u := range us {
+		if u.UserMessageChunk != nil || u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil ||
+			u.ToolCall != nil || u.ToolCallUpdate != nil || u.Plan != nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// waitLive returns the live session id once the connection has it.
+func waitLive(t *testing.T, a *connection, id string) *session {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if s := a.liveSession(id); s != nil {
+			return s
+		}
+	}
+	t.Fatalf("session %s never became live", id)
+	return nil
+}
