@@ -17,7 +17,8 @@
 //     first-text target;
 //   - the adapter's peak RSS (VmHWM) and CPU seconds, alone and with its CLI;
 //   - a turn that streams 20,000 text deltas: time to relay them all, and
-//     the adapter's CPU for it from its threads' schedstat;
+//     the adapter's CPU for it from its threads' schedstat (the median of
+//     the main run's turn and warmPairsRun's two streaming turns);
 //   - session/load of a synthetic and a realistic transcript: the replay,
 //     the answer, CPU and peak RSS;
 //   - hibernation: 20 sessions in one agent, with and without a cap on live

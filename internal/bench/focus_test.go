@@ -301,10 +301,11 @@ func TestFocusWarm(t *testing.T) {
 				ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
 				fmt.Fprintf(&line, "\n\t%5.1f = %5.1f + %5.1f | %5.1f = %5.1f + %5.1f", ms(a.toFirst()), ms(aAPI.Sub(a.sent)), ms(a.first.Sub(aAPI)), ms(b.toFirst()), ms(bAPI.Sub(b.sent)), ms(b.first.Sub(bAPI)))
 			}
-			pairs, stream, err := warmPairsRun(ctx, &cfg, []string{bin})
+			w, err := warmPairsRun(ctx, &cfg, []string{bin})
 			if err != nil {
 				t.Fatal(err)
 			}
+			pairs, stream := w.pairs, w.streamRatios
 			m := warmMedians(pairs)
 			first, done := m[kOverFirst], m[kOverDone]
 			for _, p := range pairs {

@@ -577,7 +577,8 @@ const documentTail = "\n" +
 	"the model request, so one iteration's dozen pairs leave its median a few ms either way. The first text's " +
 	"overhead is also split at the model request, as the fake API saw it arrive: before it, the prompt's way " +
 	"to the CLI and the CLI's preparation; after it, the CLI's and the adapter's way out. The streaming turn's ratio to the bare " +
-	"CLI is the median of the main runs' ratio and of two such pairs of streaming turns. The other overheads are each adapter's " +
+	"CLI is the median of the main runs' ratio and of two such pairs of streaming turns, and the adapter's CPU " +
+	"for it the median of those three turns' (one turn's swings by a third between iterations). The other overheads are each adapter's " +
 	"median minus the bare CLI's in the same iteration; " +
 	"the per-chunk overhead is the streaming turn's extra time over the bare CLI divided by the deltas, and " +
 	"the adapter's own CPU per chunk is what relaying costs it. A negative overhead means the adapter's " +

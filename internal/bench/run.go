@@ -165,16 +165,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				continue
 			}
 			start := time.Now()
-			pairs, stream, err := warmPairsRun(ctx, &cfg, adapters[sys])
+			w, err := warmPairsRun(ctx, &cfg, adapters[sys])
 			if err != nil {
 				return nil, fmt.Errorf("bench: iteration %d, %s warm pairs: %w", i+1, sys, err)
 			}
 			fmt.Fprintf(cfg.Log, "iteration %d: %s warm turn pairs in %.1fs\n", i+1, sys, time.Since(start).Seconds())
 			// overBare keeps these; the streaming ratio is the median of
 			// the pairs' and the main runs'.
-			maps.Copy(got[sys], warmMedians(pairs))
-			r.Pairs[sys] = append(r.Pairs[sys], pairs...)
-			got[sys][kRatioStream] = median(append(stream, got[sys][kStreamDone]/got[Bare][kStreamDone]))
+			maps.Copy(got[sys], warmMedians(w.pairs))
+			r.Pairs[sys] = append(r.Pairs[sys], w.pairs...)
+			got[sys][kRatioStream] = median(append(w.streamRatios, got[sys][kStreamDone]/got[Bare][kStreamDone]))
+			if len(w.streamCPU) > 0 { // the main run's and the pairs' streaming turns
+				cpu := median(append(w.streamCPU, got[sys][kStreamCPU]))
+				got[sys][kStreamCPU], got[sys][kStreamCPUPerChunk] = cpu, cpu/float64(cfg.Deltas)
+			}
 		}
 		replay := func(rc replayCase) func(context.Context, *Config, []string) (sample, error) {
 			return func(ctx context.Context, cfg *Config, argv []string) (sample, error) {

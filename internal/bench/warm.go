@@ -15,69 +15,81 @@ import (
 // other pair). Taken from separate runs minutes apart, the difference moved
 // by ±5 ms with the machine's speed (the same binary gave +3.9, −4.7 and
 // +6.1 ms in three runs); the difference of two turns a second apart does
-// not. It returns each pair's differences, and the ratios of streamPairs
-// pairs of streaming turns (the adapter's turn time over the bare CLI's),
-// timed the same way.
-func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (pairs []warmPair, stream []float64, err error) {
+// not. It returns each pair's differences, and streamPairs pairs of
+// streaming turns timed the same way.
+func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (w warmResult, err error) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	api, sb, err := newWorld(cfg)
 	if err != nil {
-		return nil, nil, err
+		return w, err
 	}
 	defer api.Close()
 	api.Script(streamPairStep(cfg.Deltas))
 	a, err := startAdapter(ctx, argv, sb)
 	if err != nil {
-		return nil, nil, err
+		return w, err
 	}
 	defer a.close(cfg.closeTimeout())
 	if _, err := a.initialize(ctx); err != nil {
-		return nil, nil, err
+		return w, err
 	}
 	sid, err := a.newSession(ctx, sb.work)
 	if err != nil {
-		return nil, nil, err
+		return w, err
 	}
 	bareAPI, bareSB, err := newWorld(cfg)
 	if err != nil {
-		return nil, nil, err
+		return w, err
 	}
 	defer bareAPI.Close()
 	bareAPI.Script(streamPairStep(cfg.Deltas))
 	b, err := startBare(ctx, cfg.CLI, cfg.bare, bareSB)
 	if err != nil {
-		return nil, nil, err
+		return w, err
 	}
 	defer b.close(cfg.closeTimeout())
 	ours := func(text string) (turn, error) { return a.prompt(ctx, sid, text) }
 	// The first turn of each is not warm: its CLI is still starting.
 	for _, run := range []func(string) (turn, error){ours, b.turn} {
 		if _, err := run("warm up: say hello"); err != nil {
-			return nil, nil, err
+			return w, err
 		}
 	}
 	// pair runs the prompt on both, the adapter first when i is even,
 	// each once both are quiet.
-	pair := func(i int, prompt string) (t [2]turn, err error) { // the adapter's, the bare CLI's
+	// cpu, if not nil, gets the adapter's CPU time for its turn.
+	pair := func(i int, prompt string, cpu *time.Duration) (t [2]turn, err error) { // the adapter's, the bare CLI's
 		for j := range 2 {
 			k := (i + j) % 2 // ABBA
 			settle(a.cmd.Process.Pid, 3*time.Second)
 			settle(b.cmd.Process.Pid, 3*time.Second)
-			run := ours
 			if k == 1 {
-				run = b.turn
+				if t[k], err = b.turn(prompt); err != nil {
+					return t, err
+				}
+				continue
 			}
-			if t[k], err = run(prompt); err != nil {
+			if cpu == nil {
+				if t[k], err = ours(prompt); err != nil {
+					return t, err
+				}
+				continue
+			}
+			before, uerr := a.usage()
+			if t[k], err = ours(prompt); err != nil {
 				return t, err
+			}
+			if after, uerr2 := a.usage(); uerr == nil && uerr2 == nil {
+				*cpu = cpuBetween(before, after)
 			}
 		}
 		return t, nil
 	}
 	for i := range cfg.WarmPairs {
-		t, err := pair(i, fmt.Sprintf("paired turn %d: say hello", i+1))
+		t, err := pair(i, fmt.Sprintf("paired turn %d: say hello", i+1), nil)
 		if err != nil {
-			return nil, nil, err
+			return w, err
 		}
 		req := [2]time.Time{mainRequestAfter(api, t[0].sent), mainRequestAfter(bareAPI, t[1].sent)}
 		if cfg.paired != nil {
@@ -88,16 +100,30 @@ func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (pairs []warm
 			p.ToRequest = (req[0].Sub(t[0].sent) - req[1].Sub(t[1].sent)).Seconds()
 			p.FromRequest = p.First - p.ToRequest
 		}
-		pairs = append(pairs, p)
+		w.pairs = append(w.pairs, p)
 	}
 	for i := range min(streamPairs, cfg.WarmPairs) {
-		t, err := pair(i, streamPrompt)
+		var cpu time.Duration
+		t, err := pair(i, streamPrompt, &cpu)
 		if err != nil {
-			return nil, nil, err
+			return w, err
 		}
-		stream = append(stream, t[0].toDone().Seconds()/t[1].toDone().Seconds())
+		w.streamRatios = append(w.streamRatios, t[0].toDone().Seconds()/t[1].toDone().Seconds())
+		if cpu > 0 {
+			w.streamCPU = append(w.streamCPU, cpu.Seconds())
+		}
 	}
-	return pairs, stream, nil
+	return w, nil
+}
+
+// warmResult is what warmPairsRun measured.
+type warmResult struct {
+	pairs []warmPair
+	// streamRatios are the streaming pairs' turn times, the adapter's over
+	// the bare CLI's; streamCPU the adapter's CPU seconds in each of its
+	// streaming turns (schedstat), more samples of what the main run's
+	// streaming turn measures once.
+	streamRatios, streamCPU []float64
 }
 
 // warmPair is what one warm turn cost the adapter over the bare CLI's turn
