@@ -19,13 +19,15 @@ import (
 // load started, and none of its turn's updates comes in the middle of the
 // history: the replay holds the session's prompts back until it is done.
 // A prompt cancelled while it waits ends cancelled and never reaches the
-// CLI.
+// CLI. The same holds for a load of a session that is live already, whose
+// CLI runs during the replay.
 func TestPromptDuringLoadWaitsForTheReplay(t *testing.T) {
-	t.Run("answered", func(t *testing.T) { testPromptDuringLoad(t, false) })
-	t.Run("cancelled", func(t *testing.T) { testPromptDuringLoad(t, true) })
+	t.Run("answered", func(t *testing.T) { testPromptDuringLoad(t, false, false) })
+	t.Run("cancelled", func(t *testing.T) { testPromptDuringLoad(t, true, false) })
+	t.Run("live session", func(t *testing.T) { testPromptDuringLoad(t, false, true) })
 }
 
-func testPromptDuringLoad(t *testing.T, cancel bool) {
+func testPromptDuringLoad(t *testing.T, cancel, live bool) {
 	defer func(d time.Duration) { replayHeadStart = d }(replayHeadStart)
 	replayHeadStart = 0 // the CLI starts with the replay's first batch
 	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
@@ -47,6 +49,14 @@ func testPromptDuringLoad(t *testing.T, cancel bool) {
 	ctx := context.Background()
 	sid := acp.SessionID(st.SessionID)
 
+	if live { // loaded once already: the second load replays beside its running CLI
+		if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
+			t.Fatalf("first session/load: %v", err)
+		}
+		rc.mu.Lock()
+		rc.updates = nil
+		rc.mu.Unlock()
+	}
 	prompted := make(chan error, 1)
 	var resp acp.PromptResponse
 	var sentToCLI bool

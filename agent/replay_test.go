@@ -28,8 +28,9 @@ type replayClient struct {
 	// onWritten, if set, is called in the agent's write of its output,
 	// once the client has read it, with the session/update lines the agent
 	// wrote so far.
-	onWritten func(n int)
-	stop      func()
+	onWritten   func(n int)
+	stop        func()
+	initialized bool // startLoad sent initialize
 }
 
 // watchedOutput is the agent's end of a replayClient's pipe.
@@ -98,13 +99,17 @@ func (rc *replayClient) replay(t *testing.T, path string) (mode string, us []acp
 	return mode, rc.updates
 }
 
-// startLoad initializes the agent and sends a session/load of the stored
-// session id without waiting for its answer, which comes on the channel.
+// startLoad initializes the agent (the first time) and sends a
+// session/load of the stored session id without waiting for its answer,
+// which comes on the channel.
 func (rc *replayClient) startLoad(t *testing.T, id, cwd string) <-chan error {
 	t.Helper()
 	ctx := context.Background()
-	if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
-		t.Fatal(err)
+	if !rc.initialized {
+		if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
+			t.Fatal(err)
+		}
+		rc.initialized = true
 	}
 	loaded := make(chan error, 1)
 	go func() {
