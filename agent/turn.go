@@ -176,9 +176,10 @@ func (s *session) enqueue(t *turn) {
 }
 
 // holdSends reports whether a new message must wait before it goes to the
-// CLI: an interrupt is on its way, or the CLI may still start or run a turn
-// we cancelled. An interrupt stops whatever turn runs when it arrives, so a
-// message sent now could be the one it stops.
+// CLI: a session/load is still replaying the history (the turn would land
+// in its middle), an interrupt is on its way, or the CLI may still start or
+// run a turn we cancelled. An interrupt stops whatever turn runs when it
+// arrives, so a message sent now could be the one it stops.
 func (q *turnQueue) holdSends(current *turn) bool {
 	return q.replays > 0 || q.interrupting > 0 || current != nil && current.cancelled || len(q.cancelledIDs) > 0
 }
