@@ -15,18 +15,19 @@ import (
 // live already is replayed and keeps its CLI, or gets a new one if the
 // request changes its cwd, directories or MCP servers (fingerprint.go).
 func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
-	var mode string
 	replay := func(ctx context.Context, s *session, path string, setup *sessionSetup, started *startOutcome) error {
-		m, err := a.replay(ctx, s.id, path, setup, started)
-		mode = m
+		mode, err := a.replay(ctx, s.id, path, setup, started)
+		if err == nil && setup.replaying {
+			// A session this load made live takes its last prompt's mode
+			// before the replay lets prompts through: one sent during the
+			// replay runs in that mode too.
+			a.restoreMode(ctx, s, mode)
+		}
 		return err
 	}
-	s, fresh, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, p.Meta, replay)
+	s, _, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, p.Meta, replay)
 	if err != nil {
 		return nil, err
-	}
-	if fresh {
-		a.restoreMode(ctx, s, mode)
 	}
 	modes, opts := a.state(s)
 	return &acp.LoadSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil

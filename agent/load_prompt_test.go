@@ -20,14 +20,24 @@ import (
 // history: the replay holds the session's prompts back until it is done.
 // A prompt cancelled while it waits ends cancelled and never reaches the
 // CLI. The same holds for a load of a session that is live already, whose
-// CLI runs during the replay.
+// CLI runs during the replay. A prompt held back runs in the permission
+// mode the load restores (the history's last prompt's).
 func TestPromptDuringLoadWaitsForTheReplay(t *testing.T) {
-	t.Run("answered", func(t *testing.T) { testPromptDuringLoad(t, false, false) })
-	t.Run("cancelled", func(t *testing.T) { testPromptDuringLoad(t, true, false) })
-	t.Run("live session", func(t *testing.T) { testPromptDuringLoad(t, false, true) })
+	t.Run("answered", func(t *testing.T) { testPromptDuringLoad(t, loadCase{}) })
+	t.Run("cancelled", func(t *testing.T) { testPromptDuringLoad(t, loadCase{cancel: true}) })
+	t.Run("live session", func(t *testing.T) { testPromptDuringLoad(t, loadCase{live: true}) })
+	t.Run("restored mode", func(t *testing.T) { testPromptDuringLoad(t, loadCase{mode: "acceptEdits"}) })
 }
 
-func testPromptDuringLoad(t *testing.T, cancel, live bool) {
+// loadCase is one case of TestPromptDuringLoadWaitsForTheReplay.
+type loadCase struct {
+	cancel bool   // the held prompt is cancelled
+	live   bool   // the session is live (loaded once) before the load
+	mode   string // the history's permission mode ("" default)
+}
+
+func testPromptDuringLoad(t *testing.T, c loadCase) {
+	cancel, live := c.cancel, c.live
 	defer func(d time.Duration) { replayHeadStart = d }(replayHeadStart)
 	replayHeadStart = 0 // the CLI starts with the replay's first batch
 	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
@@ -36,7 +46,7 @@ func testPromptDuringLoad(t *testing.T, cancel, live bool) {
 			t.Errorf("fake CLIs outlived the agent: %v", alive)
 		}
 	})
-	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600})
+	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600, PermissionMode: c.mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +137,17 @@ func testPromptDuringLoad(t *testing.T, cancel, live bool) {
 	}
 	if resp.StopReason != acp.StopReasonEndTurn {
 		t.Errorf("stop reason %q, want end_turn", resp.StopReason)
+	}
+	if c.mode != "" { // the CLI switched to the history's mode before it got the prompt
+		var frames []string
+		for _, e := range faultcli.Trace(dir) {
+			if e.What == "frame" && (strings.HasPrefix(e.Detail, "user") || strings.HasPrefix(e.Detail, "control_request set_permission_mode")) {
+				frames = append(frames, strings.TrimSpace(e.Detail))
+			}
+		}
+		if len(frames) == 0 || !strings.HasPrefix(frames[0], "control_request set_permission_mode") {
+			t.Errorf("the CLI got %q, want the mode set before the prompt", frames)
+		}
 	}
 	rc.mu.Lock()
 	us := rc.updates

@@ -45,8 +45,9 @@ type sessionSetup struct {
 	cwd  string
 	opts claude.Options
 	meta metaOptions // what the request's _meta set (metaopts.go)
-	// replaying: the session is made live by a session/load, whose
-	// replay holds its prompts back (turnQueue.replays) from the start.
+	// replaying: the session is made live by this session/load (not live
+	// before it), whose replay holds its prompts back (turnQueue.replays)
+	// from the start.
 	replaying bool
 }
 
