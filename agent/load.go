@@ -15,19 +15,29 @@ import (
 // live already is replayed and keeps its CLI, or gets a new one if the
 // request changes its cwd, directories or MCP servers (fingerprint.go).
 func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	var later string // a mode to restore once the CLI is up
 	replay := func(ctx context.Context, s *session, path string, setup *sessionSetup, started *startOutcome) error {
 		mode, err := a.replay(ctx, s.id, path, setup, started)
-		if err == nil && setup.replaying {
-			// A session this load made live takes its last prompt's mode
-			// before the replay lets prompts through: one sent during the
-			// replay runs in that mode too.
+		if err != nil || !setup.replaying {
+			return err
+		}
+		// A session this load made live takes its last prompt's mode
+		// before the replay lets prompts through: one sent during the
+		// replay runs in that mode too. Whether the model offers auto is
+		// known only from a CLI's models, so that waits for them.
+		if mode == claude.PermissionAuto && len(a.modelList()) == 0 {
+			later = mode
+		} else {
 			a.restoreMode(ctx, s, mode)
 		}
-		return err
+		return nil
 	}
 	s, _, err := a.reopen(ctx, string(p.SessionID), p.Cwd, p.AdditionalDirectories, p.MCPServers, p.Meta, replay)
 	if err != nil {
 		return nil, err
+	}
+	if later != "" {
+		a.restoreMode(ctx, s, later)
 	}
 	modes, opts := a.state(s)
 	return &acp.LoadSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil
