@@ -16,12 +16,13 @@ const round8Account = "\n" +
 	"\n" +
 	"Tried and dropped: not asking for `get_context_usage` after a CLI starts, the one difference in what the CLI reads (last round's tee of its stdin). Three iterations of each, alternating: +2.36, −4.76 and +1.56 ms asking, −0.85, +3.34 and +8.13 ms not asking, so no difference the noise lets through. The first `usage_update` needs the context window it answers.\n" +
 	"\n" +
-	"**Streaming CPU.** A perf profile (cpu-clock, call graphs) of the adapter beside the real CLI, cut to the second of the streaming turn:\n" +
+	"**Streaming CPU.** A perf profile (cpu-clock at 20 kHz, call graphs) of the adapter beside the real CLI, cut to the second of the streaming turn: 2,968 samples of the adapter's threads (counted with `perf script`; `perf report`'s percentages for the same window did not add up and are not used):\n" +
 	"\n" +
-	"- 82% of the adapter's samples are in the kernel;\n" +
-	"- 42% are in `finish_task_switch`, the end of a context switch. Of those, about two thirds are the sleep on the runtime's poller and one third the write that wakes the client, which takes the core;\n" +
-	"- the adapter's own code is 16%: jsonfast's string scan 1.9%, the chunk's encoding 1%, the line's copy, and the runtime's scheduler.\n" +
+	"- 57% are in the kernel;\n" +
+	"- 23% are in `finish_task_switch`, the end of a context switch. Of those, about two thirds are the sleep on the runtime's poller and one third the write that wakes the client, which takes the core;\n" +
+	"- 19% are in the Go runtime: the scheduler, the poller, the allocator and the collector;\n" +
+	"- 23% are the adapter's own code and the standard library, jsonfast's string scan first.\n" +
 	"\n" +
-	"What a chunk costs is what this VM charges for a wake-up. One streaming turn's figure moved by a third between iterations (3.7 to 7.1 µs per chunk in the first full run), so the figure is now the median of three streaming turns per iteration: the main run's and the two paired turns'. The two full runs gave 5.0 µs (3.7–7.1, one turn per iteration) and 5.1 µs (4.1–7.9, three turns), just over the 5 µs goal; last round's kept run gave 4.6. The streaming turn took 1.11× the bare CLI's in both.\n" +
+	"Most of what a chunk costs is what this VM charges for a wake-up. One streaming turn's figure moved by a third between iterations (3.7 to 7.1 µs per chunk in the first full run), so the figure is now the median of three streaming turns per iteration: the main run's and the two paired turns'. The two full runs gave 5.0 µs (3.7–7.1, one turn per iteration) and 5.1 µs (4.1–7.9, three turns), just over the 5 µs goal; last round's kept run gave 4.6. The streaming turn took 1.11× the bare CLI's in both.\n" +
 	"\n" +
-	"What is left: the CPU per chunk sits at the goal, within this VM's spread. Five sixths of it is the kernel's part of waking and sleeping. The adapter could only cut that by waking less often, and with a client that keeps up, that means holding chunks back, which the issue rules out.\n"
+	"What is left: the CPU per chunk sits at the goal, within this VM's spread. More than half of it is the kernel's part of waking and sleeping, which only waking less often would cut, and with a client that keeps up that means holding chunks back, which the issue rules out. The adapter's own code and its allocations (about a quarter of the samples, and part of the runtime's fifth) are the lever left: a third less of them would give the margin.\n"
