@@ -70,18 +70,18 @@ func warmPairsRun(ctx context.Context, cfg *Config, argv []string) (w warmResult
 				}
 				continue
 			}
-			if cpu == nil {
-				if t[k], err = ours(prompt); err != nil {
-					return t, err
-				}
-				continue
+			var before treeUsage
+			var uerr error
+			if cpu != nil { // read /proc only around the turns it is for
+				before, uerr = a.usage()
 			}
-			before, uerr := a.usage()
 			if t[k], err = ours(prompt); err != nil {
 				return t, err
 			}
-			if after, uerr2 := a.usage(); uerr == nil && uerr2 == nil {
-				*cpu = cpuBetween(before, after)
+			if cpu != nil && uerr == nil {
+				if after, err := a.usage(); err == nil {
+					*cpu = cpuBetween(before, after)
+				}
 			}
 		}
 		return t, nil
