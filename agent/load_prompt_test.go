@@ -37,7 +37,6 @@ type loadCase struct {
 }
 
 func testPromptDuringLoad(t *testing.T, c loadCase) {
-	cancel, live := c.cancel, c.live
 	defer func(d time.Duration) { replayHeadStart = d }(replayHeadStart)
 	replayHeadStart = 0 // the CLI starts with the replay's first batch
 	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
@@ -59,7 +58,7 @@ func testPromptDuringLoad(t *testing.T, c loadCase) {
 	ctx := context.Background()
 	sid := acp.SessionID(st.SessionID)
 
-	if live { // loaded once already: the second load replays beside its running CLI
+	if c.live { // loaded once already: the second load replays beside its running CLI
 		if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
 			t.Fatalf("first session/load: %v", err)
 		}
@@ -90,7 +89,7 @@ func testPromptDuringLoad(t *testing.T, c loadCase) {
 				break
 			}
 		}
-		if cancel {
+		if c.cancel {
 			if err := rc.client.Notify(ctx, acp.MethodSessionCancel, &acp.CancelNotification{SessionID: sid}); err != nil {
 				t.Error(err)
 			}
@@ -111,7 +110,7 @@ func testPromptDuringLoad(t *testing.T, c loadCase) {
 	if sentToCLI {
 		t.Errorf("the prompt went to the CLI while the history was still being replayed")
 	}
-	if cancel {
+	if c.cancel {
 		if resp.StopReason != acp.StopReasonCancelled {
 			t.Errorf("stop reason %q, want cancelled", resp.StopReason)
 		}
