@@ -400,8 +400,8 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p, st) // config.go: pending settings, config and command lists
-	if s.q.replays > 0 {
-		return // the replay's end sends them (replayDone)
+	if s.q.holdSends(s.tr.current) {
+		return // flushHeld sends them: a replay ends, cancelled work is over
 	}
 	// A failed send settles its turn, which edits s.q.turns.
 	for _, t := range slices.Clone(s.q.turns) {
