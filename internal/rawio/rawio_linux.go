@@ -19,33 +19,37 @@ func NewReader(f *os.File) io.Reader {
 	if err != nil || !nonblocking(rc) {
 		return f
 	}
-	return &reader{f: f, rc: rc}
+	return newReader(f, rc)
 }
 
 type reader struct {
 	f  *os.File
 	rc syscall.RawConn
+	// The one read in progress: its buffer and what the system call
+	// gave. They live here, not in a closure made per Read, so a read
+	// allocates nothing (one allocation per relayed chunk saved).
+	b     []byte
+	n     int
+	errno syscall.Errno
+	call  func(fd uintptr) bool // r.read, made once
 }
 
+func newReader(f *os.File, rc syscall.RawConn) *reader {
+	r := &reader{f: f, rc: rc}
+	r.call = r.read
+	return r
+}
+
+// Read is not for concurrent use (nor is an os.File's, in practice: the
+// bytes of two concurrent reads interleave).
 func (r *reader) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := r.rc.Read(func(fd uintptr) bool {
-		for {
-			m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
-			n, errno = int(m), e
-			return true
-		}
-	})
+	r.b, r.n, r.errno = b, 0, 0
+	err := r.rc.Read(r.call)
+	n, errno := r.n, r.errno
+	r.b = nil
 	switch {
 	case err != nil:
 		return 0, err
@@ -55,6 +59,23 @@ func (r *reader) Read(b []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// read is the raw read of r.b; false asks the poller to wait until fd is
+// readable.
+func (r *reader) read(fd uintptr) bool {
+	b := r.b
+	for {
+		m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		r.n, r.errno = int(m), e
+		return true
+	}
 }
 
 // NewStdout returns a writer of the descriptor of f (the process's standard
@@ -76,7 +97,7 @@ func NewStdout(f *os.File) (w io.Writer, restore func()) {
 		growPipe(nf.fd)
 	}
 	rc, _ := nf.SyscallConn()
-	wr := &writer{f: nf.File, rc: rc}
+	wr := newWriter(nf.File, rc)
 	end := nf.restore
 	return wr, func() {
 		if wr.ended.CompareAndSwap(false, true) {
@@ -180,40 +201,55 @@ type writer struct {
 	f     *os.File
 	rc    syscall.RawConn
 	ended atomic.Bool
+	// The one write in progress, as reader's read: no closure per Write.
+	b     []byte
+	done  int
+	errno syscall.Errno
+	call  func(fd uintptr) bool // w.write, made once
+}
+
+func newWriter(f *os.File, rc syscall.RawConn) *writer {
+	w := &writer{f: f, rc: rc}
+	w.call = w.write
+	return w
 }
 
 func (w *writer) Write(b []byte) (int, error) {
 	if w.ended.Load() {
 		return 0, &os.PathError{Op: "write", Path: w.f.Name(), Err: os.ErrClosed}
 	}
-	done := 0
-	var errno syscall.Errno
-	for done < len(b) {
-		err := w.rc.Write(func(fd uintptr) bool {
-			for done < len(b) {
-				m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
-				switch e {
-				case 0:
-					done += int(m)
-					continue
-				case syscall.EINTR:
-					continue
-				case syscall.EAGAIN:
-					return false
-				}
-				errno = e
-				return true
-			}
-			return true
-		})
-		if err != nil {
-			return done, err
+	w.b, w.done, w.errno = b, 0, 0
+	defer func() { w.b = nil }()
+	for w.done < len(b) {
+		if err := w.rc.Write(w.call); err != nil {
+			return w.done, err
 		}
-		if errno != 0 {
-			return done, &os.PathError{Op: "write", Path: w.f.Name(), Err: errno}
+		if w.errno != 0 {
+			return w.done, &os.PathError{Op: "write", Path: w.f.Name(), Err: w.errno}
 		}
 	}
-	return done, nil
+	return w.done, nil
+}
+
+// write writes what is left of w.b; false asks the poller to wait until
+// fd is writable.
+func (w *writer) write(fd uintptr) bool {
+	b := w.b
+	for w.done < len(b) {
+		m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[w.done])), uintptr(len(b)-w.done))
+		switch e {
+		case 0:
+			w.done += int(m)
+			continue
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		w.errno = e
+		return true
+	}
+	return true
 }
 
 // pipeSize is the buffer NewStdout asks for on the editor's pipe: the

@@ -249,3 +249,36 @@ func TestStdinWaitsInThePollerAndRestores(t *testing.T) {
 	}
 	restore() // a second call does nothing
 }
+
+// TestReadWriteAllocateNothing: a raw read or write of a ready descriptor
+// allocates nothing. Relaying a streamed chunk is one of each, so a
+// closure made per call was two allocations per chunk (issue 16).
+func TestReadWriteAllocateNothing(t *testing.T) {
+	r, w := pipe(t)
+	rd := NewReader(r)
+	if _, ok := rd.(*reader); !ok {
+		t.Fatalf("NewReader(pipe) = %T, want the raw reader", rd)
+	}
+	wr := newWriter(w, mustRawConn(t, w))
+	line, buf := []byte("a chunk\n"), make([]byte, 64)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := wr.Write(line); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := rd.Read(buf); err != nil || n != len(line) {
+			t.Fatalf("Read = %d, %v", n, err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a write and a read allocate %v times, want 0", allocs)
+	}
+}
+
+func mustRawConn(t *testing.T, f *os.File) syscall.RawConn {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc
+}
