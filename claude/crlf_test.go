@@ -37,7 +37,7 @@ func TestCRLFLines(t *testing.T) {
 	br := bufio.NewReader(strings.NewReader("{\"a\":1}\r\n\r\n{\"b\":2}\r\n{\"c\":3}"))
 	var got []string
 	for {
-		line, err := readLine(br)
+		line, _, err := readLine(br)
 		if len(line) > 0 {
 			got = append(got, string(line))
 		}

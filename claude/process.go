@@ -51,7 +51,7 @@ type Process struct {
 
 	mu     sync.Mutex
 	cond   *sync.Cond // signals changes of queue, pending, eof, draining, abandon
-	queue  []Message
+	queue  msgQueue
 	queued int // bytes in queue
 	// delivering is set while deliverLoop holds a frame it took from the
 	// queue and has not handed over yet.

@@ -32,9 +32,9 @@ func (p *Process) readLoop() {
 	br := bufio.NewReaderSize(afterExitReader{p.stdout, rawio.NewReader(p.stdout), &p.exitedNow}, 64<<10)
 	for {
 		p.waitRoom()
-		line, err := readLine(br)
+		line, owned, err := readLine(br)
 		if len(line) > 0 {
-			p.handleLine(line)
+			p.handleLine(line, owned)
 		}
 		if err != nil {
 			if errors.Is(err, errLineTooLong) {
@@ -51,10 +51,18 @@ func (p *Process) readLoop() {
 
 var errLineTooLong = errors.New("line too long")
 
-// readLine returns the next line without its line ending, in a slice the
-// caller owns. Unlike bufio.Scanner it has no small line limit.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
+// readLine returns the next line without its line ending. Unlike
+// bufio.Scanner it has no small line limit. A line that fits in br's
+// buffer, nearly every line, is br's own bytes (owned is false), valid
+// until the next read: handleLine copies what it keeps, together with
+// the frame it decodes when it can (decodeStreamFrame). A longer line is
+// a copy the caller owns.
+func readLine(br *bufio.Reader) (line []byte, owned bool, err error) {
+	frag, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return bytes.TrimSpace(frag), false, err
+	}
+	buf := bytes.Clone(frag)
 	tooLong := false
 	for {
 		frag, err := br.ReadSlice('\n')
@@ -72,9 +80,9 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			if err == nil {
 				err = errLineTooLong
 			}
-			return nil, err
+			return nil, false, err
 		}
-		return bytes.TrimSpace(buf), err
+		return bytes.TrimSpace(buf), true, err
 	}
 }
 
@@ -86,21 +94,34 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 func (p *Process) waitRoom() {
 	p.mu.Lock()
 	for !p.draining && !p.abandon && len(p.pending) == 0 &&
-		(len(p.queue) >= maxQueuedMessages || p.queued >= maxQueuedBytes) {
+		(p.queue.len() >= maxQueuedMessages || p.queued >= maxQueuedBytes) {
 		p.cond.Wait()
 	}
 	p.mu.Unlock()
 }
 
-// handleLine dispatches one stdout line.
-func (p *Process) handleLine(line []byte) {
+// handleLine dispatches one stdout line; owned says whether the line is
+// the caller's to keep (see readLine).
+func (p *Process) handleLine(line []byte, owned bool) {
 	// Most lines are streamed deltas. A line the stream_event fast path
 	// takes has that one type (it refuses duplicate keys), so it needs
 	// no scan of its envelope first: that scan, byte by byte over the
 	// event, was the largest piece of ours in a relayed chunk.
-	if ev, ok := decodeStreamEvent(line); ok {
-		p.deliver(streamEventMessage(line, ev))
-		return
+	if owned {
+		if ev, ok := decodeStreamEvent(line); ok {
+			p.deliver(streamEventMessage(line, ev))
+			return
+		}
+	} else {
+		ev, kept, ok := decodeStreamFrame(line)
+		if ok {
+			p.deliver(streamEventMessage(kept, ev))
+			return
+		}
+		if kept == nil {
+			kept = bytes.Clone(line)
+		}
+		line = kept
 	}
 	typ, _, ok := peekEnvelope(line)
 	if !ok {
@@ -136,7 +157,7 @@ func (p *Process) deliver(m Message) {
 	if r, ok := m.Body.(*ResultMessage); ok && !p.started && r.IsError {
 		p.results = append(p.results, r)
 	}
-	if len(p.queue) == 0 && !p.delivering && p.initOver && !p.abandon {
+	if p.queue.len() == 0 && !p.delivering && p.initOver && !p.abandon {
 		// Nothing is ahead of this frame: hand it straight to a consumer
 		// that is waiting, sparing the wake-up of deliverLoop (a goroutine
 		// switch per streamed chunk). Under p.mu, so deliverLoop cannot
@@ -149,7 +170,7 @@ func (p *Process) deliver(m Message) {
 		default:
 		}
 	}
-	p.queue = append(p.queue, m)
+	p.queue.push(m)
 	p.queued += len(m.Raw)
 	p.cond.Broadcast()
 	p.mu.Unlock()
@@ -176,19 +197,18 @@ func (p *Process) deliverLoop() {
 		p.delivering = false
 		// Frames wait for the initialize handshake (StartAsync): if it
 		// fails they are dropped with the process.
-		for !p.abandon && (len(p.queue) == 0 && !p.eof || !p.initOver) {
+		for !p.abandon && (p.queue.len() == 0 && !p.eof || !p.initOver) {
 			p.cond.Wait()
 		}
-		if p.abandon || len(p.queue) == 0 {
-			p.queue, p.queued = nil, 0
+		if p.abandon || p.queue.len() == 0 {
+			p.queue.drop()
+			p.queued = 0
 			p.mu.Unlock()
 			return
 		}
-		m := p.queue[0]
+		m := p.queue.pop()
 		p.delivering = true // handleLine must not overtake m
 		p.deliverSeq++
-		p.queue[0] = Message{}
-		p.queue = p.queue[1:]
 		p.queued -= len(m.Raw)
 		p.cond.Broadcast()
 		p.mu.Unlock()
@@ -228,13 +248,11 @@ func (p *Process) TryMessage() (m Message, ok bool) {
 		}
 		return m, ok
 	}
-	if len(p.queue) == 0 {
+	if p.queue.len() == 0 {
 		p.mu.Unlock()
 		return Message{}, false
 	}
-	m = p.queue[0]
-	p.queue[0] = Message{}
-	p.queue = p.queue[1:]
+	m = p.queue.pop()
 	p.queued -= len(m.Raw)
 	p.cond.Broadcast() // room for the reader
 	p.mu.Unlock()
@@ -246,7 +264,7 @@ func (p *Process) TryMessage() (m Message, ok bool) {
 func (p *Process) Backlog() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := len(p.queue)
+	n := p.queue.len()
 	if p.delivering {
 		n++
 	}
