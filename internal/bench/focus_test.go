@@ -24,7 +24,8 @@ import (
 // the figures issue 16 is about: a quick check while working on them, not
 // the report (make bench-compare writes that). Opt-in:
 //
-// (ACPBENCH_FOCUS_STREAM_ONLY=1 leaves the replays out,
+// (ACPBENCH_FOCUS_B=/path/to/another alternates a second binary with the
+// first, ACPBENCH_FOCUS_STREAM_ONLY=1 leaves the replays out,
 // ACPBENCH_FOCUS_REPLAY_ONLY=1 the streaming turn; ACPBENCH_FOCUS_TURNS=n
 // adds n warm turns and their first text; ACPBENCH_FOCUS_MSGS=n sets the
 // synthetic transcript's messages):
@@ -51,34 +52,45 @@ func TestFocus(t *testing.T) {
 	if cfg.bare, err = probeAgentCLI(ctx, &cfg); err != nil {
 		t.Fatal(err)
 	}
+	bins := []string{ours} // ACPBENCH_FOCUS_B: a second binary, alternating with the first
+	if b := os.Getenv("ACPBENCH_FOCUS_B"); b != "" {
+		bins = append(bins, b)
+	}
 	var lines []string
+	perChunk := make([][]float64, len(bins))
 	for i := range n {
-		var bare, m sample
-		for j := range 2 {
-			if os.Getenv("ACPBENCH_FOCUS_REPLAY_ONLY") != "" {
-				bare, m = sample{kStreamDone: 1}, sample{}
-				break
-			}
-			if (i+j)%2 == 0 {
-				if bare, err = runBare(ctx, &cfg); err != nil {
+		for k, bin := range bins {
+			var bare, m sample
+			for j := range 2 {
+				if os.Getenv("ACPBENCH_FOCUS_REPLAY_ONLY") != "" {
+					bare, m = sample{kStreamDone: 1}, sample{}
+					break
+				}
+				if (i+j)%2 == 0 {
+					if bare, err = runBare(ctx, &cfg); err != nil {
+						t.Fatal(err)
+					}
+				} else if m, err = runAdapter(ctx, &cfg, []string{bin}); err != nil {
 					t.Fatal(err)
 				}
-			} else if m, err = runAdapter(ctx, &cfg, cfg.Ours); err != nil {
-				t.Fatal(err)
 			}
+			perChunk[k] = append(perChunk[k], m[kStreamCPUPerChunk])
+			r, s := sample{}, sample{}
+			if os.Getenv("ACPBENCH_FOCUS_STREAM_ONLY") == "" {
+				if r, err = runReplay(ctx, &cfg, []string{bin}, realisticReplay); err != nil {
+					t.Fatal(err)
+				}
+				if s, err = runReplay(ctx, &cfg, []string{bin}, syntheticReplay); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lines = append(lines, fmt.Sprintf("%s: warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f, reads %.0f, writes %.0f; replay real %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms)",
+				filepath.Base(bin), m[kTurnFirst]*1e3, bare[kTurnFirst]*1e3, m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks], m[kStreamReads], m[kStreamWrites],
+				r["real"+rPerMsg]*1e6, r["real"+rCPUPerMsg]*1e6, r["real"+rFaults], r["real"+rAnswer]*1e3, s["replay"+rPerMsg]*1e6, s["replay"+rCPUPerMsg]*1e6, s["replay"+rFaults], s["replay"+rAnswer]*1e3))
 		}
-		r, s := sample{}, sample{}
-		if os.Getenv("ACPBENCH_FOCUS_STREAM_ONLY") == "" {
-			if r, err = runReplay(ctx, &cfg, cfg.Ours, realisticReplay); err != nil {
-				t.Fatal(err)
-			}
-			if s, err = runReplay(ctx, &cfg, cfg.Ours, syntheticReplay); err != nil {
-				t.Fatal(err)
-			}
-		}
-		lines = append(lines, fmt.Sprintf("warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f, reads %.0f, writes %.0f; replay real %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms)",
-			m[kTurnFirst]*1e3, bare[kTurnFirst]*1e3, m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks], m[kStreamReads], m[kStreamWrites],
-			r["real"+rPerMsg]*1e6, r["real"+rCPUPerMsg]*1e6, r["real"+rFaults], r["real"+rAnswer]*1e3, s["replay"+rPerMsg]*1e6, s["replay"+rCPUPerMsg]*1e6, s["replay"+rFaults], s["replay"+rAnswer]*1e3))
+	}
+	for k, bin := range bins {
+		lines = append(lines, fmt.Sprintf("%s: median cpu/chunk %.2f µs over %d turns", filepath.Base(bin), median(perChunk[k])*1e6, len(perChunk[k])))
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
 }
