@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
@@ -311,7 +310,7 @@ func str(d *jsonfast.Dec) string {
 	if !ok || len(raw) == 0 {
 		return ""
 	}
-	if esc || !utf8.Valid(raw) {
+	if esc || !d.ValidUTF8(raw) {
 		return jsonfast.String(raw, esc)
 	}
 	return unsafe.String(unsafe.SliceData(raw), len(raw))

@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
@@ -136,7 +135,7 @@ func (rd *recordDecoder) rawString() ([]byte, string) {
 // part of (whole, quotes and all) is big enough (share) and needs no
 // unescaping.
 func (rd *recordDecoder) text(raw []byte, esc bool, whole []byte) string {
-	if len(raw) > 0 && !esc && rd.share(whole) && utf8.Valid(raw) {
+	if len(raw) > 0 && !esc && rd.share(whole) && rd.d.ValidUTF8(raw) {
 		return unsafe.String(&raw[0], len(raw)) // raw is in rd.own, which nothing changes
 	}
 	return jsonfast.String(raw, esc)

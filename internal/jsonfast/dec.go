@@ -42,6 +42,7 @@ type Dec struct {
 	odd   bool
 	share bool // Str may return strings that share b (ResetShared)
 	lax   bool // strings are not validated inside (ResetLax)
+	ascii bool // the string scanned last has only ASCII bytes (ValidUTF8)
 	slow  bool // tests: Skip never takes skipContainerLax
 }
 
@@ -311,7 +312,7 @@ func (d *Dec) Str() (s string, present bool) {
 	if !ok {
 		return "", false
 	}
-	if d.share && !esc && len(raw) > 0 && utf8.Valid(raw) {
+	if d.share && !esc && len(raw) > 0 && d.ValidUTF8(raw) {
 		return unsafe.String(&raw[0], len(raw)), true
 	}
 	return String(raw, esc), true
@@ -329,10 +330,17 @@ func (d *Dec) StrLike(prevRaw []byte, prev string) (s string, present bool) {
 	if prevRaw != nil && bytes.Equal(raw, prevRaw) {
 		return prev, true
 	}
-	if d.share && !esc && len(raw) > 0 && utf8.Valid(raw) {
+	if d.share && !esc && len(raw) > 0 && d.ValidUTF8(raw) {
 		return unsafe.String(&raw[0], len(raw)), true
 	}
 	return String(raw, esc), true
+}
+
+// ValidUTF8 reports whether raw, the bytes of the string StrRaw (or a
+// method that decodes a string) returned last, is valid UTF-8. A string
+// whose scan saw only ASCII bytes is, without a second look at its bytes.
+func (d *Dec) ValidUTF8(raw []byte) bool {
+	return d.ascii || utf8.Valid(raw)
 }
 
 // String converts the raw bytes of a string as StrRaw returned them.
@@ -538,10 +546,13 @@ func (d *Dec) scanString() (end int, esc bool) {
 	}
 	b := d.b
 	i := d.i + 1
+	var seen uint64 // every byte read, or-ed: its high bits say whether one was not ASCII
 	for {
 		// Eight bytes at a time to the next byte that needs a look.
 		for i+8 <= len(b) {
-			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			x := binary.LittleEndian.Uint64(b[i:])
+			seen |= x // bytes past the stop too: at worst a string is validated needlessly
+			if m := special(x); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -554,6 +565,7 @@ func (d *Dec) scanString() (end int, esc bool) {
 		switch c := b[i]; {
 		case c == '"':
 			d.i = i + 1
+			d.ascii = seen&msb == 0
 			return i, esc
 		case c == '\\':
 			esc = true
@@ -578,6 +590,7 @@ func (d *Dec) scanString() (end int, esc bool) {
 			d.fail()
 			return 0, false
 		default:
+			seen |= uint64(c)
 			i++ // the tail of the text, under eight bytes
 		}
 	}
@@ -588,6 +601,7 @@ func (d *Dec) scanString() (end int, esc bool) {
 // is many times faster than the validating scan), and reports escapes if
 // there is any backslash.
 func (d *Dec) scanStringLax() (end int, esc bool) {
+	d.ascii = false // not looked at
 	b := d.b
 	open := d.i
 	i := open + 1

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // valid walks any text with Skip, as the fast paths do for what they do
@@ -117,4 +118,29 @@ func FuzzLax(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(laxAgrees)
+}
+
+// TestValidUTF8AfterAScan: ValidUTF8 agrees with utf8.Valid for the string
+// just scanned, ASCII or not, at any length and position of the odd byte.
+func TestValidUTF8AfterAScan(t *testing.T) {
+	for n := range 40 {
+		for _, odd := range []string{"", "é", "\xff", "\xe2\x82", "€"} {
+			for at := 0; at <= n; at += max(1, n/4) {
+				text := strings.Repeat("a", at) + odd + strings.Repeat("b", n-at)
+				for _, tail := range []string{"", "é", "\xff"} { // after the closing quote
+					var d Dec
+					d.Reset([]byte(`["` + text + `","x` + tail + `"]`))
+					d.Array()
+					d.FirstElem()
+					raw, esc, ok := d.StrRaw()
+					if !ok || esc {
+						t.Fatalf("%q: StrRaw %v %v", text, ok, esc)
+					}
+					if got, want := d.ValidUTF8(raw), utf8.Valid(raw); got != want {
+						t.Fatalf("%q: ValidUTF8 %v, utf8.Valid %v", text, got, want)
+					}
+				}
+			}
+		}
+	}
 }
