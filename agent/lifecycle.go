@@ -101,7 +101,14 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		// (replayHeadStart), which it begins when it is done or the
 		// head start is over, whichever comes first.
 		started = s.deferStart()
-		err = replay(ctx, s, path, setup, started)
+		if err = replay(ctx, s, path, setup, started); err != nil {
+			// The load failed (cancelled, unreadable, the CLI's start
+			// failed): the session goes before the replay's hold ends,
+			// so a prompt sent during the replay ends with it instead of
+			// running in a session the editor was told did not load.
+			a.drop(id, s)
+			return nil, false, startFailure(id, err)
+		}
 		s.replayDone()
 	} else {
 		started = s.waitStart()

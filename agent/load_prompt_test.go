@@ -21,19 +21,24 @@ import (
 // A prompt cancelled while it waits ends cancelled and never reaches the
 // CLI. The same holds for a load of a session that is live already, whose
 // CLI runs during the replay. A prompt held back runs in the permission
-// mode the load restores (the history's last prompt's).
+// mode the load restores (the history's last prompt's). A load the client
+// cancels while a prompt waits fails, and the prompt ends with it (an
+// error or cancelled): neither hangs, the load's CLI ends, the prompt
+// never reached it, and the session can be loaded again and prompted.
 func TestPromptDuringLoadWaitsForTheReplay(t *testing.T) {
 	t.Run("answered", func(t *testing.T) { testPromptDuringLoad(t, loadCase{}) })
 	t.Run("cancelled", func(t *testing.T) { testPromptDuringLoad(t, loadCase{cancel: true}) })
 	t.Run("live session", func(t *testing.T) { testPromptDuringLoad(t, loadCase{live: true}) })
 	t.Run("restored mode", func(t *testing.T) { testPromptDuringLoad(t, loadCase{mode: "acceptEdits"}) })
+	t.Run("load cancelled", func(t *testing.T) { testPromptDuringLoad(t, loadCase{abortLoad: true}) })
 }
 
 // loadCase is one case of TestPromptDuringLoadWaitsForTheReplay.
 type loadCase struct {
-	cancel bool   // the held prompt is cancelled
-	live   bool   // the session is live (loaded once) before the load
-	mode   string // the history's permission mode ("" default)
+	cancel    bool   // the held prompt is cancelled
+	abortLoad bool   // the client cancels the load while the prompt waits
+	live      bool   // the session is live (loaded once) before the load
+	mode      string // the history's permission mode ("" default)
 }
 
 func testPromptDuringLoad(t *testing.T, c loadCase) {
@@ -66,6 +71,8 @@ func testPromptDuringLoad(t *testing.T, c loadCase) {
 		rc.updates = nil
 		rc.mu.Unlock()
 	}
+	loadCtx, abort := context.WithCancel(ctx) // the load's: the client may cancel it
+	defer abort()
 	prompted := make(chan error, 1)
 	var resp acp.PromptResponse
 	var sentToCLI bool
@@ -94,13 +101,20 @@ func testPromptDuringLoad(t *testing.T, c loadCase) {
 				t.Error(err)
 			}
 		}
+		if c.abortLoad {
+			abort()
+		}
 		for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline) && !sentToCLI; time.Sleep(5 * time.Millisecond) {
 			for _, e := range faultcli.Trace(dir) {
 				sentToCLI = sentToCLI || e.What == "frame" && strings.HasPrefix(e.Detail, "user")
 			}
 		}
 	}
-	loaded := rc.startLoad(t, st.SessionID, cwd)
+	loaded := rc.startLoadCtx(t, loadCtx, st.SessionID, cwd)
+	if c.abortLoad {
+		testAbortedLoad(t, rc, dir, st.SessionID, cwd, loaded, prompted, &resp, &sentToCLI)
+		return
+	}
 	if err := <-loaded; err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
@@ -168,6 +182,45 @@ func testPromptDuringLoad(t *testing.T, c loadCase) {
 		t.Errorf("%d CLIs started, want the load's one: %v", len(pids), pids)
 	}
 	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: sid}, &acp.CloseSessionResponse{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testAbortedLoad is the "load cancelled" case, once the client has
+// cancelled the load while its prompt waited for the replay.
+func testAbortedLoad(t *testing.T, rc *replayClient, dir, id, cwd string, loaded, prompted <-chan error, held *acp.PromptResponse, sentToCLI *bool) {
+	t.Helper()
+	for what, ch := range map[string]<-chan error{"session/load": loaded, "the held session/prompt": prompted} {
+		select {
+		case err := <-ch:
+			if err == nil && (what == "session/load" || held.StopReason != acp.StopReasonCancelled) {
+				t.Errorf("%s succeeded (%q) after the client cancelled the load", what, held.StopReason)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s hangs after the client cancelled the load", what)
+		}
+	}
+	if *sentToCLI { // set during the replay, which is over
+		t.Errorf("the prompt went to the CLI while the history was still being replayed")
+	}
+	if alive := faultcli.WaitGone(dir, 10*time.Second); len(alive) > 0 {
+		t.Errorf("the cancelled load's CLI is still running: %v", alive)
+	}
+	for _, e := range faultcli.Trace(dir) {
+		if e.What == "frame" && strings.HasPrefix(e.Detail, "user") {
+			t.Errorf("the CLI got a user message: %q", e.Detail)
+		}
+	}
+	// The session loads again, and answers.
+	if err := <-rc.startLoad(t, id, cwd); err != nil {
+		t.Fatalf("session/load after the cancelled one: %v", err)
+	}
+	var resp acp.PromptResponse
+	if err := rc.client.Call(context.Background(), acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: acp.SessionID(id),
+		Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: "echo after the reload"}}}}, &resp); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after the reload: %v, %q", err, resp.StopReason)
+	}
+	if err := rc.client.Call(context.Background(), acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(id)}, &acp.CloseSessionResponse{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -104,9 +104,15 @@ func (rc *replayClient) replay(t *testing.T, path string) (mode string, us []acp
 // which comes on the channel.
 func (rc *replayClient) startLoad(t *testing.T, id, cwd string) <-chan error {
 	t.Helper()
-	ctx := context.Background()
+	return rc.startLoadCtx(t, context.Background(), id, cwd)
+}
+
+// startLoadCtx is startLoad with a context: cancelling it cancels the
+// load ($/cancel_request).
+func (rc *replayClient) startLoadCtx(t *testing.T, ctx context.Context, id, cwd string) <-chan error {
+	t.Helper()
 	if !rc.initialized {
-		if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
+		if err := rc.client.Call(context.Background(), acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
 			t.Fatal(err)
 		}
 		rc.initialized = true
