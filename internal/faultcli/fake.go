@@ -129,6 +129,9 @@ func (f *fake) startFault() (code int, stop bool) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "Error: injected startup failure (faultcli)")
 		return 1, true
+	case "slow":
+		time.Sleep(300 * time.Millisecond) // then starts as usual
+		return 0, false
 	case "hang":
 		io.Copy(io.Discard, os.Stdin) // until the agent gives up and kills us
 		time.Sleep(time.Hour)

@@ -69,7 +69,8 @@ const (
 	// EnvDir is the state directory (trace file, once markers).
 	EnvDir = "FAULTCLI_DIR"
 	// EnvStart injects a startup fault: "exit" (exit 1 before answering
-	// initialize, with a reason on stderr), "hang" (never answer),
+	// initialize, with a reason on stderr), "slow" (read stdin only after
+	// 300 ms, then start as usual), "hang" (never answer),
 	// "garbage" (non-JSON on stdout, then exit 1), "flood" (32 MiB on
 	// stderr, then exit 1) or "leak" (secrets on stderr, as leak-exit, then
 	// exit 1).
