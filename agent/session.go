@@ -166,6 +166,14 @@ func (s *session) run() {
 		close(s.quit)
 	}()
 	for !s.closed {
+		// While a load replays the history, the CLI's output waits in its
+		// reader (which holds the CLI back once enough has queued): a
+		// turn running in a live session goes on after the history, not
+		// in the middle of it.
+		msgs := s.cli.msgs
+		if s.q.replays > 0 {
+			msgs = nil
+		}
 		select {
 		case <-s.inbox.wake:
 			items := s.inbox.take()
@@ -179,7 +187,7 @@ func (s *session) run() {
 					m.done <- true
 				}
 			}
-		case m, ok := <-s.cli.msgs:
+		case m, ok := <-msgs:
 			if !ok {
 				s.onExit()
 				continue
