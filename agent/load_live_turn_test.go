@@ -2,15 +2,11 @@ package agent
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
 // TestLoadOfALiveSessionWhileATurnStreams: session/load of a session whose
@@ -18,25 +14,9 @@ import (
 // waits behind it, then goes on: none of the turn's chunks comes in the
 // middle of the history, and the turn ends as usual.
 func TestLoadOfALiveSessionWhileATurnStreams(t *testing.T) {
-	defer func(d time.Duration) { replayHeadStart = d }(replayHeadStart)
-	replayHeadStart = 0
-	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
-	t.Cleanup(func() {
-		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
-			t.Errorf("fake CLIs outlived the agent: %v", alive)
-		}
-	})
-	_, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := newReplayClientConfig(t, Config{Executable: exe, Env: faultcli.Env(dir, "HOME="+home), StartupTimeout: time.Minute})
+	f := newLoadFixture(t, "")
+	rc, st, cwd, sid := f.rc, f.st, f.cwd, f.sid
 	ctx := context.Background()
-	sid := acp.SessionID(st.SessionID)
 	if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
 		t.Fatalf("first session/load: %v", err)
 	}

@@ -41,27 +41,47 @@ type loadCase struct {
 	mode      string // the history's permission mode ("" default)
 }
 
-func testPromptDuringLoad(t *testing.T, c loadCase) {
-	defer func(d time.Duration) { replayHeadStart = d }(replayHeadStart)
-	replayHeadStart = 0 // the CLI starts with the replay's first batch
+// A loadFixture is an agent whose CLI is the fake of package faultcli, a
+// client of it, and a stored session of 600 messages to load.
+type loadFixture struct {
+	rc       *replayClient
+	st       transcriptgen.Stats
+	path     string // the session's transcript
+	cwd, dir string // the session's directory; faultcli's state
+	sid      acp.SessionID
+}
+
+// newLoadFixture sets one up, its history in the given permission mode
+// ("" default), with the CLI started along with a replay's first batch
+// (replayHeadStart 0, restored at the end of the test).
+func newLoadFixture(t *testing.T, mode string) *loadFixture {
+	t.Helper()
+	saved := replayHeadStart
+	t.Cleanup(func() { replayHeadStart = saved })
+	replayHeadStart = 0
 	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Cleanup(func() {
 		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
 			t.Errorf("fake CLIs outlived the agent: %v", alive)
 		}
 	})
-	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600, PermissionMode: c.mode})
+	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600, PermissionMode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
-	history := len(historyUpdates(mustReplay(t, path)))
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rc := newReplayClientConfig(t, Config{Executable: exe, Env: faultcli.Env(dir, "HOME="+home), StartupTimeout: time.Minute})
+	return &loadFixture{rc: rc, st: st, path: path, cwd: cwd, dir: dir, sid: acp.SessionID(st.SessionID)}
+}
+
+func testPromptDuringLoad(t *testing.T, c loadCase) {
+	f := newLoadFixture(t, c.mode)
+	rc, st, cwd, dir, sid := f.rc, f.st, f.cwd, f.dir, f.sid
+	history := len(historyUpdates(mustReplay(t, f.path)))
 	ctx := context.Background()
-	sid := acp.SessionID(st.SessionID)
 
 	if c.live { // loaded once already: the second load replays beside its running CLI
 		if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
