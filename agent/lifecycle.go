@@ -324,8 +324,40 @@ func (s *session) waitCancelledWork(ctx context.Context) {
 func (s *session) replayDone() {
 	s.do(func() {
 		s.q.replays--
+		if s.q.replays == 0 {
+			for _, c := range s.q.afterReplays {
+				close(c)
+			}
+			s.q.afterReplays = nil
+		}
 		s.flushHeld()
 	})
+}
+
+// waitReplays waits until no load replays the session's history, so that
+// what the session sends the editor comes after the history: the CLI's
+// output waits meanwhile (session.run), and so does a permission request
+// it sends, whose tool call the editor would otherwise see in the middle
+// of the history. false if the session closed or ctx ended first.
+func (s *session) waitReplays(ctx context.Context) bool {
+	done := make(chan struct{})
+	if !s.do(func() {
+		if s.q.replays > 0 {
+			s.q.afterReplays = append(s.q.afterReplays, done)
+		} else {
+			close(done)
+		}
+	}) {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-s.quit:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // startOutcome is the awaited outcome of one CLI start: nil once the CLI

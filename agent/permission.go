@@ -56,6 +56,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	var open *openRequest
 	var stopped bool
 	var ts *toolState
+	if !s.waitReplays(ctx) { // lifecycle.go: the history goes first
+		return claude.Deny("The session was closed."), nil
+	}
 	ok := s.do(func() {
 		ts = s.tr.subagentRequestTool(req) // subagent.go: a subagent asks
 		if ts == nil {

@@ -28,9 +28,13 @@ type replayClient struct {
 	// onWritten, if set, is called in the agent's write of its output,
 	// once the client has read it, with the session/update lines the agent
 	// wrote so far.
-	onWritten   func(n int)
-	stop        func()
-	initialized bool // startLoad sent initialize
+	onWritten func(n int)
+	// onPermission, if set before the agent asks, answers its permission
+	// requests (with the updates received so far); without it they fail
+	// as a method the client does not have.
+	onPermission func(p *acp.RequestPermissionRequest, updates int) *acp.RequestPermissionResponse
+	stop         func()
+	initialized  bool // startLoad sent initialize
 }
 
 // watchedOutput is the agent's end of a replayClient's pipe.
@@ -66,6 +70,15 @@ func newReplayClientConfig(t *testing.T, cfg Config) *replayClient {
 		rc.updates = append(rc.updates, n.Update)
 		rc.mu.Unlock()
 		return nil
+	})
+	acp.On(m, acp.MethodSessionRequestPermission, func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		rc.mu.Lock()
+		answer, n := rc.onPermission, len(rc.updates)
+		rc.mu.Unlock()
+		if answer == nil {
+			return nil, acp.NewMethodNotFound(acp.MethodSessionRequestPermission)
+		}
+		return answer(p, n), nil
 	})
 	rc.client = acp.NewConn(clientIn, clientOut, acp.Options{Handler: m})
 	rc.stop = func() {

@@ -92,6 +92,9 @@ type turnQueue struct {
 	// accepted and waits in the queue: its turn's updates would otherwise
 	// land in the middle of the history.
 	replays int
+	// afterReplays are closed once no replay is under way (replayDone):
+	// a permission request the CLI sends during a replay waits for them.
+	afterReplays []chan struct{}
 }
 
 // sessionConfig is what the session's CLI runs with, owned by the

@@ -98,6 +98,8 @@ func (w now) pollEvery(bg *bgTask, poll func(*bgTask)) {
 		select {
 		case <-bg.stop:
 			return
+		case <-w.s.quit: // the session ended: so does its poller, at once
+			return
 		case <-t.C:
 		}
 		if !w.s.do(func() { poll(bg) }) {

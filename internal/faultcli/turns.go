@@ -159,6 +159,13 @@ func (f *fake) turn(m *userMsg) {
 		os.Exit(2)
 	case "ask":
 		t.askTool(false)
+	case "ask-after": // ask-after <ms>: stream for a while, then ask
+		deadline := time.Now().Add(time.Duration(arg(1, 100)) * time.Millisecond)
+		for time.Now().Before(deadline) {
+			t.stream(".")
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.askTool(false)
 	case "tool-after-cancel":
 		t.askTool(true)
 	default:
