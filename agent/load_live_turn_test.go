@@ -16,50 +16,15 @@ import (
 // middle of the history, and the turn ends as usual.
 func TestLoadOfALiveSessionWhileATurnStreams(t *testing.T) {
 	f := newLoadFixture(t, "")
-	rc, st, cwd, sid := f.rc, f.st, f.cwd, f.sid
-	ctx := context.Background()
-	if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
-		t.Fatalf("first session/load: %v", err)
-	}
-	// A turn that streams a tagged chunk every 5 ms for a second and a half.
-	var resp acp.PromptResponse
-	prompted := make(chan error, 1)
-	go func() {
-		prompted <- rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: sid,
-			Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: "slow 1500 LIVE"}}}}, &resp)
-	}()
 	live := func(u acp.SessionUpdate) bool {
 		c := u.AgentMessageChunk
 		return c != nil && c.Content.Text != nil && strings.Contains(c.Content.Text.Text, "LIVE")
 	}
-	base := 0
-	for deadline := time.Now().Add(30 * time.Second); base == 0; time.Sleep(time.Millisecond) {
-		rc.mu.Lock()
-		for _, u := range rc.updates {
-			if live(u) {
-				base = len(rc.updates)
-				break
-			}
-		}
-		rc.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatal("the turn never streamed")
-		}
-	}
-	// The second load's replay takes a while (10 ms between batches), so
-	// that chunks streamed meanwhile would land among its updates.
-	defer func() { replayBatchHook = nil }()
-	replayBatchHook = func(int) { time.Sleep(10 * time.Millisecond) }
-	if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
-		t.Fatalf("second session/load: %v", err)
-	}
-	replayBatchHook = nil
-	if err := <-prompted; err != nil || resp.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("the streaming turn: %v, %q; want end_turn", err, resp.StopReason)
-	}
-	rc.mu.Lock()
-	us := rc.updates[base:]
-	rc.mu.Unlock()
+	// A turn that streams a tagged chunk every 5 ms for a second and a
+	// half; the second load's replay takes a while (10 ms between
+	// batches), so that chunks streamed meanwhile would land among its
+	// updates.
+	us := loadWhileATurnRuns(t, f, "slow 1500 LIVE", live, 10*time.Millisecond)
 	first, last, after := -1, -1, 0
 	for i, u := range us {
 		if len(historyUpdates([]acp.SessionUpdate{u})) == 1 && !live(u) {
@@ -84,9 +49,6 @@ func TestLoadOfALiveSessionWhileATurnStreams(t *testing.T) {
 	if after == 0 {
 		t.Error("no chunk of the streaming turn came after the history")
 	}
-	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: sid}, &acp.CloseSessionResponse{}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestPermissionAskedDuringALoadComesAfterTheHistory: the streaming turn of
@@ -95,59 +57,25 @@ func TestLoadOfALiveSessionWhileATurnStreams(t *testing.T) {
 // editor after the history's last update; answered, the turn goes on.
 func TestPermissionAskedDuringALoadComesAfterTheHistory(t *testing.T) {
 	f := newLoadFixture(t, "")
-	rc, st, cwd, sid := f.rc, f.st, f.cwd, f.sid
-	ctx := context.Background()
-	if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
-		t.Fatalf("first session/load: %v", err)
-	}
-	asked := make(chan int, 1)
-	rc.mu.Lock()
-	rc.onPermission = func(p *acp.RequestPermissionRequest, updates int) *acp.RequestPermissionResponse {
-		asked <- updates
+	asked := make(chan bool, 1)
+	f.rc.mu.Lock()
+	f.rc.onPermission = func(p *acp.RequestPermissionRequest) *acp.RequestPermissionResponse {
+		asked <- true
 		return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.SelectedPermissionOutcome{OptionID: p.Options[0].OptionID}}}
 	}
-	rc.mu.Unlock()
-	// The turn streams for 100 ms, then asks.
-	var resp acp.PromptResponse
-	prompted := make(chan error, 1)
-	go func() {
-		prompted <- rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: sid,
-			Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: "ask-after 100"}}}}, &resp)
-	}()
-	base := 0
-	for deadline := time.Now().Add(30 * time.Second); base == 0; time.Sleep(time.Millisecond) {
-		rc.mu.Lock()
-		for _, u := range rc.updates {
-			if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil && c.Content.Text.Text == "." {
-				base = len(rc.updates)
-				break
-			}
-		}
-		rc.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatal("the turn never streamed")
-		}
+	f.rc.mu.Unlock()
+	dot := func(u acp.SessionUpdate) bool {
+		c := u.AgentMessageChunk
+		return c != nil && c.Content.Text != nil && c.Content.Text.Text == "."
 	}
-	// A replay of about 200 ms (20 ms between batches): the turn asks
-	// while it runs.
-	defer func() { replayBatchHook = nil }()
-	replayBatchHook = func(int) { time.Sleep(20 * time.Millisecond) }
-	if err := <-rc.startLoad(t, st.SessionID, cwd); err != nil {
-		t.Fatalf("second session/load: %v", err)
-	}
-	replayBatchHook = nil
-	if err := <-prompted; err != nil || resp.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("the asking turn: %v, %q; want end_turn", err, resp.StopReason)
-	}
-	var at int
+	// The turn streams for 100 ms, then asks, while a replay of about
+	// 200 ms (20 ms between batches) runs.
+	us := loadWhileATurnRuns(t, f, "ask-after 100", dot, 20*time.Millisecond)
 	select {
-	case at = <-asked:
+	case <-asked:
 	default:
 		t.Fatal("the turn never asked")
 	}
-	rc.mu.Lock()
-	us := rc.updates[base:]
-	rc.mu.Unlock()
 	turns := func(u acp.SessionUpdate) bool { // the asking turn's own updates
 		if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil {
 			text := strings.TrimLeft(c.Content.Text.Text, ".") // chunks that queued up are merged
@@ -185,9 +113,54 @@ func TestPermissionAskedDuringALoadComesAfterTheHistory(t *testing.T) {
 			b, _ := json.Marshal(us[i])
 			t.Logf("%d: %.200s", i, b)
 		}
-		t.Errorf("the asking turn's tool call came at %d, in the middle of the history (%d is its last update); the request came after %d updates", tool, last, at-base)
+		t.Errorf("the asking turn's tool call came at %d, in the middle of the history (%d is its last update)", tool, last)
 	}
-	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: sid}, &acp.CloseSessionResponse{}); err != nil {
+}
+
+// loadWhileATurnRuns loads f's session, starts prompt in it, and once a
+// chunk of its turn (turnChunk) has come, loads the session again with
+// gap between the replay's batches. Once the turn has ended end_turn it
+// closes the session and returns the updates that came after the turn's
+// first chunks.
+func loadWhileATurnRuns(t *testing.T, f *loadFixture, prompt string, turnChunk func(acp.SessionUpdate) bool, gap time.Duration) []acp.SessionUpdate {
+	t.Helper()
+	rc, ctx := f.rc, context.Background()
+	if err := <-rc.startLoad(t, f.st.SessionID, f.cwd); err != nil {
+		t.Fatalf("first session/load: %v", err)
+	}
+	var resp acp.PromptResponse
+	prompted := make(chan error, 1)
+	go func() {
+		prompted <- rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: f.sid,
+			Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: prompt}}}}, &resp)
+	}()
+	base := 0
+	for deadline := time.Now().Add(30 * time.Second); base == 0; time.Sleep(time.Millisecond) {
+		rc.mu.Lock()
+		for _, u := range rc.updates {
+			if turnChunk(u) {
+				base = len(rc.updates)
+				break
+			}
+		}
+		rc.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the turn never streamed")
+		}
+	}
+	defer func() { replayBatchHook = nil }()
+	replayBatchHook = func(int) { time.Sleep(gap) }
+	if err := <-rc.startLoad(t, f.st.SessionID, f.cwd); err != nil {
+		t.Fatalf("second session/load: %v", err)
+	}
+	replayBatchHook = nil
+	if err := <-prompted; err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("the turn %q: %v, %q; want end_turn", prompt, err, resp.StopReason)
+	}
+	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: f.sid}, &acp.CloseSessionResponse{}); err != nil {
 		t.Fatal(err)
 	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.updates[base:]
 }

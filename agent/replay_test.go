@@ -30,9 +30,8 @@ type replayClient struct {
 	// wrote so far.
 	onWritten func(n int)
 	// onPermission, if set before the agent asks, answers its permission
-	// requests (with the updates received so far); without it they fail
-	// as a method the client does not have.
-	onPermission func(p *acp.RequestPermissionRequest, updates int) *acp.RequestPermissionResponse
+	// requests; without it they fail as a method the client does not have.
+	onPermission func(p *acp.RequestPermissionRequest) *acp.RequestPermissionResponse
 	stop         func()
 	initialized  bool // startLoad sent initialize
 }
@@ -73,12 +72,12 @@ func newReplayClientConfig(t *testing.T, cfg Config) *replayClient {
 	})
 	acp.On(m, acp.MethodSessionRequestPermission, func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		rc.mu.Lock()
-		answer, n := rc.onPermission, len(rc.updates)
+		answer := rc.onPermission
 		rc.mu.Unlock()
 		if answer == nil {
 			return nil, acp.NewMethodNotFound(acp.MethodSessionRequestPermission)
 		}
-		return answer(p, n), nil
+		return answer(p), nil
 	})
 	rc.client = acp.NewConn(clientIn, clientOut, acp.Options{Handler: m})
 	rc.stop = func() {
