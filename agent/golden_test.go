@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func compareGolden(t *testing.T, path string, wire []agenttest.WireLine, workDir
 	want := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	// The two directions are each ordered; how they interleave is timing.
 	for _, dir := range []string{"> ", "< ", "<= "} {
-		g, w := filterDir(got, dir), filterDir(want, dir)
+		g, w := mergeChunks(filterDir(got, dir)), mergeChunks(filterDir(want, dir))
 		for i := 0; i < len(g) || i < len(w); i++ {
 			var gl, wl string
 			if i < len(g) {
@@ -122,6 +123,51 @@ func filterDir(lines []string, dir string) []string {
 		if strings.HasPrefix(l, dir) {
 			out = append(out, l)
 		}
+	}
+	return out
+}
+
+// mergeChunks joins consecutive text chunks of one message (and kind)
+// into one line, in a form of its own: an agent that falls behind the CLI
+// sends such deltas as one chunk (agent/burst.go), so how a message's text
+// is cut into chunks is timing, not behaviour.
+func mergeChunks(lines []string) []string {
+	var out []string
+	var prev struct{ key, text string }
+	for _, l := range lines {
+		dir, body, _ := strings.Cut(l, " ")
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				SessionID string          `json:"sessionId"`
+				Update    json.RawMessage `json:"update"`
+			} `json:"params"`
+		}
+		var u struct {
+			SessionUpdate string `json:"sessionUpdate"`
+			MessageID     string `json:"messageId"`
+			Content       struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		var fields map[string]json.RawMessage
+		chunk := json.Unmarshal([]byte(body), &m) == nil && m.Method == "session/update" &&
+			json.Unmarshal(m.Params.Update, &u) == nil && json.Unmarshal(m.Params.Update, &fields) == nil &&
+			(u.SessionUpdate == "agent_message_chunk" || u.SessionUpdate == "agent_thought_chunk") &&
+			u.Content.Type == "text" && len(fields) <= 3
+		if !chunk {
+			out, prev.key = append(out, l), ""
+			continue
+		}
+		key := dir + " <" + u.SessionUpdate + " " + m.Params.SessionID + " " + u.MessageID + ">"
+		if key == prev.key {
+			prev.text += u.Content.Text
+			out[len(out)-1] = key + " " + strconv.Quote(prev.text)
+			continue
+		}
+		prev.key, prev.text = key, u.Content.Text
+		out = append(out, key+" "+strconv.Quote(prev.text))
 	}
 	return out
 }
@@ -202,4 +248,21 @@ func (n *normalizer) name(s string) string {
 	v := fmt.Sprintf("%s%d>", prefix, len(n.names)+1)
 	n.names[s] = v
 	return v
+}
+
+// TestMergeChunks: a message's text cut into chunks one way or another
+// compares equal; other lines, and chunks of other messages, stay apart.
+func TestMergeChunks(t *testing.T) {
+	chunk := func(msg, text string) string {
+		return `< {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"<session>","update":{"sessionUpdate":"agent_message_chunk","messageId":"` + msg + `","content":{"type":"text","text":"` + text + `"}}}}`
+	}
+	other := `< {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"<session>","update":{"sessionUpdate":"plan","entries":[]}}}`
+	a := mergeChunks([]string{chunk("m1", "Done "), chunk("m1", "thinking."), other, chunk("m2", "x")})
+	b := mergeChunks([]string{chunk("m1", "Done thinking."), other, chunk("m2", "x")})
+	if strings.Join(a, "\n") != strings.Join(b, "\n") || len(a) != 3 {
+		t.Errorf("merged differently:\n%s\n--\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+	if c := mergeChunks([]string{chunk("m1", "a"), chunk("m2", "b")}); len(c) != 2 {
+		t.Errorf("chunks of two messages merged: %q", c)
+	}
 }
