@@ -300,23 +300,9 @@ func (s *session) shutdown() {
 // its transcript as it stops it, so a replay right after a cancel would
 // otherwise miss the cancelled prompt.
 func (s *session) waitCancelledWork(ctx context.Context) {
-	quiet := make(chan struct{})
-	if !s.do(func() {
-		if s.q.holdSends(s.tr.current) {
-			s.q.quiet = append(s.q.quiet, quiet)
-		} else {
-			close(quiet)
-		}
-	}) {
-		return
-	}
-	t := time.NewTimer(3 * time.Second)
-	defer t.Stop()
-	select {
-	case <-quiet:
-	case <-t.C:
-	case <-ctx.Done():
-	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	s.waitFor(ctx, func() bool { return !s.q.holdSends(s.tr.current) })
 }
 
 // replayDone ends a replay's hold on the session's prompts: those sent
@@ -324,12 +310,6 @@ func (s *session) waitCancelledWork(ctx context.Context) {
 func (s *session) replayDone() {
 	s.do(func() {
 		s.q.replays--
-		if s.q.replays == 0 {
-			for _, c := range s.q.afterReplays {
-				close(c)
-			}
-			s.q.afterReplays = nil
-		}
 		s.flushHeld()
 	})
 }
@@ -340,24 +320,49 @@ func (s *session) replayDone() {
 // it sends, whose tool call the editor would otherwise see in the middle
 // of the history. false if the session closed or ctx ended first.
 func (s *session) waitReplays(ctx context.Context) bool {
-	done := make(chan struct{})
+	return s.waitFor(ctx, func() bool { return s.q.replays == 0 })
+}
+
+// A waiter is a goroutine outside the session waiting for ready to hold.
+type waiter struct {
+	ready func() bool // read on the session goroutine
+	ch    chan struct{}
+}
+
+// waitFor waits until ready holds on the session goroutine: at once, or
+// when releaseWaiters finds it so. Every change of what the conditions
+// read (replays, interrupts, cancelled work) ends in flushHeld, which
+// releases them. false if the session closed or ctx ended first.
+func (s *session) waitFor(ctx context.Context, ready func() bool) bool {
+	w := waiter{ready: ready, ch: make(chan struct{})}
 	if !s.do(func() {
-		if s.q.replays > 0 {
-			s.q.afterReplays = append(s.q.afterReplays, done)
-		} else {
-			close(done)
-		}
+		s.q.waiters = append(s.q.waiters, w)
+		s.releaseWaiters()
 	}) {
 		return false
 	}
 	select {
-	case <-done:
+	case <-w.ch:
 		return true
 	case <-s.quit:
 		return false
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// releaseWaiters wakes the waiters whose condition holds now.
+func (s *session) releaseWaiters() {
+	kept := s.q.waiters[:0]
+	for _, w := range s.q.waiters {
+		if w.ready() {
+			close(w.ch)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(s.q.waiters[len(kept):])
+	s.q.waiters = kept
 }
 
 // startOutcome is the awaited outcome of one CLI start: nil once the CLI

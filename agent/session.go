@@ -84,17 +84,15 @@ type turnQueue struct {
 	openRequests map[*turn][]*openRequest
 	// v2 reports the session's activity on v2 connections (v2turns.go).
 	v2 *v2Lifecycle
-	// quiet are closed once no cancelled work is left in the CLI
-	// (lifecycle.go: a replay waits for the cancelled turn's transcript).
-	quiet []chan struct{}
+	// waiters wait, outside the session goroutine, for a condition on
+	// its state (session.waitFor): a load for the end of cancelled work,
+	// a permission request for the end of a replay.
+	waiters []waiter
 	// replays counts session/load replays under way. A prompt sent
 	// meanwhile (a client that did not wait for the load's answer) is
 	// accepted and waits in the queue: its turn's updates would otherwise
 	// land in the middle of the history.
 	replays int
-	// afterReplays are closed once no replay is under way (replayDone):
-	// a permission request the CLI sends during a replay waits for them.
-	afterReplays []chan struct{}
 }
 
 // sessionConfig is what the session's CLI runs with, owned by the

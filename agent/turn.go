@@ -187,12 +187,7 @@ func (q *turnQueue) holdSends(current *turn) bool {
 // flushHeld sends the turns holdSends held back, once nothing cancelled is
 // left in the CLI.
 func (s *session) flushHeld() {
-	if !s.q.holdSends(s.tr.current) {
-		for _, c := range s.q.quiet {
-			close(c)
-		}
-		s.q.quiet = nil
-	}
+	s.releaseWaiters()
 	if s.cli.proc == nil || s.q.holdSends(s.tr.current) {
 		return
 	}
