@@ -564,14 +564,45 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 // the first usage_update has the right size (1M where the model has it,
 // not a guess corrected at the end of the turn). Usage is held until the
 // answer (at most 5 s); the session goroutine does not wait for it.
+//
+// The CLI computes that answer on the thread that prepares a turn's model
+// request, so a question asked while it prepares one delays the turn by
+// as much: a session's first prompt, sent right behind the handshake
+// (startPipelined), reached the model about 20 ms later (issue 16: the cold
+// first answer). While a prompt is open the question waits until the CLI
+// has begun streaming the answer, or until the turn ends if it streams
+// nothing (askWindowNow).
 func (s *session) askContextWindow(p *claude.Process) {
+	s.tr.out.sizePending = true
+	if len(s.q.turns) > 0 {
+		s.cli.windowFrom = p
+		return
+	}
+	s.cli.windowFrom = nil
+	s.beginWindowQuestion(p)
+}
+
+// askWindowNow asks the question askContextWindow put off, now that the
+// CLI has sent the turn's model request (its first streamed delta) or
+// ended the turn.
+func (s *session) askWindowNow() {
+	p := s.cli.windowFrom
+	s.cli.windowFrom = nil
+	if p != nil && p == s.cli.proc {
+		s.beginWindowQuestion(p)
+	}
+}
+
+// beginWindowQuestion sends get_context_usage to p; the answer comes back
+// to the session goroutine.
+func (s *session) beginWindowQuestion(p *claude.Process) {
 	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	call, err := p.BeginGetContextUsage(wctx)
 	cancel()
 	if err != nil {
+		s.tr.learnSize(0) // no answer coming: what was held goes out
 		return
 	}
-	s.tr.out.sizePending = true
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -29,6 +29,7 @@ func TestGoldenTranscripts(t *testing.T) {
 			h := agenttest.Start(t)
 			h.API().Script(sc.steps...)
 			sid := h.NewSession(h.Sandbox.WorkDir)
+			waitCLIUp(t, h)
 			for _, p := range sc.prompts {
 				if !sc.cancel {
 					_, _ = h.Prompt(sid, p)
@@ -43,6 +44,28 @@ func TestGoldenTranscripts(t *testing.T) {
 			checkGolden(t, sc.name, h, sid)
 		})
 	}
+}
+
+// waitCLIUp waits until the session's CLI is up (its command list came),
+// as it is when a user types the first prompt in an editor: the scenarios
+// record that conversation. A prompt sent with session/new goes to a CLI
+// still starting, and the context window question waits for the CLI's
+// answer then (config.go), so when its usage comes among the chunks is
+// timing; agent tests cover that start (window_ask_test.go,
+// usage_e2e_test.go).
+func waitCLIUp(t *testing.T, h interface {
+	Wire() []agenttest.WireLine
+	WaitFor(string, time.Duration, func() bool)
+}) {
+	t.Helper()
+	h.WaitFor("the session's command list", 30*time.Second, func() bool {
+		for _, l := range h.Wire() {
+			if l.FromAgent && strings.Contains(l.Line, `"sessionUpdate":"available_commands_update"`) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func checkGolden(t *testing.T, name string, h *agenttest.Harness, sid string) {

@@ -19,6 +19,7 @@ func TestGoldenTranscriptsV2(t *testing.T) {
 			h := agenttest.StartV2(t)
 			h.API().Script(sc.steps...)
 			sid := h.NewSession(h.Sandbox.WorkDir)
+			waitCLIUp(t, h)
 			for i, p := range sc.prompts {
 				if _, err := h.Prompt(sid, p); err != nil {
 					t.Fatalf("prompt %d: %v", i+1, err)

@@ -23,17 +23,20 @@ type outputState struct {
 	lastUsed     uint64         // last used sent in usage_update
 	model        string         // model of the latest top-level message
 	size         uint64         // context window ("" model: the CLI's word)
-	// sizePending: the CLI was asked for the context window and has not
-	// answered; usage waits for it (held), so the first report already
+	// sizePending: the CLI is to be asked, or was asked, for the context
+	// window and has not answered; usage waits for it (held, with the
+	// turn's cost once the turn has ended), so the first report already
 	// has the right size.
 	sizePending, held bool
+	heldCost          *acp.Cost
 }
 
 func (o *outputState) reset() {
 	// The context window and what is in it outlast the turn: a turn
 	// without a model message (a local command) leaves them as they are.
-	size, usage, pending := o.size, o.usage, o.sizePending
-	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{}, size: size, usage: usage, sizePending: pending}
+	// Usage held for the size is still to be sent.
+	*o = outputState{streamed: map[string]bool{}, toolIndex: map[int]string{},
+		size: o.size, usage: o.usage, sizePending: o.sizePending, held: o.held, heldCost: o.heldCost}
 }
 
 // handle translates one CLI message. Output belongs to the current turn;
@@ -74,6 +77,9 @@ func (s *session) handle(m claude.Message) {
 			s.q.v2.autonomousOutput() // v2turns.go: Claude works on its own
 		}
 		s.tr.translate(m)
+		if s.cli.windowFrom != nil && b.Event.Type == "content_block_delta" {
+			s.askWindowNow() // config.go: the CLI has begun answering
+		}
 	case *claude.AssistantMessage:
 		if s.tr.current == nil && !s.tr.backgroundSubagentFrame(m) {
 			s.q.v2.autonomousOutput()
@@ -94,6 +100,7 @@ func (s *session) handle(m claude.Message) {
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
 		s.goalResult(b)            // goal.go: a failed /goal restores the snapshot
 		s.onResult(b)
+		s.askWindowNow() // config.go: a turn that streamed nothing
 	default:
 		s.onOther(m)
 	}
@@ -248,7 +255,9 @@ func localCommandOutput(text string) (string, bool) {
 func (s *session) onResult(r *claude.ResultMessage) {
 	s.lastActive = time.Now() // hibernate.go
 	s.tr.compaction.end(s.tr, "the turn ended before it finished.")
-	s.tr.learnContextWindow(r)
+	if s.tr.learnContextWindow(r) {
+		s.cli.windowFrom = nil // no need to ask (config.go)
+	}
 	s.tr.sendUsage(&acp.Cost{Amount: r.TotalCostUSD, Currency: "USD"})
 	t := s.tr.current
 	s.tr.current = nil
@@ -356,11 +365,14 @@ func (tr *translator) sendUsage(cost *acp.Cost) {
 	if cost == nil && used == tr.out.lastUsed {
 		return
 	}
-	if cost == nil && tr.out.sizePending {
+	if tr.out.sizePending {
 		tr.out.held = true // sent when the CLI says the size (learnSize)
+		if cost != nil {
+			tr.out.heldCost = cost
+		}
 		return
 	}
-	tr.out.sizePending = false
+	tr.out.held, tr.out.heldCost = false, nil
 	tr.out.lastUsed = used
 	size := tr.out.size
 	if size == 0 {
@@ -378,18 +390,26 @@ func (tr *translator) learnSize(size uint64) {
 	}
 	tr.out.sizePending = false
 	if tr.out.held {
-		tr.out.held = false
 		tr.out.lastUsed = ^uint64(0) // what was held differs from what was sent
-		tr.sendUsage(nil)
+		tr.sendUsage(tr.out.heldCost)
 	}
 }
 
-func (tr *translator) learnContextWindow(r *claude.ResultMessage) {
+// learnContextWindow takes the context window a result reports for the
+// model that answered, and says whether there was one: then the size is
+// known, whether or not the CLI was asked.
+func (tr *translator) learnContextWindow(r *claude.ResultMessage) bool {
+	learned := false
 	for model, mu := range r.ModelUsage {
 		if mu.ContextWindow > 0 && (tr.out.model == "" || strings.HasPrefix(tr.out.model, model) || strings.HasPrefix(model, tr.out.model)) {
 			tr.out.size = uint64(mu.ContextWindow)
+			learned = true
 		}
 	}
+	if learned {
+		tr.out.sizePending = false
+	}
+	return learned
 }
 
 func contextWindowFor(model string) uint64 {

@@ -69,6 +69,9 @@ type cliState struct {
 	// startWaiters are told how the next CLI start ends (session/load,
 	// resume and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
+	// windowFrom is a CLI to ask for its context window once it has begun
+	// answering the turn it prepares (askContextWindow, config.go).
+	windowFrom *claude.Process
 }
 
 // turnQueue is a session's prompts, owned by its goroutine (turn.go).

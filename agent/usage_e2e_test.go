@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
@@ -17,32 +18,72 @@ import (
 // TestPromptUsageAndContextWindowE2E: PromptResponse.usage is the turn's
 // token usage, and every usage_update, the first one included, has the
 // context window the CLI reports for its model (1M here), not a 200k guess
-// corrected at the end of the turn.
+// corrected at the end of the turn. The first prompt goes with
+// session/new, so the CLI is asked for the window only once it answers
+// (config.go); until then usage waits.
 func TestPromptUsageAndContextWindowE2E(t *testing.T) {
 	h := agenttest.Start(t)
 	step := fakeapi.Text("Hello.")
 	step.Usage = map[string]any{"input_tokens": 120, "output_tokens": 7, "cache_read_input_tokens": 30, "cache_creation_input_tokens": 4}
+	step.Repeat = 2
 	h.API().Script(step)
 	sid := h.NewSession(h.Sandbox.WorkDir)
-	resp, err := h.Prompt(sid, "hi")
-	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("%+v %v", resp, err)
+	for turn := 1; turn <= 2; turn++ {
+		resp, err := h.Prompt(sid, "hi")
+		if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("turn %d: %+v %v", turn, resp, err)
+		}
+		u := resp.Usage
+		if u == nil || u.InputTokens != 120 || u.OutputTokens != 7 || u.CachedReadTokens.Or(0) != 30 || u.CachedWriteTokens.Or(0) != 4 || u.TotalTokens != 161 {
+			t.Fatalf("turn %d: usage %+v", turn, u)
+		}
 	}
-	u := resp.Usage
-	if u == nil || u.InputTokens != 120 || u.OutputTokens != 7 || u.CachedReadTokens.Or(0) != 30 || u.CachedWriteTokens.Or(0) != 4 || u.TotalTokens != 161 {
-		t.Fatalf("usage %+v", u)
-	}
-	n := 0
+	n, costs := 0, 0
 	for _, up := range h.Updates(sid) {
 		if uu := up.UsageUpdate; uu != nil {
 			n++
 			if uu.Size != 1_000_000 {
 				t.Errorf("usage_update %d has size %d", n, uu.Size)
 			}
+			if uu.Cost != nil {
+				costs++
+			}
 		}
 	}
-	if n < 2 {
-		t.Errorf("%d usage updates", n)
+	// Each turn ends with its cost; the second, whose window is known,
+	// also reports its usage as it streams.
+	if costs != 2 || n < 3 {
+		t.Errorf("%d usage updates, %d with a cost", n, costs)
+	}
+	validWire(t, h)
+}
+
+// TestContextWindowOfAFailedFirstTurnE2E: a first prompt sent with
+// session/new fails before the model answers (an invalid key), so neither
+// a streamed answer nor the result tells the window. The turn's usage
+// waits for the CLI's answer to the question, asked once the turn ended,
+// and still has the right size.
+func TestContextWindowOfAFailedFirstTurnE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	e401 := fakeapi.HTTPError(401, "authentication_error", "invalid x-api-key")
+	e401.Repeat = -1
+	h.API().Script(e401)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "hi"); err == nil {
+		t.Fatal("the turn did not fail")
+	}
+	var final *acp.UsageUpdate
+	h.WaitFor("the turn's usage", 10*time.Second, func() bool {
+		for _, up := range h.Updates(sid) {
+			if uu := up.UsageUpdate; uu != nil && uu.Cost != nil {
+				final = uu
+				return true
+			}
+		}
+		return false
+	})
+	if final.Size != 1_000_000 {
+		t.Errorf("the failed turn's usage has size %d", final.Size)
 	}
 	validWire(t, h)
 }

@@ -3,7 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
 // Cold starts (Config.ColdStarts): one cold start swings by a fifth either
@@ -11,11 +14,22 @@ import (
 // iteration makes several, alternating, and the ratio to the bare CLI is
 // the median over pairs run back to back.
 
+// coldStart is one cold start's times, from the process start: to the
+// first text and to the model request of the turn as the fake API saw it
+// arrive (zero if it saw none), which splits the first text into the way
+// in (spawn, handshake, the CLI's start-up and preparation) and the way
+// out. The CPU times are the processes' at the end of the turn: the
+// adapter's own (with its reaper), and the CLI's with the time its threads
+// were runnable but waited for a CPU.
+type coldStart struct {
+	first, request      time.Duration
+	own, cli, cliWaited time.Duration
+}
+
 // runCold is one cold start of an adapter: spawn, initialize, session/new
-// and a prompt sent at once; it returns the time from the spawn to the
-// first agent_message_chunk.
-func runCold(ctx context.Context, cfg *Config, argv []string) (first float64, err error) {
-	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox) error {
+// and a prompt sent at once, to the first agent_message_chunk.
+func runCold(ctx context.Context, cfg *Config, argv []string) (c coldStart, err error) {
+	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox, api *fakeapi.Server) error {
 		a, err := startAdapter(ctx, argv, sb)
 		if err != nil {
 			return err
@@ -29,31 +43,57 @@ func runCold(ctx context.Context, cfg *Config, argv []string) (first float64, er
 			return err
 		}
 		t, err := a.prompt(ctx, sid, "turn 1: say hello")
-		first = t.first.Sub(a.start).Seconds()
+		c.set(a.start, t, api, a.cmd.Process.Pid, true)
 		return err
 	})
-	return first, err
+	return c, err
 }
 
 // runColdBare is runCold for the CLI alone: spawn, the user message
 // written at once, the first text delta.
-func runColdBare(ctx context.Context, cfg *Config) (first float64, err error) {
-	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox) error {
+func runColdBare(ctx context.Context, cfg *Config) (c coldStart, err error) {
+	err = inColdWorld(ctx, cfg, func(ctx context.Context, sb *sandbox, api *fakeapi.Server) error {
 		b, err := startBare(ctx, cfg.CLI, cfg.bare, sb)
 		if err != nil {
 			return err
 		}
 		defer b.close(cfg.closeTimeout())
 		t, err := b.turn("turn 1: say hello")
-		first = t.first.Sub(b.start).Seconds()
+		c.set(b.start, t, api, b.cmd.Process.Pid, false)
 		return err
 	})
-	return first, err
+	return c, err
+}
+
+// set fills c from the process start, the turn, the requests api saw and
+// the process tree under root (an adapter's, or the bare CLI).
+func (c *coldStart) set(start time.Time, t turn, api *fakeapi.Server, root int, adapter bool) {
+	c.first = t.first.Sub(start)
+	if r := mainRequestAfter(api, start); !r.IsZero() {
+		c.request = r.Sub(start)
+	}
+	if !adapter {
+		c.cli, c.cliWaited = schedNS(root)
+		return
+	}
+	// The adapter's reaper runs the adapter's executable; the CLI and
+	// whatever it started so far are the rest of the tree.
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", root))
+	c.own, _ = schedNS(root)
+	for _, p := range descendants(root) {
+		cpu, waited := schedNS(p.pid)
+		if e, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid)); e == exe {
+			c.own += cpu
+			continue
+		}
+		c.cli += cpu
+		c.cliWaited += waited
+	}
 }
 
 // inColdWorld runs f in a fresh sandbox and fake API (scripted as for the
 // main run), bounded by runTimeout.
-func inColdWorld(ctx context.Context, cfg *Config, f func(context.Context, *sandbox) error) error {
+func inColdWorld(ctx context.Context, cfg *Config, f func(context.Context, *sandbox, *fakeapi.Server) error) error {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	api, sb, err := newWorld(cfg)
@@ -62,7 +102,7 @@ func inColdWorld(ctx context.Context, cfg *Config, f func(context.Context, *sand
 	}
 	defer api.Close()
 	api.Script(streamStep(cfg.Deltas))
-	return f(ctx, sb)
+	return f(ctx, sb, api)
 }
 
 // coldPairs runs cfg.ColdStarts rounds of cold starts of every system in
@@ -78,18 +118,18 @@ func coldPairs(ctx context.Context, cfg *Config, i int, order []string, adapters
 	for range cfg.ColdStarts {
 		for _, sys := range order {
 			start := time.Now()
-			var d float64
+			var c coldStart
 			var err error
 			if sys == Bare {
-				d, err = runColdBare(ctx, cfg)
+				c, err = runColdBare(ctx, cfg)
 			} else {
-				d, err = runCold(ctx, cfg, adapters[sys])
+				c, err = runCold(ctx, cfg, adapters[sys])
 			}
 			if err != nil {
 				return fmt.Errorf("bench: iteration %d, %s cold start: %w", i+1, sys, err)
 			}
 			fmt.Fprintf(cfg.Log, "iteration %d: %s cold start in %.1fs\n", i+1, sys, time.Since(start).Seconds())
-			firsts[sys] = append(firsts[sys], d)
+			firsts[sys] = append(firsts[sys], c.first.Seconds())
 		}
 	}
 	pairMedians(firsts, got)

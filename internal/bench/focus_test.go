@@ -330,3 +330,69 @@ func TestFocusWarm(t *testing.T) {
 		t.Logf("%s: median first text %+.2f ms over %d pairs", bin, median(firsts[k])*1e3, len(firsts[k]))
 	}
 }
+
+// TestFocusCold makes cold starts alone, alternating with the bare CLI's
+// (and with a second binary's, ACPBENCH_FOCUS_B), and logs each one split
+// at the model request, with the CPU times at the end of the turn (the
+// adapter's own, the CLI's and how long its threads waited for a CPU;
+// ACPBENCH_FOCUS_DELTAS=5 makes the turn short, so that they are those of
+// the start-up) and every binary's median ratio to the bare CLI of the
+// same round. Opt-in:
+//
+//	ACPBENCH_FOCUS=/path/a [ACPBENCH_FOCUS_B=/path/b] [ACPBENCH_FOCUS_N=10] go test -run TestFocusCold -v ./internal/bench
+func TestFocusCold(t *testing.T) {
+	bins := []string{os.Getenv("ACPBENCH_FOCUS")}
+	if bins[0] == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	if b := os.Getenv("ACPBENCH_FOCUS_B"); b != "" {
+		bins = append(bins, b)
+	}
+	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
+	n = max(n, 1)
+	cfg := Config{Ours: bins[:1], CLI: clitest.CLIPath(t), Deltas: 20000, Log: os.Stderr}
+	if v, err := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_DELTAS")); err == nil && v > 0 {
+		cfg.Deltas = v // a short answer leaves the CPU times those of the start-up
+	}
+	cfg.tmp = t.TempDir()
+	ctx := context.Background()
+	var err error
+	if cfg.bare, err = probeAgentCLI(ctx, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
+	ratios := make([][]float64, len(bins))
+	var lines strings.Builder
+	for i := range n {
+		// The bare CLI first in even rounds, last in odd ones.
+		order := append([]string{Bare}, bins...)
+		if i%2 == 1 {
+			order = append(append([]string(nil), bins...), Bare)
+		}
+		got := map[string]coldStart{}
+		for _, sys := range order {
+			var c coldStart
+			if sys == Bare {
+				c, err = runColdBare(ctx, &cfg)
+			} else {
+				c, err = runCold(ctx, &cfg, []string{sys})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[sys] = c
+		}
+		b := got[Bare]
+		fmt.Fprintf(&lines, "\nround %2d: bare %5.1f = %5.1f + %4.1f [cli %3.0f, waited %2.0f]", i+1, ms(b.first), ms(b.request), ms(b.first-b.request), ms(b.cli), ms(b.cliWaited))
+		for k, bin := range bins {
+			c := got[bin]
+			r := c.first.Seconds() / b.first.Seconds()
+			ratios[k] = append(ratios[k], r)
+			fmt.Fprintf(&lines, " | %s %5.1f = %5.1f + %4.1f (%.3fx) [own %4.1f, cli %3.0f, waited %2.0f]", filepath.Base(bin), ms(c.first), ms(c.request), ms(c.first-c.request), r, ms(c.own), ms(c.cli), ms(c.cliWaited))
+		}
+	}
+	for k, bin := range bins {
+		fmt.Fprintf(&lines, "\n%s: median ratio %.3fx over %d rounds", bin, median(ratios[k]), n)
+	}
+	t.Log("cold first text, ms from the spawn (= to the model request + from it):" + lines.String())
+}

@@ -29,6 +29,7 @@
 //	chunks N SIZE [US] stream N numbered chunks of SIZE bytes as fast as possible,
 //	                  or one every US microseconds (on average: sleeps are coarse)
 //	size              answer with the length of the prompt text ("size 123")
+//	late MS           wait MS milliseconds (a model request), then stream "late"
 //	crash             stream a little, then SIGKILL itself
 //	exit N            stream a little, write to stderr, exit with status N
 //	garbage           write lines that are not frames, then end the turn normally
@@ -48,8 +49,9 @@
 //
 // Every process appends what it did to a trace file in its state
 // directory ([Trace]): its pid, the stdin frames it read, its answers to
-// permission requests. Tests read it to find pids to kill and to check that
-// no fake outlives the agent ([Alive]).
+// permission requests, the first text it streamed in each turn ("answer").
+// Tests read it to find pids to kill and to check that no fake outlives
+// the agent ([Alive]).
 package faultcli
 
 import (

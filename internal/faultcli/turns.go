@@ -37,10 +37,11 @@ func (f *fake) worker() {
 
 // turnState is the output of one turn so far.
 type turnState struct {
-	f     *fake
-	m     *userMsg
-	msgID string
-	text  strings.Builder
+	f        *fake
+	m        *userMsg
+	msgID    string
+	text     strings.Builder
+	answered bool // a delta was streamed (traced once: "answer")
 }
 
 func (f *fake) turn(m *userMsg) {
@@ -157,6 +158,15 @@ func (f *fake) turn(m *userMsg) {
 		floodStderr()
 		trace("exit", "2")
 		os.Exit(2)
+	case "late": // late <ms>: prepare the answer for a while (a model request), then stream it
+		select {
+		case <-m.interrupt:
+			t.aborted()
+			return
+		case <-time.After(time.Duration(arg(1, 100)) * time.Millisecond):
+		}
+		t.stream("late")
+		t.finish()
 	case "ask":
 		t.askTool(false)
 	case "ask-after": // ask-after <ms>: stream for a while, then ask
@@ -233,6 +243,10 @@ func (t *turnState) streamLikeCLI(s string) {
 
 // stream sends a text delta of the current message.
 func (t *turnState) stream(s string) {
+	if !t.answered {
+		t.answered = true
+		trace("answer", t.m.uuid)
+	}
 	t.text.WriteString(s)
 	t.event(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": s}})
 }
