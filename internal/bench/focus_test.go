@@ -332,7 +332,7 @@ func TestFocusWarm(t *testing.T) {
 }
 
 // TestFocusCold makes cold starts alone, alternating with the bare CLI's
-// (and with a second binary's, ACPBENCH_FOCUS_B), and logs each one split
+// (and with other binaries', ACPBENCH_FOCUS_B: a list as in PATH), and logs each one split
 // at the model request, with the CPU times at the end of the turn (the
 // adapter's own, the CLI's and how long its threads waited for a CPU;
 // ACPBENCH_FOCUS_DELTAS=5 makes the turn short, so that they are those of
@@ -346,7 +346,7 @@ func TestFocusCold(t *testing.T) {
 		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
 	}
 	if b := os.Getenv("ACPBENCH_FOCUS_B"); b != "" {
-		bins = append(bins, b)
+		bins = append(bins, filepath.SplitList(b)...) // more than one, as in PATH
 	}
 	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
 	n = max(n, 1)
@@ -364,10 +364,14 @@ func TestFocusCold(t *testing.T) {
 	ratios := make([][]float64, len(bins))
 	var lines strings.Builder
 	for i := range n {
-		// The bare CLI first in even rounds, last in odd ones.
-		order := append([]string{Bare}, bins...)
-		if i%2 == 1 {
-			order = append(append([]string(nil), bins...), Bare)
+		// The bare CLI first in even rounds, last in odd ones; the binaries
+		// take turns in each place.
+		k := i % len(bins)
+		order := append(append([]string(nil), bins[k:]...), bins[:k]...)
+		if i%2 == 0 {
+			order = append([]string{Bare}, order...)
+		} else {
+			order = append(order, Bare)
 		}
 		got := map[string]coldStart{}
 		for _, sys := range order {
