@@ -583,7 +583,8 @@ const documentTail = "\n" +
 	"the per-chunk overhead is the streaming turn's extra time over the bare CLI divided by the deltas, and " +
 	"the adapter's own CPU per chunk is what relaying costs it. A negative overhead means the adapter's " +
 	"cost is below the CLI's own run-to-run spread (a few ms per turn on a shared 2-core machine); the " +
-	"cold first text depends mostly on how the CLI's start-up overlaps the handshake, not on the adapter. " +
+	"cold first text is mostly the CLI's own start-up, to which the adapter adds its own start and the " +
+	"handshake, a few ms before the CLI is spawned. " +
 	"The fake API answers every turn with a five-word text; the streaming turn is one answer of many small " +
 	"text deltas; when our adapter falls behind the CLI (16 frames or more queued), it sends consecutive " +
 	"deltas of one block as one chunk, so its client may receive fewer chunks than the CLI streamed deltas, " +
