@@ -11,7 +11,7 @@ run: build
 
 ## build: the agent as the release builds it (make dist): static, without cgo. With cgo (Go's
 ## default where a C compiler is found) the binary loads the C library at every start, about
-## 0.8 ms more for the agent and again for the reaper that starts each CLI (issue 16).
+## 0.5-1 ms more for the agent and again for the reaper that starts each CLI (issue 16).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/claude-agent-acp
 

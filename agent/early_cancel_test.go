@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,28 +17,13 @@ import (
 // CLI has taken the first back, then runs, and only its output reaches
 // the editor.
 func TestPromptAfterCancellingAnEarlySentPrompt(t *testing.T) {
-	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
-	t.Cleanup(func() {
-		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
-			t.Errorf("fake CLIs outlived the agent: %v", alive)
-		}
-	})
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := newReplayClientConfig(t, Config{Executable: exe, StartupTimeout: time.Minute,
-		Env: faultcli.Env(dir, "HOME="+home, faultcli.EnvStart+"=slow")})
+	w := newFakeCLIWorld(t, faultcli.EnvStart+"=slow")
+	rc, dir := w.rc, w.dir
+	w.initialize(t)
 	ctx := context.Background()
-	if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
-		t.Fatal(err)
-	}
-	var ns acp.NewSessionResponse
-	if err := rc.client.Call(ctx, acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}}, &ns); err != nil {
-		t.Fatal(err)
-	}
+	sid := w.newSession(t)
 	prompt := func(text string, resp *acp.PromptResponse) error {
-		return rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: ns.SessionID,
+		return rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: sid,
 			Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: text}}}}, resp)
 	}
 	var first acp.PromptResponse
@@ -47,7 +31,7 @@ func TestPromptAfterCancellingAnEarlySentPrompt(t *testing.T) {
 	go func() { firstDone <- prompt("slow 2000 FIRST", &first) }()
 
 	// Wait until the first prompt is written to the starting CLI.
-	s := waitLive(t, rc.a, string(ns.SessionID))
+	s := waitLive(t, rc.a, string(sid))
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
 		var sent, up bool
 		s.do(func() {
@@ -66,7 +50,7 @@ func TestPromptAfterCancellingAnEarlySentPrompt(t *testing.T) {
 			t.Fatal("the first prompt never went to the starting CLI")
 		}
 	}
-	if err := rc.client.Notify(ctx, acp.MethodSessionCancel, &acp.CancelNotification{SessionID: ns.SessionID}); err != nil {
+	if err := rc.client.Notify(ctx, acp.MethodSessionCancel, &acp.CancelNotification{SessionID: sid}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-firstDone; err != nil || first.StopReason != acp.StopReasonCancelled {
@@ -103,7 +87,7 @@ func TestPromptAfterCancellingAnEarlySentPrompt(t *testing.T) {
 	if got := strings.Join(frames, "|"); got != want && got != orInterrupted {
 		t.Errorf("the CLI got %q; want the first prompt, its withdrawal, the second prompt", frames)
 	}
-	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: ns.SessionID}, &acp.CloseSessionResponse{}); err != nil {
+	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: sid}, &acp.CloseSessionResponse{}); err != nil {
 		t.Fatal(err)
 	}
 }

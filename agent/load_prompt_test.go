@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,21 +58,13 @@ func newLoadFixture(t *testing.T, mode string) *loadFixture {
 	saved := replayHeadStart
 	t.Cleanup(func() { replayHeadStart = saved })
 	replayHeadStart = 0
-	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
-	t.Cleanup(func() {
-		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
-			t.Errorf("fake CLIs outlived the agent: %v", alive)
-		}
-	})
+	w := newFakeCLIWorld(t)
+	home, cwd, dir := w.home, w.cwd, w.dir
 	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600, PermissionMode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := newReplayClientConfig(t, Config{Executable: exe, Env: faultcli.Env(dir, "HOME="+home), StartupTimeout: time.Minute})
+	rc := w.rc
 	return &loadFixture{rc: rc, st: st, path: path, cwd: cwd, dir: dir, sid: acp.SessionID(st.SessionID)}
 }
 

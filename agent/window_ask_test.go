@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,29 +18,10 @@ import (
 // CLI has streamed the first delta of its answer. A session whose CLI is
 // idle when it comes up is asked at once.
 func TestContextWindowAskedOnceTheCLIAnswers(t *testing.T) {
-	home, cwd, dir := t.TempDir(), t.TempDir(), t.TempDir()
-	t.Cleanup(func() {
-		if alive := faultcli.KillLeftovers(dir, 10*time.Second); len(alive) > 0 {
-			t.Errorf("fake CLIs outlived the agent: %v", alive)
-		}
-	})
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := newReplayClientConfig(t, Config{Executable: exe, StartupTimeout: time.Minute,
-		Env: faultcli.Env(dir, "HOME="+home)})
+	w := newFakeCLIWorld(t)
+	rc, dir := w.rc, w.dir
+	w.initialize(t)
 	ctx := context.Background()
-	if err := rc.client.Call(ctx, acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &acp.InitializeResponse{}); err != nil {
-		t.Fatal(err)
-	}
-	newSession := func() acp.SessionID {
-		var ns acp.NewSessionResponse
-		if err := rc.client.Call(ctx, acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}}, &ns); err != nil {
-			t.Fatal(err)
-		}
-		return ns.SessionID
-	}
 	// What each fake CLI read and did, in order: its stdin frames and the
 	// first delta of a turn it streamed.
 	events := func() map[int][]string {
@@ -63,7 +43,7 @@ func TestContextWindowAskedOnceTheCLIAnswers(t *testing.T) {
 	})
 
 	// A prompt sent with the session: its answer takes 300 ms to start.
-	sid := newSession()
+	sid := w.newSession(t)
 	var resp acp.PromptResponse
 	if err := rc.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: sid,
 		Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: "late 300"}}}}, &resp); err != nil || resp.StopReason != acp.StopReasonEndTurn {
@@ -79,7 +59,7 @@ func TestContextWindowAskedOnceTheCLIAnswers(t *testing.T) {
 	})
 
 	// A session left idle: its CLI is asked as soon as it is up.
-	idle := newSession()
+	idle := w.newSession(t)
 	s := waitLive(t, rc.a, string(idle))
 	waitFor(t, "the idle CLI's question", func() bool {
 		var up bool
