@@ -568,7 +568,7 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 // The CLI computes that answer on the thread that prepares a turn's model
 // request, so a question asked while it prepares one delays the turn by
 // as much: a session's first prompt, sent right behind the handshake
-// (startPipelined), reached the model about 20 ms later (issue 16: the cold
+// (startPipelined), reached the model 7 to 24 ms later (issue 16: the cold
 // first answer). While a prompt is open the question waits until the CLI
 // has begun streaming the answer, or until the turn ends if it streams
 // nothing (askWindowNow).
