@@ -75,10 +75,17 @@ func prepend(m claude.Message, next func() (claude.Message, bool)) func() (claud
 }
 
 // handleDelta is handle for a frame from the CLI; it remembers whether
-// the frame was a text delta, which the next one may continue.
+// the frame was a text delta, which the next one may continue, and gives
+// a delta's storage back to the CLI's reader (claude.Recycle): the
+// session relays a delta and keeps nothing of it but the key, which
+// keepKey copies.
 func (s *session) handleDelta(m claude.Message) {
 	s.handle(m)
-	s.lastDelta = deltaKeyOf(m)
+	k := deltaKeyOf(m)
+	s.lastDelta = s.lastDelta.keepKey(k)
+	if k.ok {
+		claude.Recycle(m)
+	}
 }
 
 // deltaKey names the block a text or thinking delta belongs to (ok is
@@ -87,6 +94,28 @@ type deltaKey struct {
 	ok                   bool
 	kind, msgID, session string
 	index                int
+}
+
+// keepKey is k made safe to keep past its frame: its strings share the
+// frame's bytes, which claude.Recycle lets the next frame overwrite. The
+// strings of last are kept where k repeats them (a turn's deltas share
+// one message and session), so only a new message costs a copy.
+func (last deltaKey) keepKey(k deltaKey) deltaKey {
+	if !k.ok {
+		return deltaKey{}
+	}
+	k.kind = last.keep(k.kind, last.kind)
+	k.msgID = last.keep(k.msgID, last.msgID)
+	k.session = last.keep(k.session, last.session)
+	return k
+}
+
+// keep is s, as the kept string old if they are equal, else as a copy.
+func (deltaKey) keep(s, old string) string {
+	if s == old {
+		return old
+	}
+	return strings.Clone(s)
 }
 
 func deltaKeyOf(m claude.Message) deltaKey {
@@ -112,18 +141,23 @@ func (s *session) burst(next func() (claude.Message, bool), merge bool, same fun
 	defer release()
 	for n := 1; ; n++ {
 		after, more := next()
-		var texts []string
+		merged := s.merged[:0] // the frames merged into m, m first
 		for merge && more && canMerge(m, after) {
-			if texts == nil {
-				texts = []string{deltaText(m)}
+			if len(merged) == 0 {
+				merged = append(merged, m)
 			}
-			texts = append(texts, deltaText(after))
+			merged = append(merged, after)
 			after, more = next()
 		}
-		if texts != nil {
-			m = mergedDelta(m, strings.Join(texts, ""))
+		if len(merged) > 0 {
+			m = mergedDelta(merged)
 		}
 		s.handleDelta(m)
+		for i := range merged {
+			claude.Recycle(merged[i]) // their text went out in m's
+			merged[i] = claude.Message{}
+		}
+		s.merged = merged
 		if !more {
 			return
 		}
@@ -157,17 +191,29 @@ func deltaText(m claude.Message) string {
 	return d.Text
 }
 
-// mergedDelta is m with its delta's text replaced (m is not changed).
-func mergedDelta(m claude.Message, text string) claude.Message {
+// mergedDelta is the first of frames, two or more consecutive deltas of
+// one block (canMerge), with the text of them all (frames are not changed).
+func mergedDelta(frames []claude.Message) claude.Message {
+	m := frames[0]
+	n := 0
+	for _, f := range frames {
+		n += len(deltaText(f))
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, f := range frames {
+		b.WriteString(deltaText(f))
+	}
 	ev := *m.Body.(*claude.StreamEvent)
 	d := *ev.Event.Delta
 	if d.Type == "thinking_delta" {
-		d.Thinking = text
+		d.Thinking = b.String()
 	} else {
-		d.Text = text
+		d.Text = b.String()
 	}
 	ev.Event.Delta = &d
-	m.Body = &ev
-	m.Raw = nil // no longer one frame of the CLI's
-	return m
+	// A new Message: no longer one frame of the CLI's (no Raw), nor
+	// storage of the reader's to give back (its frames are given back
+	// by burst).
+	return claude.Message{Type: m.Type, Subtype: m.Subtype, Body: &ev}
 }

@@ -166,6 +166,9 @@ func (tr *translator) chunk(thought bool, text, messageID string) {
 		tr.current.streamed = true
 	}
 	if messageID != tr.out.lastStreamed || messageID == "" {
+		// Kept past the frame, whose bytes the next may reuse
+		// (claude.Recycle): a copy, once per message.
+		messageID = strings.Clone(messageID)
 		tr.out.streamed[messageID] = true
 		tr.out.lastStreamed = messageID
 	}

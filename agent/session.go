@@ -32,16 +32,19 @@ type session struct {
 	closed bool
 	// lastActive is the last prompt, answer or sign of intent (hibernate.go).
 	lastActive time.Time
-	cli        cliState      // the CLI process behind the session
-	lastDelta  deltaKey      // the text delta the session handled last (burst.go)
-	q          turnQueue     // the prompts (turn.go)
-	conf       sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
-	tr         *translator   // the CLI's output as updates (translate.go)
-	cmds       commandState  // slash commands (commands.go)
-	fail       failureState  // the session failure extension (failure.go)
-	adv        advisor       // what the user is told besides Claude's answer (notices.go)
-	goal       goalState     // the session's /goal (goal.go)
-	title      titleState    // what the client was told of the title (title.go)
+	cli        cliState // the CLI process behind the session
+	lastDelta  deltaKey // the text delta the session handled last (burst.go)
+	// merged is burst's scratch list of the frames it merges into one
+	// chunk; empty between bursts.
+	merged []claude.Message
+	q      turnQueue     // the prompts (turn.go)
+	conf   sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
+	tr     *translator   // the CLI's output as updates (translate.go)
+	cmds   commandState  // slash commands (commands.go)
+	fail   failureState  // the session failure extension (failure.go)
+	adv    advisor       // what the user is told besides Claude's answer (notices.go)
+	goal   goalState     // the session's /goal (goal.go)
+	title  titleState    // what the client was told of the title (title.go)
 }
 
 // cliState is the CLI process behind a session, owned by its goroutine.

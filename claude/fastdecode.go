@@ -59,29 +59,33 @@ type (
 // own (the reader's buffer): it copies the line (giving back the copy, to
 // be the frame's Raw) and decodes the copy. ok is false if the line is not
 // a stream_event the fast path takes; line may then still be a copy,
-// which the caller may keep.
-func decodeStreamFrame(buf []byte) (ev *StreamEvent, line []byte, ok bool) {
+// which the caller may keep. storage is the frame768 or frame1024 that
+// holds the frame and its line when ok, for Recycle; it may be one that
+// Recycle gave back.
+func decodeStreamFrame(buf []byte) (ev *StreamEvent, line []byte, storage any, ok bool) {
 	if !bytes.HasPrefix(buf, streamEventPrefix) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	var f *decodedStreamEvent
 	switch n := len(buf); {
 	case n <= len(frame768{}.line):
-		x := new(frame768)
-		f, line = &x.decodedStreamEvent, x.line[:n:n]
+		x := getFrame768()
+		f, line, storage = &x.decodedStreamEvent, x.line[:n:n], x
 	case n <= len(frame1024{}.line):
-		x := new(frame1024)
-		f, line = &x.decodedStreamEvent, x.line[:n:n]
+		x := getFrame1024()
+		f, line, storage = &x.decodedStreamEvent, x.line[:n:n], x
 	default:
 		line = bytes.Clone(buf)
 		ev, ok = decodeStreamEvent(line)
-		return ev, line, ok
+		return ev, line, nil, ok
 	}
 	copy(line, buf)
 	if !decodeStreamEventInto(line, &f.ev, &f.dl) {
-		return nil, line, false
+		// The caller keeps line as a frame of another kind: the storage
+		// is its, never given back.
+		return nil, line, nil, false
 	}
-	return &f.ev, line, true
+	return &f.ev, line, storage, true
 }
 
 // decodeStreamEventInto is decodeStreamEvent into ev, with dl as the

@@ -103,7 +103,7 @@ func TestStreamedDeltaIsOneAllocation(t *testing.T) {
 			t.Fatalf("readLine: owned %v, %v", owned, err)
 		}
 		var ok bool
-		if ev, _, ok = decodeStreamFrame(l); !ok {
+		if ev, _, _, ok = decodeStreamFrame(l); !ok {
 			t.Fatal("the fast path refused a text delta")
 		}
 	})

@@ -35,6 +35,10 @@ type Message struct {
 	Raw       json.RawMessage
 	Body      any
 	DecodeErr error
+
+	// storage holds the frame and Raw of a streamed delta the reader
+	// decoded (a *frame768 or *frame1024), for Recycle; nil otherwise.
+	storage any
 }
 
 // Base holds the envelope fields that (almost) every CLI frame carries. The

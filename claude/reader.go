@@ -113,9 +113,11 @@ func (p *Process) handleLine(line []byte, owned bool) {
 			return
 		}
 	} else {
-		ev, kept, ok := decodeStreamFrame(line)
+		ev, kept, storage, ok := decodeStreamFrame(line)
 		if ok {
-			p.deliver(streamEventMessage(kept, ev))
+			m := streamEventMessage(kept, ev)
+			m.storage = storage
+			p.deliver(m)
 			return
 		}
 		if kept == nil {

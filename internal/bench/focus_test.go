@@ -178,9 +178,9 @@ func TestFocusRelay(t *testing.T) {
 		c.close(10 * time.Second)
 		cpu := after.cpu - before.cpu
 		fine := nsAfter - nsBefore // schedstat: nanoseconds, where /proc/<pid>/stat counts 10 ms ticks
-		lines = append(lines, fmt.Sprintf("relay: %d updates in %v, adapter CPU %v: %.2f µs per chunk (schedstat: %.2f µs; user %v, system %v; reads %d, writes %d; by thread, pid+n: %s)",
+		lines = append(lines, fmt.Sprintf("relay: %d updates in %v, adapter CPU %v: %.2f µs per chunk (schedstat: %.2f µs; user %v, system %v; reads %d, writes %d, faults %d; by thread, pid+n: %s)",
 			u.n, took.Round(time.Millisecond), cpu, float64(cpu.Microseconds())/deltas, float64(fine.Nanoseconds())/1e3/deltas, userAfter-userBefore, sysAfter-sysBefore,
-			after.syscr-before.syscr, after.syscw-before.syscw, strings.Join(threads, " ")))
+			after.syscr-before.syscr, after.syscw-before.syscw, after.minflt-before.minflt, strings.Join(threads, " ")))
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
 }
