@@ -325,6 +325,7 @@ type wireMsg struct {
 	Params struct {
 		Update struct {
 			SessionUpdate string `json:"sessionUpdate"`
+			MessageID     string `json:"messageId"`
 			Content       struct {
 				Text string `json:"text"`
 			} `json:"content"`

@@ -99,26 +99,40 @@ func BenchmarkDecodeMapAnyBig(b *testing.B) {
 // decode, queue, Messages channel) on one turn of the fake CLI's "flood"
 // scenario: 5,000 stream_event frames of about 300 bytes and a result.
 func BenchmarkReadPipeline(b *testing.B) {
-	p, err := Start(context.Background(), fakeOptions("flood"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	var bytes int64
-	b.ReportAllocs()
-	for b.Loop() {
-		bytes = 0
-		if err := p.Send(context.Background(), Text("go")); err != nil {
-			b.Fatal(err)
+	// kept: the consumer keeps every frame, as one that does not call
+	// Recycle; recycled: it gives each back (Recycle), as the agent's
+	// session does with the deltas it relays.
+	for _, recycle := range []bool{false, true} {
+		name := "kept"
+		if recycle {
+			name = "recycled"
 		}
-		for m := range p.Messages() {
-			bytes += int64(len(m.Raw))
-			if m.Type == "result" {
-				break
+		b.Run(name, func(b *testing.B) {
+			p, err := Start(context.Background(), fakeOptions("flood"))
+			if err != nil {
+				b.Fatal(err)
 			}
-		}
+			defer p.Close()
+			var bytes int64
+			b.ReportAllocs()
+			for b.Loop() {
+				bytes = 0
+				if err := p.Send(context.Background(), Text("go")); err != nil {
+					b.Fatal(err)
+				}
+				for m := range p.Messages() {
+					bytes += int64(len(m.Raw))
+					if m.Type == "result" {
+						break
+					}
+					if recycle {
+						Recycle(m)
+					}
+				}
+			}
+			b.SetBytes(bytes)
+		})
 	}
-	b.SetBytes(bytes)
 }
 
 // BenchmarkDecodeTextDelta decodes the frame a streamed turn is made of:

@@ -238,7 +238,7 @@ func (t *turnState) streamLikeCLI(s string) {
 	t.text.WriteString(s)
 	text, _ := json.Marshal(s)
 	t.f.raw(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` +
-		string(text) + `}},"session_id":"` + t.f.session + `","parent_tool_use_id":null,"uuid":"782cc1bc-b48e-40eb-99a1-3c1c1d0f6a5e"}`)
+		string(text) + `}},"session_id":"` + t.f.session + `","parent_tool_use_id":null,"uuid":"782cc1bc-b48e-40eb-99a1-3c1c1d0f6a5e","api_message_id":"` + t.msgID + `"}`)
 }
 
 // stream sends a text delta of the current message.
