@@ -84,8 +84,8 @@ func TestFocus(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			lines = append(lines, fmt.Sprintf("%s: warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f, reads %.0f, writes %.0f; replay real %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms)",
-				filepath.Base(bin), m[kTurnFirst]*1e3, bare[kTurnFirst]*1e3, m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks], m[kStreamReads], m[kStreamWrites],
+			lines = append(lines, fmt.Sprintf("%s: warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f, reads %.0f, writes %.0f, runs %.0f, faults %.0f; replay real %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms), synthetic %.1f µs/msg (cpu %.1f, faults %.0f, answer %.0f ms)",
+				filepath.Base(bin), m[kTurnFirst]*1e3, bare[kTurnFirst]*1e3, m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks], m[kStreamReads], m[kStreamWrites], m[kStreamRuns], m[kStreamFaults],
 				r["real"+rPerMsg]*1e6, r["real"+rCPUPerMsg]*1e6, r["real"+rFaults], r["real"+rAnswer]*1e3, s["replay"+rPerMsg]*1e6, s["replay"+rCPUPerMsg]*1e6, s["replay"+rFaults], s["replay"+rAnswer]*1e3))
 		}
 	}
@@ -156,6 +156,7 @@ func TestFocusRelay(t *testing.T) {
 		userBefore, sysBefore := userSys(t, c.cmd.Process.Pid)
 		threadsBefore := threadCPU(c.cmd.Process.Pid)
 		nsBefore, _ := schedNS(c.cmd.Process.Pid)
+		runsBefore := schedRuns(c.cmd.Process.Pid)
 		start := time.Now()
 		u, err := prompt(fmt.Sprintf("chunks %d 6 %d", deltas, pace))
 		if err != nil {
@@ -168,6 +169,7 @@ func TestFocusRelay(t *testing.T) {
 		}
 		userAfter, sysAfter := userSys(t, c.cmd.Process.Pid)
 		nsAfter, _ := schedNS(c.cmd.Process.Pid)
+		runs := schedRuns(c.cmd.Process.Pid) - runsBefore
 		var threads []string
 		for tid, cpu := range threadCPU(c.cmd.Process.Pid) {
 			if d := cpu - threadsBefore[tid]; d > 0 {
@@ -178,9 +180,9 @@ func TestFocusRelay(t *testing.T) {
 		c.close(10 * time.Second)
 		cpu := after.cpu - before.cpu
 		fine := nsAfter - nsBefore // schedstat: nanoseconds, where /proc/<pid>/stat counts 10 ms ticks
-		lines = append(lines, fmt.Sprintf("relay: %d updates in %v, adapter CPU %v: %.2f µs per chunk (schedstat: %.2f µs; user %v, system %v; reads %d, writes %d, faults %d; by thread, pid+n: %s)",
+		lines = append(lines, fmt.Sprintf("relay: %d updates in %v, adapter CPU %v: %.2f µs per chunk (schedstat: %.2f µs; user %v, system %v; reads %d, writes %d, faults %d, runs %d; by thread, pid+n: %s)",
 			u.n, took.Round(time.Millisecond), cpu, float64(cpu.Microseconds())/deltas, float64(fine.Nanoseconds())/1e3/deltas, userAfter-userBefore, sysAfter-sysBefore,
-			after.syscr-before.syscr, after.syscw-before.syscw, after.minflt-before.minflt, strings.Join(threads, " ")))
+			after.syscr-before.syscr, after.syscw-before.syscw, after.minflt-before.minflt, runs, strings.Join(threads, " ")))
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
 }

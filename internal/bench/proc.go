@@ -115,6 +115,10 @@ type treeUsage struct {
 	// nanoseconds where self.cpu counts 10 ms ticks (its living threads
 	// only; see cpuBetween).
 	selfNS time.Duration
+	// selfRuns counts how often the root's threads were put on a CPU
+	// (schedstat's timeslices): its wake-ups, and its returns after being
+	// preempted.
+	selfRuns int64
 }
 
 // snapshotTree measures root and its descendants.
@@ -154,6 +158,7 @@ func usageOf(root int) (treeUsage, error) {
 	u, err := snapshotTree(root)
 	if err == nil {
 		u.selfNS, _ = schedNS(root)
+		u.selfRuns = schedRuns(root)
 	}
 	return u, err
 }
@@ -237,4 +242,22 @@ func schedNS(pid int) (cpu, waited time.Duration) {
 		}
 	}
 	return sum, wait
+}
+
+// schedRuns sums the timeslices of a process's living threads (the third
+// field of their schedstat): how often they were put on a CPU.
+func schedRuns(pid int) int64 {
+	var runs int64
+	dirs, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, d := range dirs {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, d.Name()))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(data)); len(f) > 2 {
+			n, _ := strconv.ParseInt(f[2], 10, 64)
+			runs += n
+		}
+	}
+	return runs
 }

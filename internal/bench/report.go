@@ -32,6 +32,8 @@ const (
 	kStreamCPUPerChunk = "stream.cpu.per_chunk"
 	kStreamReads       = "stream.syscalls.read"  // the adapter's read system calls in the turn
 	kStreamWrites      = "stream.syscalls.write" // and its write system calls
+	kStreamRuns        = "stream.runs"           // times the adapter's threads were put on a CPU in the turn
+	kStreamFaults      = "stream.faults"         // the adapter's page faults in the turn
 	kConcTurn          = "concurrent.turn"
 	kConcTurnMax       = "concurrent.turn_max"
 	kConcRSSPer        = "concurrent.rss_per_session"
@@ -147,6 +149,8 @@ func sections(cfg Config) []section {
 			{"chunks the client received", kStreamChunks, count, true},
 			{"adapter CPU during the turn, own process", kStreamCPU, cpuSec, false},
 			{"  adapter CPU per relayed chunk", kStreamCPUPerChunk, us, false},
+			{"  times the adapter was put on a CPU in the turn (its wake-ups)", kStreamRuns, count, false},
+			{"  adapter page faults in the turn", kStreamFaults, count, false},
 			{"adapter peak RSS after the turn", kStreamRSS, mib, false},
 		}},
 		{title: fmt.Sprintf("5. %d concurrent sessions in one agent", cfg.Sessions), rows: []row{

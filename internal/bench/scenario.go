@@ -200,6 +200,8 @@ func streamMetrics(m sample, t turn, before, after treeUsage, deltas int) {
 	m[kStreamCPUPerChunk] = m[kStreamCPU] / float64(deltas)
 	m[kStreamReads] = float64(after.self.syscr - before.self.syscr)
 	m[kStreamWrites] = float64(after.self.syscw - before.self.syscw)
+	m[kStreamRuns] = float64(after.selfRuns - before.selfRuns)
+	m[kStreamFaults] = float64(after.self.minflt - before.self.minflt)
 }
 
 // countRequests waits for the model API to fall quiet (titles and
