@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/batchsched"
 )
 
 // setParentDeathSignal makes the kernel SIGKILL the CLI when the thread
@@ -33,12 +35,14 @@ func startSpawner() {
 
 // startOnLockedThread runs cmd.Start on the spawner's thread when the CLI
 // carries a parent-death signal, so that the signal means the agent died.
+// Either way the child gets the default scheduling policy, not the
+// agent's (internal/batchsched).
 func startOnLockedThread(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil || cmd.SysProcAttr.Pdeathsig == 0 {
-		return cmd.Start()
+		return batchsched.Start(cmd.Start)
 	}
 	spawnerOnce.Do(startSpawner)
 	done := make(chan error, 1)
-	spawnRequests <- func() { done <- cmd.Start() }
+	spawnRequests <- func() { done <- batchsched.Start(cmd.Start) }
 	return <-done
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/batchsched"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/rawio"
 )
 
@@ -70,6 +71,9 @@ Environment:
                            hibernate a session idle this long, e.g. 15m
                            (default 30m; 0 = never). A hibernated session
                            resumes by itself, with its history, when next used.
+  CLAUDE_AGENT_ACP_SCHED   on Linux: batch (default) lets the agent take a free CPU
+                           without preempting the editor or Claude Code; normal
+                           gives it the default policy
   GOMAXPROCS               threads running the agent's Go code at once
                            (default 1: relaying costs least on one thread)
 `
@@ -93,6 +97,23 @@ func main() {
 func oneThread() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
+	}
+}
+
+// batchScheduling makes the agent a batch task in Linux's scheduler
+// unless CLAUDE_AGENT_ACP_SCHED=normal: a streamed answer wakes it for
+// every line the CLI writes, and waking at once, preempting the CLI or the
+// editor each time, cost more CPU than the relaying itself
+// (internal/batchsched). It reports whether the agent is one.
+func batchScheduling(log *slog.Logger) bool {
+	switch os.Getenv("CLAUDE_AGENT_ACP_SCHED") {
+	case "normal":
+		return false
+	case "", "batch":
+		return batchsched.Enable()
+	default:
+		log.Warn("CLAUDE_AGENT_ACP_SCHED must be batch or normal; using batch")
+		return batchsched.Enable()
 	}
 }
 
@@ -152,7 +173,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		os.Exit(0)
 	}()
 	ver := agentVersion()
-	log.Debug("serving ACP on stdio", "version", ver, "threads", runtime.GOMAXPROCS(0))
+	log.Debug("serving ACP on stdio", "version", ver, "threads", runtime.GOMAXPROCS(0), "batch", batchScheduling(log))
 	maxLive, idle := hibernation(log)
 	a := agent.New(agent.Config{Logger: log, Version: ver, MaxLiveSessions: maxLive, IdleTimeout: idle})
 	if err := a.Serve(ctx, stdin, stdout); err != nil {
