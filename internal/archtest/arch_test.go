@@ -40,7 +40,7 @@ func allowed(pkg, dep string) bool {
 	switch {
 	case under(dep, "cmd"):
 		return false // nothing imports a command
-	case dep == "internal/jsonfast", dep == "internal/rawio":
+	case dep == "internal/jsonfast", dep == "internal/rawio", dep == "internal/batchsched":
 		return true // leaves (they import nothing of ours) under every layer
 	case under(pkg, "acp"):
 		return under(dep, "acp") && !(pkg == "acp" && dep != "acp") // acp knows nothing else; acp/acpv2 builds on acp
