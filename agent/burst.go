@@ -141,7 +141,12 @@ func (s *session) burst(next func() (claude.Message, bool), merge bool, same fun
 	defer release()
 	for n := 1; ; n++ {
 		after, more := next()
-		merged := s.merged[:0] // the frames merged into m, m first
+		// The frames merged into m, m first, in the session's scratch
+		// list, which is nil while in use: nothing handled here should
+		// start another burst, but one that did would take a list of its
+		// own instead of this one's frames, which are still to recycle.
+		merged := s.merged[:0]
+		s.merged = nil
 		for merge && more && canMerge(m, after) {
 			if len(merged) == 0 {
 				merged = append(merged, m)

@@ -35,7 +35,7 @@ type session struct {
 	cli        cliState // the CLI process behind the session
 	lastDelta  deltaKey // the text delta the session handled last (burst.go)
 	// merged is burst's scratch list of the frames it merges into one
-	// chunk; empty between bursts.
+	// chunk: empty between bursts, nil while one uses it.
 	merged []claude.Message
 	q      turnQueue     // the prompts (turn.go)
 	conf   sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
