@@ -24,25 +24,14 @@ func TestRelayedDeltasSurviveRecycling(t *testing.T) {
 	var text strings.Builder
 	ids := map[string]int{}
 	notes := 0
-	for {
-		m := p.next()
-		if m.ID != nil && *m.ID == 3 {
-			if m.Error != nil || !strings.Contains(string(m.Result), `"end_turn"`) {
-				t.Fatalf("prompt answer %s %v", m.Result, m.Error)
-			}
-			break
-		}
-		u := m.Params.Update
-		if u.SessionUpdate != "agent_message_chunk" {
-			continue
-		}
+	p.chunksUntilAnswer(3, func(chunk, messageID string) {
 		notes++
 		if notes%200 == 0 {
 			time.Sleep(20 * time.Millisecond) // the CLI streams on: a backlog to merge
 		}
-		ids[u.MessageID]++
-		text.WriteString(u.Content.Text)
-	}
+		ids[messageID]++
+		text.WriteString(chunk)
+	})
 	var want strings.Builder
 	for i := range chunks {
 		c := fmt.Sprintf("[%d]", i)

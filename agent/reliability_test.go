@@ -333,6 +333,25 @@ type wireMsg struct {
 	} `json:"params"`
 }
 
+// chunksUntilAnswer reads the agent's lines up to its answer to prompt
+// id, which must end the turn, and gives each agent_message_chunk's text
+// and message id to each.
+func (p *rawPeer) chunksUntilAnswer(id int, each func(text, messageID string)) {
+	p.t.Helper()
+	for {
+		m := p.next()
+		if m.ID != nil && *m.ID == id {
+			if m.Error != nil || !strings.Contains(string(m.Result), `"end_turn"`) {
+				p.t.Fatalf("prompt answer %s %v", m.Result, m.Error)
+			}
+			return
+		}
+		if u := m.Params.Update; u.SessionUpdate == "agent_message_chunk" {
+			each(u.Content.Text, u.MessageID)
+		}
+	}
+}
+
 func (p *rawPeer) next() wireMsg {
 	p.t.Helper()
 	line, err := p.out.ReadBytes('\n')
@@ -431,19 +450,9 @@ func TestStuckClientBackpressure(t *testing.T) {
 	// coalesced (burst.go): consecutive deltas in one notification.
 	next, notes := 0, 0
 	var text string
-	for {
-		m := p.next()
-		if m.ID != nil && *m.ID == 3 {
-			if m.Error != nil || !strings.Contains(string(m.Result), `"end_turn"`) {
-				t.Fatalf("prompt answer %s %v", m.Result, m.Error)
-			}
-			break
-		}
-		if m.Params.Update.SessionUpdate != "agent_message_chunk" {
-			continue
-		}
+	p.chunksUntilAnswer(3, func(chunk, _ string) {
 		notes++
-		text += m.Params.Update.Content.Text
+		text += chunk
 		for {
 			c := fmt.Sprintf("[%d]", next)
 			c += strings.Repeat("x", size-len(c))
@@ -457,7 +466,7 @@ func TestStuckClientBackpressure(t *testing.T) {
 		if len(text) >= size {
 			t.Fatalf("chunk %d: got %.12q: lost, duplicated or reordered", next, text)
 		}
-	}
+	})
 	if next != chunks || text != "" {
 		t.Fatalf("got %d of %d chunks before the answer (%d bytes left over)", next, chunks, len(text))
 	}
