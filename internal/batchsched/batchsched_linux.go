@@ -1,6 +1,7 @@
 package batchsched
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -17,20 +18,26 @@ var enabled atomic.Bool
 // reports whether the kernel took it for all of them (a seccomp filter
 // may refuse sched_setattr; the threads then keep their policy).
 func Enable() bool {
-	ok := true
+	ok, some := true, false
 	// Twice: a thread the runtime started during the first pass, from a
 	// thread not yet changed, is caught by the second.
 	for range 2 {
 		for _, tid := range threads() {
-			if setPolicy(tid, unix.SCHED_BATCH) != nil {
+			switch err := setPolicy(tid, unix.SCHED_BATCH); {
+			case err == nil:
+				some = true
+			case errors.Is(err, unix.ESRCH): // the thread ended meanwhile
+			default:
 				ok = false
 			}
 		}
 	}
-	if ok {
+	if some {
+		// Children must be started on the default policy as soon as
+		// any thread may fork with the batch one.
 		enabled.Store(true)
 	}
-	return ok
+	return ok && some
 }
 
 // Enabled reports whether Enable made the process's threads batch tasks.
