@@ -104,14 +104,15 @@ func (last deltaKey) keepKey(k deltaKey) deltaKey {
 	if !k.ok {
 		return deltaKey{}
 	}
-	k.kind = last.keep(k.kind, last.kind)
-	k.msgID = last.keep(k.msgID, last.msgID)
-	k.session = last.keep(k.session, last.session)
+	k.kind = keepString(k.kind, last.kind)
+	k.msgID = keepString(k.msgID, last.msgID)
+	k.session = keepString(k.session, last.session)
 	return k
 }
 
-// keep is s, as the kept string old if they are equal, else as a copy.
-func (deltaKey) keep(s, old string) string {
+// keepString is s, as the kept string old if they are equal, else as a
+// copy.
+func keepString(s, old string) string {
 	if s == old {
 		return old
 	}

@@ -40,9 +40,6 @@ func Enable() bool {
 	return ok && some
 }
 
-// Enabled reports whether Enable made the process's threads batch tasks.
-func Enabled() bool { return enabled.Load() }
-
 // Start runs start, which starts a child process, on a thread with the
 // default policy, so that the child does not inherit the agent's: a child
 // inherits the policy of the thread that forks it, and Go forks on the

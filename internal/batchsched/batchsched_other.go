@@ -5,8 +5,5 @@ package batchsched
 // Enable does nothing here: batch scheduling is Linux's.
 func Enable() bool { return false }
 
-// Enabled is false here.
-func Enabled() bool { return false }
-
 // Start runs start.
 func Start(start func() error) error { return start() }

@@ -155,8 +155,7 @@ func TestFocusRelay(t *testing.T) {
 		}
 		userBefore, sysBefore := userSys(t, c.cmd.Process.Pid)
 		threadsBefore := threadCPU(c.cmd.Process.Pid)
-		nsBefore, _ := schedNS(c.cmd.Process.Pid)
-		runsBefore := schedRuns(c.cmd.Process.Pid)
+		schedBefore := schedTotals(c.cmd.Process.Pid)
 		start := time.Now()
 		u, err := prompt(fmt.Sprintf("chunks %d 6 %d", deltas, pace))
 		if err != nil {
@@ -168,8 +167,7 @@ func TestFocusRelay(t *testing.T) {
 			t.Fatal(err)
 		}
 		userAfter, sysAfter := userSys(t, c.cmd.Process.Pid)
-		nsAfter, _ := schedNS(c.cmd.Process.Pid)
-		runs := schedRuns(c.cmd.Process.Pid) - runsBefore
+		schedAfter := schedTotals(c.cmd.Process.Pid)
 		var threads []string
 		for tid, cpu := range threadCPU(c.cmd.Process.Pid) {
 			if d := cpu - threadsBefore[tid]; d > 0 {
@@ -179,10 +177,10 @@ func TestFocusRelay(t *testing.T) {
 		sort.Strings(threads)
 		c.close(10 * time.Second)
 		cpu := after.cpu - before.cpu
-		fine := nsAfter - nsBefore // schedstat: nanoseconds, where /proc/<pid>/stat counts 10 ms ticks
+		fine := schedAfter.cpu - schedBefore.cpu // schedstat: nanoseconds, where /proc/<pid>/stat counts 10 ms ticks
 		lines = append(lines, fmt.Sprintf("relay: %d updates in %v, adapter CPU %v: %.2f µs per chunk (schedstat: %.2f µs; user %v, system %v; reads %d, writes %d, faults %d, runs %d; by thread, pid+n: %s)",
 			u.n, took.Round(time.Millisecond), cpu, float64(cpu.Microseconds())/deltas, float64(fine.Nanoseconds())/1e3/deltas, userAfter-userBefore, sysAfter-sysBefore,
-			after.syscr-before.syscr, after.syscw-before.syscw, after.minflt-before.minflt, runs, strings.Join(threads, " ")))
+			after.syscr-before.syscr, after.syscw-before.syscw, after.minflt-before.minflt, schedAfter.runs-schedBefore.runs, strings.Join(threads, " ")))
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
 }

@@ -157,8 +157,8 @@ func cpuBetween(before, after treeUsage) time.Duration {
 func usageOf(root int) (treeUsage, error) {
 	u, err := snapshotTree(root)
 	if err == nil {
-		u.selfNS, _ = schedNS(root)
-		u.selfRuns = schedRuns(root)
+		st := schedTotals(root)
+		u.selfNS, u.selfRuns = st.cpu, st.runs
 	}
 	return u, err
 }
@@ -224,7 +224,20 @@ func settle(root int, max time.Duration) {
 // nanoseconds (/proc/<pid>/task/*/schedstat), finer than /proc's ticks,
 // and the time they were runnable but waited for a CPU.
 func schedNS(pid int) (cpu, waited time.Duration) {
-	var sum, wait time.Duration
+	st := schedTotals(pid)
+	return st.cpu, st.waited
+}
+
+// A schedTotal adds up the schedstat of a process's living threads.
+type schedTotal struct {
+	cpu, waited time.Duration
+	// runs counts how often the threads were put on a CPU (timeslices).
+	runs int64
+}
+
+// schedTotals reads the schedstat of each living thread of pid once.
+func schedTotals(pid int) schedTotal {
+	var st schedTotal
 	dirs, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, d := range dirs {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, d.Name()))
@@ -232,32 +245,16 @@ func schedNS(pid int) (cpu, waited time.Duration) {
 			continue
 		}
 		f := strings.Fields(string(data))
-		if len(f) > 0 {
-			n, _ := strconv.ParseInt(f[0], 10, 64)
-			sum += time.Duration(n)
+		field := func(i int) int64 {
+			if i >= len(f) {
+				return 0
+			}
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			return n
 		}
-		if len(f) > 1 {
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			wait += time.Duration(n)
-		}
+		st.cpu += time.Duration(field(0))
+		st.waited += time.Duration(field(1))
+		st.runs += field(2)
 	}
-	return sum, wait
-}
-
-// schedRuns sums the timeslices of a process's living threads (the third
-// field of their schedstat): how often they were put on a CPU.
-func schedRuns(pid int) int64 {
-	var runs int64
-	dirs, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	for _, d := range dirs {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, d.Name()))
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(data)); len(f) > 2 {
-			n, _ := strconv.ParseInt(f[2], 10, 64)
-			runs += n
-		}
-	}
-	return runs
+	return st
 }
