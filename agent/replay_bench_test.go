@@ -81,7 +81,7 @@ func BenchmarkReplay(b *testing.B) {
 
 // discardAgent serves an agent whose client reads nothing back: every
 // notification is written in full and dropped. written counts the lines.
-func discardAgent(b *testing.B) (a *connection, written *lineCounter, stop func()) {
+func discardAgent(b testing.TB) (a *connection, written *lineCounter, stop func()) {
 	a = New(Config{Env: []string{"HOME=" + b.TempDir()}}).newConnection()
 	in, inW := io.Pipe()
 	lc := &lineCounter{}

@@ -44,7 +44,8 @@ const (
 	rCPU       = ".cpu.self"
 	rCPUPerMsg = ".cpu.per_message"
 	rRSS       = ".rss.self"
-	rFaults    = ".faults" // minor page faults of the adapter for the load
+	rFaults    = ".faults"       // minor page faults of the adapter for the load
+	rFirst     = ".first_update" // session/load → the first history update (the first pass over the file and the load's set-up)
 )
 
 // runReplay times session/load of the case's transcript, written where the
@@ -106,5 +107,6 @@ func runReplay(ctx context.Context, cfg *Config, argv []string, rc replayCase) (
 		p + rCPUPerMsg: cpu / float64(st.Active),
 		p + rRSS:       float64(after.hwm),
 		p + rFaults:    float64(after.minflt - before.minflt),
+		p + rFirst:     seen.first.Sub(start).Seconds(),
 	}, nil
 }

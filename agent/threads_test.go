@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+)
+
+// oneThreadAgent runs the test as the agent runs, on one thread
+// (cmd/claude-agent-acp), and puts the test's setting back after it.
+func oneThreadAgent(t *testing.T) {
+	t.Helper()
+	if _, set := os.LookupEnv("GOMAXPROCS"); set {
+		t.Skip("GOMAXPROCS is set in the environment: the agent keeps it")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: a replay has no second thread to use")
+	}
+	saved := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(saved) })
+}
+
+// TestReplayRunsOnTwoThreads: an agent on one thread replays a load on
+// two (its records decoded ahead on the second), then goes back to one.
+func TestReplayRunsOnTwoThreads(t *testing.T) {
+	oneThreadAgent(t)
+	path, st, err := transcriptgen.WriteSession(t.TempDir(), transcriptgen.Options{Messages: 400, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, stop := discardAgent(t)
+	defer stop()
+	during := 0
+	replayBatchHook = func(int) { during = max(during, runtime.GOMAXPROCS(0)) }
+	defer func() { replayBatchHook = nil }()
+	setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
+	if _, err := a.replay(context.Background(), st.SessionID, path, setup, &startOutcome{got: true}); err != nil {
+		t.Fatal(err)
+	}
+	if during != 2 {
+		t.Errorf("the replay ran on %d threads, want 2", during)
+	}
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Errorf("after the replay the agent runs on %d threads, want 1 again", n)
+	}
+}
+
+// TestOverlappingLoadsShareTheSecondThread: the agent goes back to one
+// thread when the last of two overlapping loads ends, and a second call of
+// a restore changes nothing.
+func TestOverlappingLoadsShareTheSecondThread(t *testing.T) {
+	oneThreadAgent(t)
+	first := widenForLoad()
+	second := widenForLoad()
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("two loads run on %d threads, want 2", n)
+	}
+	first()
+	first()
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Errorf("with one load left the agent runs on %d threads, want 2", n)
+	}
+	second()
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Errorf("after both loads the agent runs on %d threads, want 1", n)
+	}
+}
+
+// TestLoadKeepsTheUsersThreads: GOMAXPROCS set in the environment, or an
+// agent on more than one thread already, is left as it is.
+func TestLoadKeepsTheUsersThreads(t *testing.T) {
+	oneThreadAgent(t)
+	runtime.GOMAXPROCS(3)
+	restore := widenForLoad()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Errorf("an agent on 3 threads runs a load on %d", n)
+	}
+	restore()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Errorf("after the load the agent runs on %d threads, want its 3", n)
+	}
+	runtime.GOMAXPROCS(1)
+	t.Setenv("GOMAXPROCS", "1")
+	restore = widenForLoad()
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Errorf("with GOMAXPROCS=1 in the environment a load runs on %d threads", n)
+	}
+	restore()
+}
