@@ -87,7 +87,7 @@ func (r *Reader) readAhead(full chan<- aheadBatch, free <-chan []*Record, stop <
 	recs := make([]*Record, 0, aheadRecords)
 	bytes := 0
 	for _, sp := range r.chain {
-		rec, err := r.read(sp.off, sp.n)
+		rec, err := r.read(sp.off, sp.n, inOrder)
 		if err != nil {
 			send(aheadBatch{recs: recs, err: err})
 			return

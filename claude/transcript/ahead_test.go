@@ -208,3 +208,38 @@ func TestRecordsAheadSurvivesAPanic(t *testing.T) {
 		t.Error("no records before the panic")
 	}
 }
+
+// counting is an io.ReaderAt that counts the bytes read from it.
+type counting struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *counting) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestOpeningReadsTheFileOnce: the first pass reads the file once, and
+// the check of the rewound turns for parallel tool calls (a line and its
+// parent each) reads those lines alone, not a 256 KiB window for each.
+// Then the branch's records read it about once more.
+func TestOpeningReadsTheFileOnce(t *testing.T) {
+	b := aheadFixture(t)
+	c := &counting{r: bytes.NewReader(b)}
+	r, err := transcript.NewReader(c, int64(len(b)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, limit := c.n.Load(), int64(len(b))*101/100; got > limit {
+		t.Errorf("opening read %d bytes of a %d-byte transcript, want at most %d", got, len(b), limit)
+	}
+	c.n.Store(0)
+	if _, errs := collect(r.RecordsAhead()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got, limit := c.n.Load(), int64(len(b))*11/10; got > limit {
+		t.Errorf("the records read %d bytes of a %d-byte transcript, want at most %d", got, len(b), limit)
+	}
+}

@@ -76,7 +76,7 @@ func (r *Reader) withParallelCalls(x *index, ids []int32) []int32 {
 			return l
 		}
 		nd := &x.nodes[id]
-		l, err := r.read(nd.off, nd.n)
+		l, err := r.read(nd.off, nd.n, alone)
 		if err != nil || l != nil && l.Message == nil {
 			l = nil
 		}
