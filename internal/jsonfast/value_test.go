@@ -126,6 +126,10 @@ func TestStrLike(t *testing.T) {
 		{`"line\ntwo"`, "line\ntwo", false},
 		{`"line\u000aone"`, "line\none", false}, // the same text, other bytes: decoded
 		{`"plain"`, "plain", false},
+		{` "line\none" `, "line\none", true},    // white space around it
+		{`"line\noneX"`, "line\noneX", false},   // prevRaw is only the start of it
+		{`"line\none\""`, "line\none\"", false}, // the quote after prevRaw is escaped
+		{`"line\n"`, "line\n", false},           // shorter than prevRaw
 	} {
 		var d Dec
 		d.ResetShared([]byte(tc.in))
@@ -141,5 +145,29 @@ func TestStrLike(t *testing.T) {
 	d.Reset([]byte(`7`))
 	if _, ok := d.StrLike(prevRaw, prev); ok {
 		t.Error("StrLike of a number reported a string")
+	}
+}
+
+// TestStrLikeAgreesWithUnmarshal: whichever way StrLike takes a value (the
+// comparison with prevRaw or the scan), it decodes what encoding/json
+// decodes, and accepts and rejects the same documents.
+func TestStrLikeAgreesWithUnmarshal(t *testing.T) {
+	texts := []string{"", "a", "line\none\ttab", `quote " and \ backslash`, "é ünïcode ✓", "\u2028", "ctl \x01"}
+	for _, prev := range texts {
+		q, _ := json.Marshal(prev)
+		prevRaw := q[1 : len(q)-1] // a valid string's bytes, as StrRaw returns them
+		for _, v := range texts {
+			vq, _ := json.Marshal(v)
+			for _, doc := range []string{string(vq), " " + string(vq) + " ", `"` + string(prevRaw), string(vq) + `x`, `"` + string(prevRaw) + "\x01\""} {
+				var want string
+				wantErr := json.Unmarshal([]byte(doc), &want)
+				var d Dec
+				d.Reset([]byte(doc))
+				got, ok := d.StrLike(prevRaw, prev)
+				if valid := ok && d.End(); valid != (wantErr == nil) || valid && got != want {
+					t.Errorf("StrLike(%q) of %q = %q, valid %v; encoding/json: %q, %v", prevRaw, doc, got, valid, want, wantErr)
+				}
+			}
+		}
 	}
 }
