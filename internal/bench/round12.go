@@ -16,9 +16,9 @@ const round12Account = "\n" +
 	"\n" +
 	"| Measure | before | after |\n" +
 	"|---|--:|--:|\n" +
-	"| in process, realistic replay (`Replay/realistic`), per message, wall | 7.3–8.4 µs | 5.2–5.6 µs |\n" +
-	"| the same, CPU per message (both threads) | 8.4–10 µs | 8.6–8.8 µs |\n" +
-	"| in process, synthetic replay (`Replay/msgs=5000`), per message, wall | 4.8–5.6 µs | 4.3–4.6 µs |\n" +
+	"| in process, realistic replay (`Replay/realistic`), per message, wall | 7.3–8.4 µs | 5.4–5.8 µs |\n" +
+	"| the same, CPU per message (both threads) | 8.4–10 µs | 8.6–9.3 µs |\n" +
+	"| in process, synthetic replay (`Replay/msgs=5000`), per message, wall | 4.8–5.6 µs | 4.1–4.3 µs |\n" +
 	"| beside the real CLI, realistic replay, per message (`TestFocus`, alternating, 3–5 loads each) | 9.2–10.5 µs (one 15.3) | 8.4–9.5 µs (one 10.6) |\n" +
 	"| the same, synthetic replay | 6.2–8.8 µs | 5.0–6.1 µs |\n" +
 	"| the same, realistic: first history update after the request | 7.4–8.0 ms | 6.3–6.9 ms |\n" +
