@@ -75,7 +75,8 @@ Environment:
                            without preempting the editor or Claude Code; normal
                            gives it the default policy
   GOMAXPROCS               threads running the agent's Go code at once
-                           (default 1: relaying costs least on one thread)
+                           (default 1: relaying costs least on one thread;
+                           a session/load replays on two while it runs)
 `
 
 func main() {
