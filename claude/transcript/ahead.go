@@ -8,7 +8,8 @@ import (
 // Read-ahead bounds: a batch is handed over when it holds aheadRecords
 // records or aheadBytes bytes of lines, whichever comes first, and at most
 // aheadBatches batches wait for the consumer. What is in flight is
-// therefore at most (aheadBatches+2) batches: a few hundred KiB of
+// therefore at most aheadBatches+2 batches (the ones waiting, the one
+// being read, the one being replayed): about 2 MiB of lines and their
 // records, however long the transcript.
 const (
 	aheadRecords = 64
@@ -38,17 +39,15 @@ type aheadBatch struct {
 func (r *Reader) RecordsAhead() iter.Seq2[*Record, error] {
 	return func(yield func(*Record, error) bool) {
 		full := make(chan aheadBatch, aheadBatches)
-		free := make(chan []*Record, aheadBatches+2)
 		stop := make(chan struct{})
 		done := make(chan struct{})
-		go r.readAhead(full, free, stop, done)
+		go r.readAhead(full, stop, done)
 		defer func() {
 			close(stop)
 			<-done
 		}()
 		for b := range full {
-			for i, rec := range b.recs {
-				b.recs[i] = nil // the loop owns the record now
+			for _, rec := range b.recs {
 				if !yield(rec, nil) {
 					return
 				}
@@ -57,17 +56,13 @@ func (r *Reader) RecordsAhead() iter.Seq2[*Record, error] {
 				yield(nil, b.err)
 				return
 			}
-			select {
-			case free <- b.recs[:0]:
-			default:
-			}
 		}
 	}
 }
 
 // readAhead is RecordsAhead's goroutine: it decodes the branch into
 // batches until the end, an error, or stop.
-func (r *Reader) readAhead(full chan<- aheadBatch, free <-chan []*Record, stop <-chan struct{}, done chan<- struct{}) {
+func (r *Reader) readAhead(full chan<- aheadBatch, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	defer close(full)
 	send := func(b aheadBatch) bool {
@@ -83,32 +78,23 @@ func (r *Reader) readAhead(full chan<- aheadBatch, free <-chan []*Record, stop <
 			send(aheadBatch{err: fmt.Errorf("transcript: decoding a record failed: %v", p)})
 		}
 	}()
-	limit := aheadFirst
-	recs := make([]*Record, 0, aheadRecords)
-	bytes := 0
-	for _, sp := range r.chain {
-		rec, err := r.read(sp.off, sp.n, inOrder)
+	limit, size := aheadFirst, 0
+	var recs []*Record
+	r.branch(func(rec *Record, n int32, err error) bool {
 		if err != nil {
 			send(aheadBatch{recs: recs, err: err})
-			return
-		}
-		if rec == nil {
-			continue
+			return false
 		}
 		recs = append(recs, rec)
-		if bytes += int(sp.n); len(recs) < limit && bytes < aheadBytes {
-			continue
+		if size += int(n); len(recs) < limit && size < aheadBytes {
+			return true
 		}
 		if !send(aheadBatch{recs: recs}) {
-			return
+			return false
 		}
-		limit, bytes = aheadRecords, 0
-		select {
-		case recs = <-free:
-		default:
-			recs = make([]*Record, 0, aheadRecords)
-		}
-	}
+		recs, limit, size = nil, aheadRecords, 0
+		return true
+	})
 	if len(recs) > 0 {
 		send(aheadBatch{recs: recs})
 	}

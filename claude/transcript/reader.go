@@ -178,18 +178,22 @@ func (r *Reader) LeafUUID() string {
 // skipped and counted; an I/O error is yielded once and ends the sequence.
 func (r *Reader) Records() iter.Seq2[*Record, error] {
 	return func(yield func(*Record, error) bool) {
-		for _, sp := range r.chain {
-			rec, err := r.read(sp.off, sp.n, inOrder)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if rec == nil {
-				continue
-			}
-			if !yield(rec, nil) {
-				return
-			}
+		r.branch(func(rec *Record, _ int32, err error) bool { return yield(rec, err) })
+	}
+}
+
+// branch is Records and RecordsAhead's loop: it gives f each record of the
+// branch with its line's length, or the read error that ends it, until f
+// returns false.
+func (r *Reader) branch(f func(rec *Record, n int32, err error) bool) {
+	for _, sp := range r.chain {
+		rec, err := r.read(sp.off, sp.n, inOrder)
+		if err != nil {
+			f(nil, sp.n, err)
+			return
+		}
+		if rec != nil && !f(rec, sp.n, nil) {
+			return
 		}
 	}
 }
