@@ -63,7 +63,8 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 			mode, err = "", acp.NewInternalError("the session's transcript could not be replayed")
 		}
 	}()
-	defer widenForLoad()() // threads.go: decoding runs ahead on a second thread
+	widened, ahead := widenForLoad() // threads.go: decoding runs ahead on a second thread
+	defer widened()
 	r, err := transcript.Open(path, &transcript.Options{Logger: a.log.With("session", id)})
 	if err != nil {
 		a.log.Warn("transcript not readable", "session", id, "error", err)
@@ -78,7 +79,11 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 	release := a.editor().Hold()
 	defer func() { release() }()
 	n, begun := 0, time.Now()
-	for rec, err := range r.RecordsAhead() {
+	records := r.Records
+	if ahead {
+		records = r.RecordsAhead
+	}
+	for rec, err := range records() {
 		if err != nil {
 			a.log.Warn("transcript read failed", "session", id, "error", err)
 			return "", acp.NewInternalError("the session's transcript could not be read")

@@ -28,12 +28,17 @@ var loadThreads struct {
 
 // widenForLoad gives the running replay a second thread (see loadThreads)
 // and returns the function that gives it back; calling it more than once
-// is harmless.
-func widenForLoad() (restore func()) {
+// is harmless. ahead says whether this replay should read ahead
+// (transcript.Reader.RecordsAhead): only one at a time does. Read-ahead
+// keeps about 2 MiB of records in flight, and an editor that reopens a
+// hundred sessions at once must not multiply that by a hundred; a second
+// reader would find no free core anyway.
+func widenForLoad() (restore func(), ahead bool) {
 	lt := &loadThreads
 	lt.Lock()
 	defer lt.Unlock()
-	if lt.loads == 0 && os.Getenv("GOMAXPROCS") == "" && runtime.NumCPU() >= 2 && runtime.GOMAXPROCS(0) == 1 {
+	ahead = lt.loads == 0
+	if ahead && os.Getenv("GOMAXPROCS") == "" && runtime.NumCPU() >= 2 && runtime.GOMAXPROCS(0) == 1 {
 		lt.saved = runtime.GOMAXPROCS(2)
 	}
 	lt.loads++
@@ -44,5 +49,5 @@ func widenForLoad() (restore func()) {
 			runtime.GOMAXPROCS(lt.saved)
 			lt.saved = 0
 		}
-	})
+	}), ahead
 }

@@ -49,15 +49,18 @@ func TestReplayRunsOnTwoThreads(t *testing.T) {
 	}
 }
 
-// TestOverlappingLoadsShareTheSecondThread: the agent goes back to one
-// thread when the last of two overlapping loads ends, and a second call of
-// a restore changes nothing.
+// TestOverlappingLoadsShareTheSecondThread: of two overlapping loads only
+// the first reads ahead, the agent goes back to one thread when the last
+// ends, and a second call of a restore changes nothing.
 func TestOverlappingLoadsShareTheSecondThread(t *testing.T) {
 	oneThreadAgent(t)
-	first := widenForLoad()
-	second := widenForLoad()
+	first, firstAhead := widenForLoad()
+	second, secondAhead := widenForLoad()
 	if n := runtime.GOMAXPROCS(0); n != 2 {
 		t.Fatalf("two loads run on %d threads, want 2", n)
+	}
+	if !firstAhead || secondAhead {
+		t.Errorf("read ahead: first load %v, second %v; want only the first", firstAhead, secondAhead)
 	}
 	first()
 	first()
@@ -68,6 +71,11 @@ func TestOverlappingLoadsShareTheSecondThread(t *testing.T) {
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Errorf("after both loads the agent runs on %d threads, want 1", n)
 	}
+	third, ahead := widenForLoad()
+	defer third()
+	if !ahead {
+		t.Error("a load after the others ended does not read ahead")
+	}
 }
 
 // TestLoadKeepsTheUsersThreads: GOMAXPROCS set in the environment, or an
@@ -75,7 +83,7 @@ func TestOverlappingLoadsShareTheSecondThread(t *testing.T) {
 func TestLoadKeepsTheUsersThreads(t *testing.T) {
 	oneThreadAgent(t)
 	runtime.GOMAXPROCS(3)
-	restore := widenForLoad()
+	restore, _ := widenForLoad()
 	if n := runtime.GOMAXPROCS(0); n != 3 {
 		t.Errorf("an agent on 3 threads runs a load on %d", n)
 	}
@@ -85,7 +93,7 @@ func TestLoadKeepsTheUsersThreads(t *testing.T) {
 	}
 	runtime.GOMAXPROCS(1)
 	t.Setenv("GOMAXPROCS", "1")
-	restore = widenForLoad()
+	restore, _ = widenForLoad()
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Errorf("with GOMAXPROCS=1 in the environment a load runs on %d threads", n)
 	}
