@@ -40,6 +40,10 @@ func startFake(t *testing.T, scenario string, opts Options) *Process {
 		opts.StartupTimeout = base.StartupTimeout
 	}
 	p, err := Start(context.Background(), opts)
+	for try := 1; try < 3 && wineFlake(err); try++ {
+		t.Logf("Start(%s): %v; again (Wine)", scenario, err)
+		p, err = Start(context.Background(), opts)
+	}
 	if err != nil {
 		t.Fatalf("Start(%s): %v", scenario, err)
 	}
