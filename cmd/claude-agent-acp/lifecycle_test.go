@@ -3,17 +3,20 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
 )
 
 // TestNothingRunsAfterTheAgentDies is issue 13's first promise, with the
@@ -114,4 +117,99 @@ func startBinaryWith(t *testing.T, dir string, env []string, ownGroup bool) *age
 	commandHook = func(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
 	defer func() { commandHook = prev }()
 	return startBinary(t, dir, env)
+}
+
+// TestNothingRunsAfterTheAgentDiesMidLoad: the agent dies during a
+// session/load of 20,000 messages, at two moments. "stuck": the client has
+// stopped reading, so the replay waits on a full stdout (and, between two
+// batches, the CLI's start with it). "cli-starting": the client reads
+// everything; the replay is done or nearly, the CLI of the loaded session
+// is starting and the load's answer waits for it. However the agent dies
+// (SIGKILL, SIGKILL of its process group, SIGTERM), within 1 s no claude
+// process it started is left, none appears later, no model request was
+// made, and the agent itself is gone within 500 ms, a stuck writer or not.
+func TestNothingRunsAfterTheAgentDiesMidLoad(t *testing.T) {
+	for _, when := range []string{"stuck", "cli-starting"} {
+		for _, how := range []string{"sigkill", "sigkill-group", "sigterm"} {
+			t.Run(when+"/"+how, func(t *testing.T) { killMidLoad(t, when, how) })
+		}
+	}
+}
+
+func killMidLoad(t *testing.T, when, how string) {
+	sb := clitest.NewSandbox(t)
+	t.Cleanup(func() { clitest.NoOrphans(t) })
+	_, st, err := transcriptgen.WriteSession(sb.ConfigDir, transcriptgen.Options{Cwd: sb.WorkDir, Messages: 20000, RewindEvery: 25, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startBinaryWith(t, sb.WorkDir, sb.With("CLAUDE_CODE_EXECUTABLE="+sb.CLI), how == "sigkill-group")
+	p.initialize()
+	p.send(1, "session/load", map[string]any{"sessionId": st.SessionID, "cwd": sb.WorkDir, "mcpServers": []any{}})
+	isLoadAnswer := func(line []byte) bool {
+		var m wireMsg
+		return json.Unmarshal(line, &m) == nil && m.isResponse() && string(m.ID) == "1"
+	}
+	updates := 0
+	deadline := time.Now().Add(30 * time.Second)
+	switch when {
+	case "stuck":
+		// Read up to the first history update, then nothing more; the
+		// replay fills the pipe (and the reader's buffers) and waits.
+		for m := p.next(); m.Method != "session/update" || strings.Contains(m.raw, `"available_commands_update"`); m = p.next() {
+			if m.isResponse() {
+				t.Fatalf("before the replay: %s", m.raw)
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	case "cli-starting":
+		for len(clitest.LivePIDs(t)) == 0 {
+			select {
+			case line := <-p.lines:
+				if isLoadAnswer(line) {
+					t.Fatalf("the load was answered before a CLI was seen: %.200s", line)
+				}
+				updates++
+			case <-time.After(2 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no claude process started during the load")
+			}
+		}
+	}
+	start := time.Now()
+	switch how {
+	case "sigkill":
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	case "sigkill-group":
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	case "sigterm":
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for len(clitest.LivePIDs(t)) > 0 {
+		if time.Since(start) > time.Second {
+			t.Fatalf("claude processes still alive 1 s after the signal: %v", clitest.LivePIDs(t))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	gone := time.Since(start)
+	if !p.waitExit(500 * time.Millisecond) {
+		t.Fatal("the agent still runs 500 ms after the signal")
+	}
+	// What the agent wrote before it died: the load must not have been
+	// answered, else this did not test a death mid-load.
+	for line := range p.lines {
+		if isLoadAnswer(line) {
+			t.Fatalf("the load was answered before the signal: %.200s", line)
+		}
+		updates++
+	}
+	time.Sleep(300 * time.Millisecond)
+	if pids := clitest.LivePIDs(t); len(pids) > 0 {
+		t.Fatalf("a claude process appeared after the agent died: %v", pids)
+	}
+	if n := len(sb.API.MainRequests()); n != 0 {
+		t.Errorf("%d model requests during a load, want 0", n)
+	}
+	t.Logf("%d of about %d messages' lines written; claude processes gone %v after the signal", updates, st.Active, gone)
 }
