@@ -39,7 +39,7 @@ FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification
 	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./internal/jsonfast:FuzzDec \
 	./claude/transcript:FuzzReader ./claude/transcript:FuzzFastDecode ./acp:FuzzAppendString \
 	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch \
-	./internal/jsonfast:FuzzObject ./internal/jsonfast:FuzzLax ./internal/jsonfast:FuzzSkipLax ./agent/internal/toolview:FuzzToolJSON ./agent:FuzzResultJSON
+	./internal/jsonfast:FuzzObject ./internal/jsonfast:FuzzUnescape ./internal/jsonfast:FuzzLax ./internal/jsonfast:FuzzSkipLax ./agent/internal/toolview:FuzzToolJSON ./agent:FuzzResultJSON
 fuzz-short:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} $${t##*:}"; \

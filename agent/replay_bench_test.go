@@ -30,7 +30,9 @@ import (
 // the process's peak RSS growth (VmHWM after resetting it). The cost must
 // grow linearly: compare ns/msg and updates of the two sizes; peak memory
 // should barely grow at all, since records stream. The realistic case is
-// the harness's transcript with ~13 KB tool results.
+// the harness's transcript with ~13 KB tool results; realistic-code is the
+// same with source code and test logs, as dense in JSON escapes as real
+// files.
 //
 //	go test -run '^$' -bench Replay -benchmem ./agent
 func BenchmarkReplay(b *testing.B) {
@@ -41,8 +43,11 @@ func BenchmarkReplay(b *testing.B) {
 		{"msgs=5000", transcriptgen.Options{Messages: 5_000, RewindEvery: 25, Seed: 1}},
 		{"msgs=20000", transcriptgen.Options{Messages: 20_000, RewindEvery: 25, Seed: 1}},
 		// The realistic transcript of the side-by-side harness
-		// (internal/bench): Bash and Read results of about 13 KB.
+		// (internal/bench): Bash and Read results of about 13 KB, of
+		// plain words (no JSON escapes) and of source code and test logs
+		// (about 9% of their bytes escaped, as in real files).
 		{"realistic", transcriptgen.Options{Messages: 2_800, RewindEvery: 25, Seed: 2, ToolOutput: 13_000}},
+		{"realistic-code", transcriptgen.Options{Messages: 2_800, RewindEvery: 25, Seed: 2, ToolOutput: 13_000, Code: true}},
 	}
 	for _, c := range cases {
 		path, st, err := transcriptgen.WriteSession(b.TempDir(), c.opts)

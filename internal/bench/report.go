@@ -52,6 +52,9 @@ const (
 	kRealUpdates       = "real" + rUpdates
 	kRealCPU           = "real" + rCPU
 	kRealCPUPerMsg     = "real" + rCPUPerMsg
+	kCodeLast          = "code" + rLast
+	kCodePerMsg        = "code" + rPerMsg
+	kCodeCPUPerMsg     = "code" + rCPUPerMsg
 	kRatioStart        = "ratio.start_first_chunk" // ours (or the reference) over the bare CLI, same iteration
 	kRatioStream       = "ratio.stream_answer"
 	kRequests          = "api.messages"
@@ -172,6 +175,9 @@ func sections(cfg Config) []section {
 			{"  per message on the active branch", kRealPerMsg, us, false},
 			{"  → answer (after the CLI is up)", kReal, ms, false},
 			{"  adapter CPU per message", kRealCPUPerMsg, us, false},
+			{"the same with source code for text (escape-dense, as real files are): → last history update", kCodeLast, ms, false},
+			{"  per message on the active branch", kCodePerMsg, us, false},
+			{"  adapter CPU per message", kCodeCPUPerMsg, us, false},
 		}},
 		{title: "7. Model API requests (fake API log)", rows: []row{
 			{"`POST /v1/messages` for 5 user turns", kRequests, count, true},

@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		for _, phase := range []struct {
 			name string
 			run  func(context.Context, *Config, []string) (sample, error)
-		}{{"concurrent", runConcurrent}, {"session/load", replay(syntheticReplay)}, {"session/load realistic", replay(realisticReplay)}} {
+		}{{"concurrent", runConcurrent}, {"session/load", replay(syntheticReplay)}, {"session/load realistic", replay(realisticReplay)}, {"session/load code", replay(codeReplay)}} {
 			for _, sys := range order {
 				if sys == Bare {
 					continue

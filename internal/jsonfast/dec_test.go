@@ -144,3 +144,43 @@ func TestValidUTF8AfterAScan(t *testing.T) {
 		}
 	}
 }
+
+// TestUnescapeAgreesWithEncodingJSON: Unescape decodes what encoding/json
+// decodes, with every kind of escape, non-ASCII and invalid byte at every
+// offset from an eight-byte boundary, and runs between escapes from none
+// to longer than a word.
+func TestUnescapeAgreesWithEncodingJSON(t *testing.T) {
+	pieces := []string{`\n`, `\t`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\u0041`, `\u00e9`, `\ud83d\ude00`,
+		`\ud83d`, `\ude00x`, `\ud83dabcdef`, `\ud83d\u0041`, "é", "€", "😀", "\xff", "\xe2\x82", "\xed\xa0\x80", "\uFFFD", "<&>"}
+	for _, p := range pieces {
+		for pad := range 18 {
+			for _, run := range []int{0, 1, 7, 8, 9, 20} {
+				raw := strings.Repeat("a", pad) + p + strings.Repeat("b", run) + p + strings.Repeat("c", pad%5)
+				var want string
+				if err := json.Unmarshal([]byte(`"`+raw+`"`), &want); err != nil {
+					t.Fatalf("%q: %v", raw, err)
+				}
+				prefix := []byte("kept:")
+				if got := Unescape(prefix, []byte(raw)); string(got) != "kept:"+want {
+					t.Fatalf("Unescape(%q) = %q, want %q", raw, got[5:], want)
+				}
+			}
+		}
+	}
+}
+
+// FuzzUnescape: for any valid JSON string, Unescape agrees with
+// encoding/json; for any other bytes (a lax walk hands it strings it did
+// not validate) it does not panic.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`a\nb`, `\u00e9\ud83d\ude00`, "\xff", `x\u12`, `tab\there "quoted"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got := Unescape(nil, raw)
+		var want string
+		if json.Unmarshal([]byte(`"`+string(raw)+`"`), &want) == nil && string(got) != want {
+			t.Fatalf("Unescape(%q) = %q, encoding/json %q", raw, got, want)
+		}
+	})
+}

@@ -19,6 +19,7 @@ package transcriptgen
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,6 +51,15 @@ type Options struct {
 	// call returns (stored twice: the tool result and the structured
 	// result); 0 is 900. Real sessions read whole files: a few thousand.
 	ToolOutput int
+	// Code makes the tool outputs and file contents (Bash, Read, Edit,
+	// Write) Go source and test logs instead of plain words: tabs,
+	// newlines, quotes, backslashes, <, > and &, now and then a non-ASCII
+	// character, with Read results numbered as the CLI numbers them
+	// ("12\t…"). About 9% of their bytes are escaped in the JSON line, as in
+	// real source (this repository's agent/*.go: 8.7%); plain words have
+	// none, and escapes are what a JSON string decoder and encoder are
+	// slow on.
+	Code bool
 }
 
 // Stats describe what was written.
@@ -129,13 +139,14 @@ func Write(w io.Writer, o Options) (Stats, error) {
 }
 
 type gen struct {
-	o   Options
-	w   *bufio.Writer
-	st  Stats
-	err error
-	n   int // ids handed out
-	rnd uint64
-	t   time.Time
+	o    Options
+	w    *bufio.Writer
+	st   Stats
+	err  error
+	n    int // ids handed out
+	rnd  uint64
+	t    time.Time
+	line bytes.Buffer
 }
 
 type obj = map[string]any
@@ -149,28 +160,101 @@ var vocabulary = strings.Fields(`the test handler returns error when config file
 read parse value session request client server build module package function method struct field
 check update fix change add remove rename log trace cache index query buffer stream line output`)
 
+// next returns a pseudo-random number below n.
+func (g *gen) next(n int) int {
+	g.rnd = g.rnd*6364136223846793005 + 1442695040888963407
+	return int((g.rnd >> 33) % uint64(n))
+}
+
+func (g *gen) word() string { return vocabulary[g.next(len(vocabulary))] }
+
+// codeLines are the shapes of the source lines code writes; each %s is a
+// word. Indentation is tabs, as gofmt writes it.
+var codeLines = []string{
+	"func (s *%s) %s(ctx context.Context, req *Request) (*Response, error) {",
+	"\tif err := s.%s(ctx, \"%s\"); err != nil {",
+	"\t\treturn nil, fmt.Errorf(\"%s %s: %%w\", err)",
+	"\t}",
+	"\tfor i, v := range s.%s {",
+	"\t\tif v == nil || len(v.%s) == 0 && i > 0 {",
+	"\t\t\tcontinue",
+	"\t\t}",
+	"\t\tlines := strings.Split(v.%s, \"\\n\")",
+	"\t\tout <- fmt.Sprintf(\"%%s\\t%%q\", lines[0], v.%s)",
+	"\t// %s the %s before it is read: see %s.go",
+	"\t%s := map[string]any{\"%s\": true, \"path\": `C:\\Users\\%s`}",
+	"\treturn &Response{Value: %s}, nil // “%s” → %s",
+	"}",
+	"",
+}
+
+// code returns about n characters of Go source.
+func (g *gen) code(n int) string {
+	var sb strings.Builder
+	for sb.Len() < n {
+		shape := codeLines[g.next(len(codeLines))]
+		args := make([]any, strings.Count(shape, "%s"))
+		for i := range args {
+			args[i] = g.word()
+		}
+		fmt.Fprintf(&sb, shape, args...)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// testLog returns about n characters of `go test -v` output.
+func (g *gen) testLog(n int) string {
+	var sb strings.Builder
+	for sb.Len() < n {
+		w := g.word()
+		name := "Test" + strings.ToUpper(w[:1]) + w[1:]
+		fmt.Fprintf(&sb, "=== RUN   %s\n", name)
+		if g.next(4) == 0 {
+			fmt.Fprintf(&sb, "    %s_test.go:%d: got \"%s\", want \"%s\" (<nil> && ok)\n", g.word(), 10+g.next(400), g.word(), g.word())
+			fmt.Fprintf(&sb, "--- FAIL: %s (0.%02ds)\n", name, g.next(100))
+		} else {
+			fmt.Fprintf(&sb, "--- PASS: %s (0.%02ds)\n", name, g.next(100))
+		}
+	}
+	sb.WriteString("FAIL\nFAIL\tgithub.com/acme/project/pkg\t0.412s\n")
+	return sb.String()
+}
+
+// numbered is a file's text as the CLI's Read returns it: each line
+// after its number and a tab.
+func numbered(text string) string {
+	var sb strings.Builder
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintf(&sb, "%d\t%s\n", i+1, line)
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
 // words returns about n characters of text.
 func (g *gen) words(n int) string {
 	var sb strings.Builder
 	for sb.Len() < n {
-		g.rnd = g.rnd*6364136223846793005 + 1442695040888963407
-		sb.WriteString(vocabulary[(g.rnd>>33)%uint64(len(vocabulary))])
+		sb.WriteString(g.word())
 		sb.WriteByte(' ')
 	}
 	return strings.TrimSpace(sb.String())
 }
 
+// put writes one line as the CLI does (JSON.stringify): <, > and & are
+// not escaped.
 func (g *gen) put(m obj) {
 	if g.err != nil {
 		return
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
+	g.line.Reset()
+	enc := json.NewEncoder(&g.line)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil { // Encode ends the line with \n
 		g.err = err
 		return
 	}
-	b = append(b, '\n')
-	n, err := g.w.Write(b)
+	n, err := g.w.Write(g.line.Bytes())
 	g.st.Bytes += int64(n)
 	g.st.Lines++
 	g.err = err
@@ -251,6 +335,11 @@ func (g *gen) fullTurn(turn int, parent string) string {
 // structured result the CLI stores next to it.
 func (g *gen) tool(turn int) (name string, input obj, result string, structured obj) {
 	file := fmt.Sprintf("%s/pkg/file%d.go", g.o.Cwd, turn%17)
+	if g.o.Code {
+		if name, input, result, structured, ok := g.codeTool(turn, file); ok {
+			return name, input, result, structured
+		}
+	}
 	switch turn % 6 {
 	case 0:
 		out := g.words(g.o.ToolOutput)
@@ -286,4 +375,34 @@ func (g *gen) tool(turn int) (name string, input obj, result string, structured 
 			"Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.",
 			obj{"oldTodos": []any{}, "newTodos": todos}
 	}
+}
+
+// codeTool is tool for Options.Code: Bash, Read, Edit and Write on source
+// code and test logs (ok false for the others, which are the same either
+// way).
+func (g *gen) codeTool(turn int, file string) (name string, input obj, result string, structured obj, ok bool) {
+	switch turn % 6 {
+	case 0:
+		out := g.testLog(g.o.ToolOutput)
+		return "Bash", obj{"command": "go test ./...", "description": "Run the tests"}, out,
+			obj{"stdout": out, "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false}, true
+	case 1:
+		content := g.code(g.o.ToolOutput)
+		lines := strings.Count(content, "\n") + 1
+		return "Read", obj{"file_path": file}, numbered(content),
+			obj{"type": "text", "file": obj{"filePath": file, "content": content, "numLines": lines, "startLine": 1, "totalLines": lines}}, true
+	case 2:
+		oldS, newS := g.code(80), g.code(90)
+		return "Edit", obj{"file_path": file, "old_string": oldS, "new_string": newS},
+			"The file " + file + " has been updated successfully.",
+			obj{"filePath": file, "oldString": oldS, "newString": newS, "originalFile": oldS + g.code(400),
+				"structuredPatch": []any{obj{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
+					"lines": []any{"-" + oldS, "+" + newS}}}, "userModified": false, "replaceAll": false}, true
+	case 3:
+		content := g.code(700)
+		return "Write", obj{"file_path": file, "content": content},
+			"File created successfully at: " + file,
+			obj{"type": "create", "filePath": file, "content": content, "structuredPatch": []any{}, "originalFile": nil}, true
+	}
+	return "", nil, "", nil, false
 }

@@ -1,7 +1,10 @@
 package transcriptgen
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
@@ -15,6 +18,7 @@ func TestReadBack(t *testing.T) {
 		{Messages: 2},
 		{Messages: 100, Seed: 7},
 		{Messages: 600, RewindEvery: 5, Seed: 9, Cwd: "/tmp/some where"},
+		{Messages: 300, RewindEvery: 7, Seed: 4, ToolOutput: 5000, Code: true},
 	} {
 		dir := t.TempDir()
 		path, st, err := WriteSession(dir, o)
@@ -56,5 +60,55 @@ func TestReadBack(t *testing.T) {
 		if o.RewindEvery > 0 && st.Active >= st.Messages {
 			t.Errorf("rewinds left no dead branch: %+v", st)
 		}
+	}
+}
+
+// TestCodeIsEscapeDense: with Code, the tool outputs are as dense in JSON
+// escapes as real source code (this repository's agent/*.go: 8.7% of
+// bytes), Read results are numbered as the CLI numbers them, and <, >
+// and & stay as they are, as the CLI writes them.
+func TestCodeIsEscapeDense(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := Write(&buf, Options{Messages: 120, Seed: 5, ToolOutput: 4000, Code: true}); err != nil {
+		t.Fatal(err)
+	}
+	var raw, escaped int
+	sawRead := false
+	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		var m struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+			ToolUseResult json.RawMessage `json:"toolUseResult"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.ToolUseResult == nil {
+			continue
+		}
+		var blocks []struct {
+			Content string `json:"content"`
+		}
+		if err := json.Unmarshal(m.Message.Content, &blocks); err != nil || len(blocks) != 1 {
+			t.Fatalf("tool result content %s: %v", m.Message.Content, err)
+		}
+		enc, _ := json.Marshal(blocks[0].Content)
+		raw += len(blocks[0].Content)
+		escaped += strings.Count(string(enc), `\`)
+		if strings.HasPrefix(blocks[0].Content, "1\tpackage") || strings.HasPrefix(blocks[0].Content, "1\t") && strings.Contains(blocks[0].Content, "\n2\t") {
+			sawRead = true
+		}
+	}
+	share := float64(escaped) / float64(raw)
+	t.Logf("%.1f%% of %d bytes of tool output escaped", 100*share, raw)
+	if share < 0.06 || share > 0.15 {
+		t.Errorf("%.1f%% of the tool outputs' bytes escaped, want about 9%%", 100*share)
+	}
+	if !sawRead {
+		t.Error("no Read result numbered as the CLI numbers it (\"1\\t…\\n2\\t…\")")
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("&&")) || bytes.Contains(buf.Bytes(), []byte(`\u0026`)) {
+		t.Error("& escaped as \\u0026: the CLI leaves it as it is")
 	}
 }
