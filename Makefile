@@ -78,7 +78,7 @@ bench:
 ## chunk, with allocations) for a few iterations each, so that they keep
 ## compiling and running; `make bench` runs them for real.
 bench-short:
-	$(GO) test -run '^$$' -bench 'Replay/msgs=5000' -benchtime 2x -benchmem ./agent
+	$(GO) test -run '^$$' -bench 'Replay/(msgs=5000|realistic-code)$$' -benchtime 2x -benchmem ./agent
 	$(GO) test -run '^$$' -bench 'TranslateTextDelta|BurstTextDeltas' -benchtime 1000x -benchmem ./agent
 	$(GO) test -run '^$$' -bench 'DecodeTextDelta|ReadPipeline' -benchtime 100x -benchmem ./claude
 	$(GO) test -run '^$$' -bench 'ReadActiveChain/msgs=5000|DecodeRecord' -benchtime 3x -benchmem ./claude/transcript
