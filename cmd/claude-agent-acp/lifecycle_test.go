@@ -146,9 +146,11 @@ func killMidLoad(t *testing.T, when, how string) {
 	p := startBinaryWith(t, sb.WorkDir, sb.With("CLAUDE_CODE_EXECUTABLE="+sb.CLI), how == "sigkill-group")
 	p.initialize()
 	p.send(1, "session/load", map[string]any{"sessionId": st.SessionID, "cwd": sb.WorkDir, "mcpServers": []any{}})
-	isLoadAnswer := func(line []byte) bool {
+	// loadAnswer reports whether line answers the load, and the answer.
+	loadAnswer := func(line []byte) (wireMsg, bool) {
 		var m wireMsg
-		return json.Unmarshal(line, &m) == nil && m.isResponse() && string(m.ID) == "1"
+		ok := json.Unmarshal(line, &m) == nil && m.isResponse() && string(m.ID) == "1"
+		return m, ok
 	}
 	updates := 0
 	deadline := time.Now().Add(30 * time.Second)
@@ -166,7 +168,7 @@ func killMidLoad(t *testing.T, when, how string) {
 		for len(clitest.LivePIDs(t)) == 0 {
 			select {
 			case line := <-p.lines:
-				if isLoadAnswer(line) {
+				if _, ok := loadAnswer(line); ok {
 					t.Fatalf("the load was answered before a CLI was seen: %.200s", line)
 				}
 				updates++
@@ -201,9 +203,7 @@ func killMidLoad(t *testing.T, when, how string) {
 	// Stopped by SIGTERM, the agent may still tell the client that the
 	// load ended (an error: the session was closed), and should.
 	for line := range p.lines {
-		if isLoadAnswer(line) {
-			var m wireMsg
-			_ = json.Unmarshal(line, &m)
+		if m, ok := loadAnswer(line); ok {
 			if how != "sigterm" || m.Error == nil {
 				t.Fatalf("the load was answered before the signal: %.200s", line)
 			}

@@ -592,17 +592,11 @@ func (d *Dec) scanString() (end int, esc bool) {
 				i += 2
 				continue
 			}
-			switch b[i+1] {
-			case 'u':
-				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					d.fail()
-					return 0, false
-				}
-				i += 6
-			default:
+			if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
 				d.fail()
 				return 0, false
 			}
+			i += 6
 		case c < 0x20:
 			d.fail()
 			return 0, false
@@ -717,46 +711,37 @@ func Unescape(dst, raw []byte) []byte {
 // byte; 0 for the others.
 var shortEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
-// unescapeOne appends the character of the escape at raw[i] (a backslash)
-// and returns the offset after it.
+// unescapeOne appends the character of an escape at raw[i] (a backslash)
+// that shortEscape does not hold, a \u escape in a valid string, and
+// returns the offset after it. What only an unvalidated string can hold
+// (a lax walk's: a backslash at the end, a bad \u, another letter) gives
+// U+FFFD or the letter, without a panic.
 func unescapeOne(dst *[]byte, raw []byte, i int) int {
-	if i+1 >= len(raw) { // not in a valid string
+	if i+1 >= len(raw) {
 		*dst = utf8.AppendRune(*dst, utf8.RuneError)
 		return len(raw)
 	}
-	switch raw[i+1] {
-	case 'b':
-		*dst = append(*dst, '\b')
-	case 'f':
-		*dst = append(*dst, '\f')
-	case 'n':
-		*dst = append(*dst, '\n')
-	case 'r':
-		*dst = append(*dst, '\r')
-	case 't':
-		*dst = append(*dst, '\t')
-	case 'u':
-		rr := getu4(raw[i:])
-		if rr < 0 { // not in a valid string
-			*dst = utf8.AppendRune(*dst, utf8.RuneError)
-			return i + 2
-		}
-		i += 6
-		if utf16.IsSurrogate(rr) {
-			if rr1 := getu4(raw[i:]); rr1 >= 0 {
-				if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-					*dst = utf8.AppendRune(*dst, dec)
-					return i + 6
-				}
-			}
-			rr = unicode.ReplacementChar
-		}
-		*dst = utf8.AppendRune(*dst, rr)
-		return i
-	default: // '"', '\\', '/'
+	if raw[i+1] != 'u' {
 		*dst = append(*dst, raw[i+1])
+		return i + 2
 	}
-	return i + 2
+	rr := getu4(raw[i:])
+	if rr < 0 {
+		*dst = utf8.AppendRune(*dst, utf8.RuneError)
+		return i + 2
+	}
+	i += 6
+	if utf16.IsSurrogate(rr) {
+		if rr1 := getu4(raw[i:]); rr1 >= 0 {
+			if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+				*dst = utf8.AppendRune(*dst, dec)
+				return i + 6
+			}
+		}
+		rr = unicode.ReplacementChar
+	}
+	*dst = utf8.AppendRune(*dst, rr)
+	return i
 }
 
 func getu4(s []byte) rune {

@@ -116,6 +116,8 @@ func Write(w io.Writer, o Options) (Stats, error) {
 	o = o.withDefaults()
 	g := &gen{o: o, w: bufio.NewWriterSize(w, 64<<10), st: Stats{SessionID: o.SessionID, Tools: map[string]int{}}, rnd: uint64(o.Seed)*2654435761 + 1}
 	g.t = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	g.enc = json.NewEncoder(&g.line)
+	g.enc.SetEscapeHTML(false) // as the CLI's JSON.stringify
 	parent := ""
 	for turn := 0; turn == 0 || g.st.Messages < o.Messages; turn++ {
 		start, startActive := parent, g.st.Active
@@ -147,6 +149,7 @@ type gen struct {
 	rnd  uint64
 	t    time.Time
 	line bytes.Buffer
+	enc  *json.Encoder // writes to line
 }
 
 type obj = map[string]any
@@ -248,9 +251,7 @@ func (g *gen) put(m obj) {
 		return
 	}
 	g.line.Reset()
-	enc := json.NewEncoder(&g.line)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil { // Encode ends the line with \n
+	if err := g.enc.Encode(m); err != nil { // Encode ends the line with \n
 		g.err = err
 		return
 	}

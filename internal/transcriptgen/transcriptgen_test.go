@@ -96,7 +96,7 @@ func TestCodeIsEscapeDense(t *testing.T) {
 		enc, _ := json.Marshal(blocks[0].Content)
 		raw += len(blocks[0].Content)
 		escaped += strings.Count(string(enc), `\`)
-		if strings.HasPrefix(blocks[0].Content, "1\tpackage") || strings.HasPrefix(blocks[0].Content, "1\t") && strings.Contains(blocks[0].Content, "\n2\t") {
+		if strings.HasPrefix(blocks[0].Content, "1\t") && strings.Contains(blocks[0].Content, "\n2\t") {
 			sawRead = true
 		}
 	}
