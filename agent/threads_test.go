@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -96,6 +98,60 @@ func TestLoadKeepsTheUsersThreads(t *testing.T) {
 	restore, _ = widenForLoad()
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Errorf("with GOMAXPROCS=1 in the environment a load runs on %d threads", n)
+	}
+	restore()
+}
+
+// gcPercent reads the collector's GOGC.
+func gcPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// TestReplayRunsTheCollectorLessOften: during a replay the collector runs
+// at loadGCPercent, and at the agent's GOGC again after it; a GOGC set in
+// the environment is kept, and so is a setting above loadGCPercent.
+func TestReplayRunsTheCollectorLessOften(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set in the environment: the agent keeps it")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	path, st, err := transcriptgen.WriteSession(t.TempDir(), transcriptgen.Options{Messages: 400, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, stop := discardAgent(t)
+	defer stop()
+	during := 0
+	replayBatchHook = func(int) { during = gcPercent() }
+	defer func() { replayBatchHook = nil }()
+	setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
+	if _, err := a.replay(context.Background(), st.SessionID, path, setup, &startOutcome{got: true}); err != nil {
+		t.Fatal(err)
+	}
+	if during != loadGCPercent {
+		t.Errorf("GOGC during the replay = %d, want %d", during, loadGCPercent)
+	}
+	if got := gcPercent(); got != 100 {
+		t.Errorf("GOGC after the replay = %d, want 100 again", got)
+	}
+
+	debug.SetGCPercent(2 * loadGCPercent)
+	restore, _ := widenForLoad()
+	if got := gcPercent(); got != 2*loadGCPercent {
+		t.Errorf("a load lowered GOGC from %d to %d", 2*loadGCPercent, got)
+	}
+	restore()
+	if got := gcPercent(); got != 2*loadGCPercent {
+		t.Errorf("after the load GOGC = %d, want the %d it was", got, 2*loadGCPercent)
+	}
+
+	debug.SetGCPercent(100)
+	t.Setenv("GOGC", "100")
+	restore, _ = widenForLoad()
+	if got := gcPercent(); got != 100 {
+		t.Errorf("with GOGC=100 in the environment a load runs at GOGC %d", got)
 	}
 	restore()
 }

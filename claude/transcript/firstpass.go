@@ -7,13 +7,28 @@ import (
 	"math"
 )
 
-// index is the first pass: it streams the file once, keeps the chain links
-// of message lines and the session metadata, and counts bad lines.
-func (r *Reader) index(src io.Reader, size int64) (*index, error) {
+// index is the first pass: it reads the first size bytes of ra once, keeps
+// the chain links of message lines and the session metadata, and counts
+// bad lines. A large file is read in two halves at once when the process
+// has a second thread (see indexHalves).
+func (r *Reader) index(ra io.ReaderAt, size int64) (*index, error) {
 	x := newIndex(size)
-	br := bufio.NewReaderSize(src, 64<<10)
+	if split := r.splitPoint(ra, size); split > 0 {
+		if err := r.indexHalves(x, ra, split, size); err != nil {
+			return nil, err
+		}
+	} else if err := r.indexSection(x, ra, 0, size); err != nil {
+		return nil, err
+	}
+	r.finishMeta()
+	return x, nil
+}
+
+// indexSection is the first pass over the lines of ra from off (the start
+// of a line) up to end, added to x and to r's metadata and counts.
+func (r *Reader) indexSection(x *index, ra io.ReaderAt, off, end int64) error {
+	br := bufio.NewReaderSize(io.NewSectionReader(ra, off, end-off), 64<<10)
 	var s scanner
-	var off int64
 	for {
 		s.reset()
 		start := off
@@ -33,7 +48,7 @@ func (r *Reader) index(src io.Reader, size int64) (*index, error) {
 			s.feed(chunk)
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("transcript: reading: %w", err)
+			return fmt.Errorf("transcript: reading: %w", err)
 		}
 		length := off - start
 		if length > 0 && err == nil {
@@ -57,8 +72,7 @@ func (r *Reader) index(src io.Reader, size int64) (*index, error) {
 			r.take(x, &s, start, int32(length))
 		}
 		if err == io.EOF {
-			r.finishMeta()
-			return x, nil
+			return nil
 		}
 	}
 }

@@ -69,21 +69,34 @@ func (x *index) lookup(uuid []byte) int32 {
 // intern returns the id of uuid, adding an undefined node if it is new.
 func (x *index) intern(uuid []byte) int32 {
 	if k, ok := parseUUID(uuid); ok {
-		if id, ok := x.ids[k]; ok {
-			return id
-		}
-		id := x.add()
-		x.ids[k] = id
-		return id
+		return x.internKey(k)
 	}
 	if id, ok := x.other[string(uuid)]; ok {
+		return id
+	}
+	return x.internName(string(uuid))
+}
+
+// internKey is intern for a canonical uuid, given by its 16 bytes.
+func (x *index) internKey(k [16]byte) int32 {
+	if id, ok := x.ids[k]; ok {
+		return id
+	}
+	id := x.add()
+	x.ids[k] = id
+	return id
+}
+
+// internName is intern for any other spelling.
+func (x *index) internName(name string) int32 {
+	if id, ok := x.other[name]; ok {
 		return id
 	}
 	if x.other == nil {
 		x.other = make(map[string]int32)
 	}
 	id := x.add()
-	x.other[string(uuid)] = id
+	x.other[name] = id
 	return id
 }
 

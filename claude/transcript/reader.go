@@ -111,7 +111,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	if opts != nil && opts.Logger != nil {
 		r.log = opts.Logger
 	}
-	x, err := r.index(io.NewSectionReader(ra, 0, size), size)
+	x, err := r.index(ra, size)
 	if err != nil {
 		return nil, err
 	}

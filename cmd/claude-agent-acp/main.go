@@ -77,6 +77,8 @@ Environment:
   GOMAXPROCS               threads running the agent's Go code at once
                            (default 1: relaying costs least on one thread;
                            a session/load replays on two while it runs)
+  GOGC                     the Go collector's target (default 100, and 400
+                           while a session/load replays; set, it is kept)
 `
 
 func main() {

@@ -84,9 +84,10 @@ func TestFocus(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			lines = append(lines, fmt.Sprintf("%s: warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f, reads %.0f, writes %.0f, runs %.0f, faults %.0f; replay real %.1f µs/msg (first update %.1f ms, cpu %.1f, faults %.0f, answer %.0f ms), synthetic %.1f µs/msg (first update %.1f ms, cpu %.1f, faults %.0f, answer %.0f ms)",
+			lines = append(lines, fmt.Sprintf("%s: warm first text %.1f ms (bare %.1f ms); cold first text %.0f ms (bare %.0f ms, %.2fx); stream %.0f ms (bare %.0f ms, %.2fx), cpu/chunk %.1f µs, chunks %.0f, reads %.0f, writes %.0f, runs %.0f, faults %.0f; replay real %.1f µs/msg (first update %.1f ms, cpu %.1f, faults %.0f, answer %.0f ms, peak RSS %.1f MiB), synthetic %.1f µs/msg (first update %.1f ms, cpu %.1f, faults %.0f, answer %.0f ms, peak RSS %.1f MiB)",
 				filepath.Base(bin), m[kTurnFirst]*1e3, bare[kTurnFirst]*1e3, m[kFirst]*1e3, bare[kFirst]*1e3, m[kFirst]/bare[kFirst], m[kStreamDone]*1e3, bare[kStreamDone]*1e3, m[kStreamDone]/bare[kStreamDone], m[kStreamCPUPerChunk]*1e6, m[kStreamChunks], m[kStreamReads], m[kStreamWrites], m[kStreamRuns], m[kStreamFaults],
-				r["real"+rPerMsg]*1e6, r["real"+rFirst]*1e3, r["real"+rCPUPerMsg]*1e6, r["real"+rFaults], r["real"+rAnswer]*1e3, s["replay"+rPerMsg]*1e6, s["replay"+rFirst]*1e3, s["replay"+rCPUPerMsg]*1e6, s["replay"+rFaults], s["replay"+rAnswer]*1e3))
+				r["real"+rPerMsg]*1e6, r["real"+rFirst]*1e3, r["real"+rCPUPerMsg]*1e6, r["real"+rFaults], r["real"+rAnswer]*1e3, r["real"+rRSS]/(1<<20),
+				s["replay"+rPerMsg]*1e6, s["replay"+rFirst]*1e3, s["replay"+rCPUPerMsg]*1e6, s["replay"+rFaults], s["replay"+rAnswer]*1e3, s["replay"+rRSS]/(1<<20)))
 		}
 	}
 	for k, bin := range bins {
