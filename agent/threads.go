@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -46,8 +47,27 @@ var loadThreads struct {
 // more than pays for. When the last load ends the setting goes back and
 // the next allocation collects the replay's garbage.
 //
+// What it costs is bounded: on a heap where more lives (many sessions
+// open), the percentage is lowered so that the load's heap may grow at
+// most loadGCHeadroom past what GOGC=100 allows (loadGC).
+//
 // A GOGC set in the environment is the user's choice and is kept.
-const loadGCPercent = 400
+const (
+	loadGCPercent  = 400
+	loadGCHeadroom = 24 << 20
+)
+
+// loadGC returns the GOGC for a load: loadGCPercent, or less on a heap
+// where more than loadGCHeadroom/3 lived after the last collection.
+func loadGC() int {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	live := s[0].Value.Uint64() // 0 before the first collection
+	if live == 0 {
+		return loadGCPercent
+	}
+	return int(min(loadGCPercent, 100+100*loadGCHeadroom/live))
+}
 
 // widenForLoad gives the running replay a second thread (see loadThreads)
 // and returns the function that gives it back; calling it more than once
@@ -64,10 +84,10 @@ func widenForLoad() (restore func(), ahead bool) {
 	if ahead && os.Getenv("GOMAXPROCS") == "" && runtime.NumCPU() >= 2 && runtime.GOMAXPROCS(0) == 1 {
 		lt.saved = runtime.GOMAXPROCS(2)
 	}
-	if ahead && os.Getenv("GOGC") == "" {
+	if gc := loadGC(); ahead && gc > 100 && os.Getenv("GOGC") == "" {
 		// Only raised: a collector already set to run less often (or
 		// not at all) by the program is left so.
-		if old := debug.SetGCPercent(loadGCPercent); old >= 0 && old < loadGCPercent {
+		if old := debug.SetGCPercent(gc); old >= 0 && old < gc {
 			lt.savedGC = old
 		} else {
 			debug.SetGCPercent(old)
