@@ -69,6 +69,21 @@ func loadGC() int {
 	return int(min(loadGCPercent, 100+100*loadGCHeadroom/live))
 }
 
+// raiseGCPercent sets GOGC to gc if that raises it and returns the value
+// to go back to, or 0 if nothing changed: a collector the program already
+// set to run as seldom (or not at all) is left so.
+func raiseGCPercent(gc int) (saved int) {
+	if gc <= 100 {
+		return 0
+	}
+	old := debug.SetGCPercent(gc)
+	if old >= 0 && old < gc {
+		return old
+	}
+	debug.SetGCPercent(old)
+	return 0
+}
+
 // widenForLoad gives the running replay a second thread (see loadThreads)
 // and returns the function that gives it back; calling it more than once
 // is harmless. ahead says whether this replay should read ahead
@@ -84,14 +99,8 @@ func widenForLoad() (restore func(), ahead bool) {
 	if ahead && os.Getenv("GOMAXPROCS") == "" && runtime.NumCPU() >= 2 && runtime.GOMAXPROCS(0) == 1 {
 		lt.saved = runtime.GOMAXPROCS(2)
 	}
-	if gc := loadGC(); ahead && gc > 100 && os.Getenv("GOGC") == "" {
-		// Only raised: a collector already set to run less often (or
-		// not at all) by the program is left so.
-		if old := debug.SetGCPercent(gc); old >= 0 && old < gc {
-			lt.savedGC = old
-		} else {
-			debug.SetGCPercent(old)
-		}
+	if ahead && os.Getenv("GOGC") == "" {
+		lt.savedGC = raiseGCPercent(loadGC())
 	}
 	lt.loads++
 	return sync.OnceFunc(func() {
