@@ -26,23 +26,30 @@ func oneThreadAgent(t *testing.T) {
 	t.Cleanup(func() { runtime.GOMAXPROCS(saved) })
 }
 
-// TestReplayRunsOnTwoThreads: an agent on one thread replays a load on
-// two (its records decoded ahead on the second), then goes back to one.
-func TestReplayRunsOnTwoThreads(t *testing.T) {
-	oneThreadAgent(t)
+// replayWatching replays a 400-message transcript, calling watch between
+// its batches of updates.
+func replayWatching(t *testing.T, watch func()) {
+	t.Helper()
 	path, st, err := transcriptgen.WriteSession(t.TempDir(), transcriptgen.Options{Messages: 400, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _, stop := discardAgent(t)
 	defer stop()
-	during := 0
-	replayBatchHook = func(int) { during = max(during, runtime.GOMAXPROCS(0)) }
+	replayBatchHook = func(int) { watch() }
 	defer func() { replayBatchHook = nil }()
 	setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
 	if _, err := a.replay(context.Background(), st.SessionID, path, setup, &startOutcome{got: true}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestReplayRunsOnTwoThreads: an agent on one thread replays a load on
+// two (its records decoded ahead on the second), then goes back to one.
+func TestReplayRunsOnTwoThreads(t *testing.T) {
+	oneThreadAgent(t)
+	during := 0
+	replayWatching(t, func() { during = max(during, runtime.GOMAXPROCS(0)) })
 	if during != 2 {
 		t.Errorf("the replay ran on %d threads, want 2", during)
 	}
@@ -124,19 +131,8 @@ func TestReplayRunsTheCollectorLessOften(t *testing.T) {
 	if want <= 100 {
 		t.Skip("so much lives on the heap that a load would not raise GOGC")
 	}
-	path, st, err := transcriptgen.WriteSession(t.TempDir(), transcriptgen.Options{Messages: 400, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _, stop := discardAgent(t)
-	defer stop()
 	during := 0
-	replayBatchHook = func(int) { during = gcPercent() }
-	defer func() { replayBatchHook = nil }()
-	setup := &sessionSetup{cwd: "/home/user/project", opts: claude.Options{}}
-	if _, err := a.replay(context.Background(), st.SessionID, path, setup, &startOutcome{got: true}); err != nil {
-		t.Fatal(err)
-	}
+	replayWatching(t, func() { during = gcPercent() })
 	if during != want {
 		t.Errorf("GOGC during the replay = %d, want %d", during, want)
 	}

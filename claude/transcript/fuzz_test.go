@@ -6,15 +6,19 @@ import (
 	"testing"
 )
 
+// fuzzSeedConversation is a prompt, its answer and the last-prompt line
+// after them: a seed of the fuzz targets over whole files.
+var fuzzSeedConversation = []byte(`{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","parentUuid":null,"message":{"role":"user","content":"hi"}}` + "\n" +
+	`{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000002","parentUuid":"00000000-0000-4000-8000-000000000001","message":{"role":"assistant","content":[{"type":"text","text":"yo"}]}}` + "\n" +
+	`{"type":"last-prompt","lastPrompt":"hi","leafUuid":"00000000-0000-4000-8000-000000000002"}`)
+
 // FuzzReader feeds arbitrary bytes to the reader. It must never fail or
 // panic, the active branch must be a chain without repeats, every record it
 // promised must either decode or be counted as corrupt, and for every line
 // that encoding/json accepts as an object the first pass must agree on
 // validity and on the chain fields.
 func FuzzReader(f *testing.F) {
-	f.Add([]byte(`{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","parentUuid":null,"message":{"role":"user","content":"hi"}}` + "\n" +
-		`{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000002","parentUuid":"00000000-0000-4000-8000-000000000001","message":{"role":"assistant","content":[{"type":"text","text":"yo"}]}}` + "\n" +
-		`{"type":"last-prompt","lastPrompt":"hi","leafUuid":"00000000-0000-4000-8000-000000000002"}`))
+	f.Add(fuzzSeedConversation)
 	f.Add([]byte("{\"type\":\"user\",\"uuid\":\"a\\\"b\",\"parentUuid\":\"x\"}\n{\"a\":[{\"b\":\"}\\\\\"}]}\n{\"type\":"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)

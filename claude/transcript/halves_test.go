@@ -120,9 +120,7 @@ func TestHalvesMatchOnePass(t *testing.T) {
 // FuzzIndexHalves: for any bytes, the two-halves pass at every line
 // break leaves what one pass does.
 func FuzzIndexHalves(f *testing.F) {
-	f.Add([]byte(`{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","parentUuid":null,"message":{"role":"user","content":"hi"}}` + "\n" +
-		`{"type":"assistant","uuid":"00000000-0000-4000-8000-000000000002","parentUuid":"00000000-0000-4000-8000-000000000001","message":{"role":"assistant","content":[{"type":"text","text":"yo"}]}}` + "\n" +
-		`{"type":"last-prompt","lastPrompt":"hi","leafUuid":"00000000-0000-4000-8000-000000000002"}`))
+	f.Add(fuzzSeedConversation)
 	f.Add([]byte("{\"type\":\"user\",\"uuid\":\"a\\\"b\",\"parentUuid\":\"x\"}\n\n{\"type\":\"user\",\"uuid\":\"x\"}\n{\"type\":"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if bytes.Count(data, []byte("\n")) > 64 {
