@@ -20,8 +20,8 @@ import (
 // the active one; for a long thread that first pass was a quarter of the
 // replay. A replay has a second thread while it runs (agent/threads.go).
 
-// halvesMin is the smallest file read in two halves: below it, waking a
-// second thread costs about what it saves.
+// halvesMin is the smallest file read in two halves: a smaller one takes a
+// millisecond or less in one pass, too little to be worth a hand-over.
 const halvesMin = 1 << 20
 
 // maxSplitSearch bounds how far past the middle the split looks for the
