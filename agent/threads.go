@@ -40,9 +40,9 @@ var loadThreads struct {
 // with its write barriers and assists. At 400 the heap may grow to 16 MiB
 // before the first collection (the runtime's minimum heap grows with
 // GOGC) and to five times what lives after it, so a load of a few thousand
-// messages runs without one: beside the real CLI, 12 µs per message
-// instead of 15.6 (12 alternating pairs; 200 gave 13.6, 800 11.8 for
-// twice the heap). More of the heap is touched for the first time, about
+// messages runs without one: beside the real CLI, 12.25 µs per message
+// instead of 15.6 (medians of 12 alternating pairs; 200 gave 13.6, 800
+// 11.8 for twice the heap). More of the heap is touched for the first time, about
 // 2,300 more page faults in a fresh agent, which the collector's absence
 // more than pays for. When the last load ends the setting goes back and
 // the next allocation collects the replay's garbage.

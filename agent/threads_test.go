@@ -59,11 +59,15 @@ func TestReplayRunsOnTwoThreads(t *testing.T) {
 }
 
 // TestOverlappingLoadsShareTheSecondThread: of two overlapping loads only
-// the first reads ahead, the agent goes back to one thread when the last
-// ends, and a second call of a restore changes nothing.
+// the first reads ahead, the agent goes back to one thread (and its GOGC)
+// when the last ends, not when the first does, and a second call of a
+// restore changes nothing.
 func TestOverlappingLoadsShareTheSecondThread(t *testing.T) {
 	oneThreadAgent(t)
+	_, gogcSet := os.LookupEnv("GOGC")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	first, firstAhead := widenForLoad()
+	raised := gcPercent()
 	second, secondAhead := widenForLoad()
 	if n := runtime.GOMAXPROCS(0); n != 2 {
 		t.Fatalf("two loads run on %d threads, want 2", n)
@@ -76,9 +80,15 @@ func TestOverlappingLoadsShareTheSecondThread(t *testing.T) {
 	if n := runtime.GOMAXPROCS(0); n != 2 {
 		t.Errorf("with one load left the agent runs on %d threads, want 2", n)
 	}
+	if got := gcPercent(); got != raised || !gogcSet && got <= 100 {
+		t.Errorf("with one load left GOGC is %d, want the loads' %d (above 100)", got, raised)
+	}
 	second()
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Errorf("after both loads the agent runs on %d threads, want 1", n)
+	}
+	if got := gcPercent(); got != 100 {
+		t.Errorf("after both loads GOGC is %d, want 100 again", got)
 	}
 	third, ahead := widenForLoad()
 	defer third()

@@ -13,7 +13,7 @@ import (
 // has a second thread (see indexHalves).
 func (r *Reader) index(ra io.ReaderAt, size int64) (*index, error) {
 	x := newIndex(size)
-	if split := r.splitPoint(ra, size); split > 0 {
+	if split := splitPoint(ra, size); split > 0 {
 		if err := r.indexHalves(x, ra, split, size); err != nil {
 			return nil, err
 		}

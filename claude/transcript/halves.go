@@ -31,7 +31,7 @@ const maxSplitSearch = 1 << 20
 // splitPoint returns where the second half starts (just after a newline at
 // or past the middle of the file), or 0 for one pass: a small file, one
 // thread, or no line break near the middle.
-func (r *Reader) splitPoint(ra io.ReaderAt, size int64) int64 {
+func splitPoint(ra io.ReaderAt, size int64) int64 {
 	if size < halvesMin || runtime.GOMAXPROCS(0) < 2 {
 		return 0
 	}
@@ -146,5 +146,7 @@ func (r *Reader) appendCounts(second *Reader) {
 	r.stats.Lines += second.stats.Lines
 	r.stats.Messages += second.stats.Messages
 	r.stats.Corrupt += second.stats.Corrupt
-	r.stats.TruncatedTail = second.stats.TruncatedTail // only the last line can be cut short
+	// The first half ends at a line break, unless the file shrank after
+	// the split was chosen.
+	r.stats.TruncatedTail = r.stats.TruncatedTail || second.stats.TruncatedTail
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,29 +146,56 @@ func TestLargeFileIsReadInHalves(t *testing.T) {
 		t.Fatalf("the transcript is %d bytes, want more than %d", size, halvesMin)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	var r Reader
-	split := r.splitPoint(bytes.NewReader(data), size)
+	split := splitPoint(bytes.NewReader(data), size)
 	if split <= size/2 || data[split-1] != '\n' || bytes.IndexByte(data[size/2:split-1], '\n') >= 0 {
 		t.Fatalf("split at %d of %d: want just past the first line break at or after the middle", split, size)
 	}
 	two, _ := load(t, path)
 	runtime.GOMAXPROCS(1)
-	if got := r.splitPoint(bytes.NewReader(data), size); got != 0 {
+	if got := splitPoint(bytes.NewReader(data), size); got != 0 {
 		t.Errorf("on one thread the file is split at %d, want one pass", got)
 	}
 	one, _ := load(t, path)
-	if len(two) != active || !slicesEqual(uuids(two), uuids(one)) {
+	if len(two) != active || !slices.Equal(uuids(two), uuids(one)) {
 		t.Errorf("records: %d read in halves, %d in one pass, want %d and the same", len(two), len(one), active)
 	}
 	runtime.GOMAXPROCS(2)
-	if got := r.splitPoint(bytes.NewReader(data[:halvesMin-1]), halvesMin-1); got != 0 {
+	if got := splitPoint(bytes.NewReader(data[:halvesMin-1]), halvesMin-1); got != 0 {
 		t.Errorf("a file under halvesMin is split at %d", got)
 	}
 	// A line longer than the search around the middle: one pass.
 	long := []byte(strings.Repeat("x", 3*maxSplitSearch) + "\n{}\n")
-	if got := r.splitPoint(bytes.NewReader(long), int64(len(long))); got != 0 {
+	if got := splitPoint(bytes.NewReader(long), int64(len(long))); got != 0 {
 		t.Errorf("a file whose middle line is longer than maxSplitSearch is split at %d", got)
 	}
 }
 
-func slicesEqual(a, b []string) bool { return strings.Join(a, "\n") == strings.Join(b, "\n") }
+// panicsPast is a ReaderAt that panics on reads from its offset on.
+type panicsPast struct {
+	*bytes.Reader
+	from int64
+}
+
+func (p panicsPast) ReadAt(b []byte, off int64) (int, error) {
+	if off >= p.from {
+		panic("a bug in the second half")
+	}
+	return p.Reader.ReadAt(b, off)
+}
+
+// TestSecondHalfPanicReachesTheCaller: a panic while the goroutine reads
+// the second half is raised again in the caller's goroutine, where the
+// agent's replay recovers it as a failed load, instead of ending the
+// process from a goroutine no one can recover.
+func TestSecondHalfPanicReachesTheCaller(t *testing.T) {
+	data := []byte(fuzzSeedConversation)
+	split := int64(bytes.IndexByte(data, '\n') + 1)
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "a bug in the second half") {
+			t.Errorf("recovered %v, want the second half's panic", p)
+		}
+	}()
+	r := &Reader{log: slog.New(slog.DiscardHandler)}
+	r.indexHalves(newIndex(int64(len(data))), panicsPast{bytes.NewReader(data), split}, split, int64(len(data)))
+	t.Error("indexHalves returned")
+}
