@@ -87,7 +87,13 @@ type connection struct {
 	sessions map[string]*session
 	models   []claude.ModelInfo // the CLI's model list, learnt from the first session
 	closing  bool
-	live     map[*session]bool // sessions with a CLI up (hibernate.go)
+	live     map[*session]bool // sessions with a CLI up or starting (hibernate.go)
+	// liveCount is len(live), read without the lock on every session
+	// step (overCap); capWake asks the cap keeper for a round, capWarned
+	// says the cap's warning was logged for the present excess.
+	liveCount atomic.Int32
+	capWake   chan struct{}
+	capWarned atomic.Bool
 
 	// idLocks serialize load, resume and delete of one session id
 	// (lifecycle.go), so that two requests never start two CLIs for it.
@@ -112,7 +118,7 @@ func New(cfg Config) *Agent {
 
 // newConnection is the state of one editor connection.
 func (a *Agent) newConnection() *connection {
-	return &connection{cfg: a.cfg, log: a.log, sessions: map[string]*session{}, connReady: make(chan struct{})}
+	return &connection{cfg: a.cfg, log: a.log, sessions: map[string]*session{}, connReady: make(chan struct{}), capWake: make(chan struct{}, 1)}
 }
 
 // attach runs the connection on conn, as serve does, for tests that drive
@@ -144,6 +150,7 @@ func (a *connection) serve(ctx context.Context, r io.Reader, w io.Writer) error 
 	})
 	close(a.connReady)
 	go a.hibernateIdle(a.conn.Done())
+	go a.keepCap(a.conn.Done())
 	fast := false
 	select {
 	case <-a.conn.Done():

@@ -174,6 +174,20 @@ func (s *session) settleLost(t *turn, err error) {
 	s.q.settle(t, s.fail.failedTurn(t, kind, "", ""), nil)
 }
 
+// settleNoResult answers a turn whose result never came although the CLI
+// finished it (it went idle): for capable clients a service failure the
+// user can retry, with the adapter's words (there are no Claude words to
+// use; seed 000 names this case); for legacy clients a JSON-RPC error
+// saying what happened.
+func (s *session) settleNoResult(t *turn) {
+	const what = "Claude Code finished the turn without reporting its result"
+	if !s.fail.failuresOn() {
+		s.q.settle(t, nil, acp.NewInternalError(what+"; its answer may be incomplete. Send your prompt again to continue."))
+		return
+	}
+	s.q.settle(t, s.fail.failedTurn(t, kindInternal, what+". Try again.", ""), nil)
+}
+
 // failureExitIdle reports a CLI that ended with no turn open: after a
 // worker shutdown notice, or when it died on its own.
 func (s *session) failureExitIdle(err error) {

@@ -82,6 +82,7 @@ func (s *session) restart(setup *sessionSetup) bool {
 		s.cli.proc, s.cli.msgs = nil, nil
 		s.tr.stopBackground() // terminal.go: its background commands end with it
 		s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
+		s.tr.sched.cliGone()  // schedule.go: and its session-only jobs
 		s.tr.current = nil
 		s.tr.out.reset()
 	}

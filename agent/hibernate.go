@@ -17,10 +17,12 @@ import (
 //
 // A session is never hibernated while it is busy: a turn running or
 // queued, a permission request open, a command or subagent running in the
-// background, a goal active, or its CLI starting. When every live session
-// is busy and the cap is reached, the new CLI starts anyway (the cap is
-// exceeded, and the log says so): an editor user waiting for a prompt to
-// start is worse than memory over a soft bound.
+// background, a goal active, scheduled work (schedule.go), or its CLI
+// starting. When every live session is busy and the cap is reached, the new
+// CLI starts anyway (the cap is exceeded, and the log says so): an editor
+// user waiting for a prompt to start is worse than memory over a soft
+// bound. As soon as a live session stops being busy while the count is
+// over the cap, the keeper (keepCap) brings the count back.
 
 // busy reports whether the session must keep its CLI.
 func (s *session) busy() bool {
@@ -28,6 +30,8 @@ func (s *session) busy() bool {
 	case s.cli.starting, len(s.q.turns) > 0, len(s.q.openRequests) > 0, len(s.tr.bgTasks) > 0:
 		return true
 	case s.goal.snap != nil && s.goal.snap.Status == "active", s.goal.pending != nil:
+		return true
+	case s.tr.sched.busy(time.Now()): // schedule.go: a job or wake-up to fire
 		return true
 	}
 	for _, c := range s.tr.sub.byLaunch {
@@ -62,15 +66,25 @@ func (s *session) hibernate(why string) bool {
 // the editor shows intent (load, resume, a mode or model change).
 func (s *session) wake() {
 	s.lastActive = time.Now()
-	if s.cli.proc == nil && s.cli.started && !s.cli.starting && !s.closed {
+	if s.cli.proc == nil && s.cli.started && !s.cli.starting && !s.closed && s.a.roomLeft() {
 		s.startCLI()
 	}
 }
 
-// liveChanged keeps the connection's count of live CLIs.
+// roomLeft reports, without asking any session, whether one more CLI fits
+// under the cap. A session's own goroutine asks it (it must not wait for
+// another session, as roomFor does).
+func (a *connection) roomLeft() bool {
+	max := a.cfg.MaxLiveSessions
+	return max <= 0 || int(a.liveCount.Load()) < max
+}
+
+// liveChanged keeps the connection's set of sessions that hold a CLI, up
+// or starting: a starting CLI takes its ~200 MiB as soon as it runs, so it
+// counts against the cap from its spawn. A session that becomes live may
+// take the cap over: the keeper is asked to make room.
 func (a *connection) liveChanged(s *session, live bool) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.live == nil {
 		a.live = map[*session]bool{}
 	}
@@ -79,50 +93,134 @@ func (a *connection) liveChanged(s *session, live bool) {
 	} else {
 		delete(a.live, s)
 	}
+	a.liveCount.Store(int32(len(a.live)))
+	a.mu.Unlock()
+	if live {
+		a.wantRoom()
+	}
 }
 
-// makeRoom is called before a session starts a CLI: with the cap reached,
-// the least recently used idle live session is asked to hibernate. It
-// never waits for that: the start goes on, and the cap is exceeded only
-// while every live session is busy.
-func (a *connection) makeRoom(starting *session) {
+// overCap reports, without a lock, whether more sessions hold a CLI than
+// the cap allows.
+func (a *connection) overCap() bool {
 	max := a.cfg.MaxLiveSessions
-	if max <= 0 {
+	return max > 0 && int(a.liveCount.Load()) > max
+}
+
+// wantRoom asks the cap keeper (keepCap) to bring the live count back to
+// the cap, if it is over. It never waits.
+func (a *connection) wantRoom() {
+	if !a.overCap() {
 		return
 	}
+	select {
+	case a.capWake <- struct{}{}:
+	default: // the keeper has a request already
+	}
+}
+
+// keepCap runs while the connection lives when a cap is set. Whenever it
+// is asked (a CLI starts, a live session stops being busy while the count
+// is over the cap) it hibernates the least recently used idle live
+// sessions until the count is back at the cap. It runs on a goroutine of
+// its own: a session never waits for another one.
+func (a *connection) keepCap(done <-chan struct{}) {
+	if a.cfg.MaxLiveSessions <= 0 {
+		return
+	}
+	for {
+		select {
+		case <-done:
+			return
+		case <-a.capWake:
+		}
+		a.enforceCap()
+	}
+}
+
+// enforceCap is one round of keepCap. Each candidate decides on its own
+// goroutine whether it is idle; sessions busy now ask again once they are
+// not (session.run). The warning is logged once per time the cap is
+// exceeded because every live session is busy.
+func (a *connection) enforceCap() {
+	max := a.cfg.MaxLiveSessions
 	a.mu.Lock()
-	var others []*session
+	live := make([]*session, 0, len(a.live))
 	for s := range a.live {
-		if s != starting {
-			others = append(others, s)
+		live = append(live, s)
+	}
+	a.mu.Unlock()
+	excess := len(live) - max
+	if excess <= 0 {
+		a.capWarned.Store(false)
+		return
+	}
+	type candidate struct {
+		s    *session
+		last time.Time
+	}
+	var idle []candidate
+	for _, s := range live {
+		c := candidate{s: s}
+		ok := false
+		s.do(func() {
+			ok = s.cli.proc != nil && !s.closed && !s.busy()
+			c.last = s.lastActive
+		})
+		if ok {
+			idle = append(idle, c)
+		}
+	}
+	slices.SortFunc(idle, func(x, y candidate) int { return x.last.Compare(y.last) })
+	for _, c := range idle {
+		if excess == 0 {
+			break
+		}
+		done := false
+		c.s.do(func() { done = c.s.hibernate("live session cap") })
+		if done {
+			excess--
+		}
+	}
+	switch {
+	case excess <= 0:
+		a.capWarned.Store(false)
+	case !a.capWarned.Swap(true):
+		a.log.Warn("live session cap exceeded: every live session is busy", "cap", max, "live", max+excess)
+	}
+}
+
+// roomFor reports whether a CLI started ahead of need (a new session's,
+// or one woken by a sign of intent) fits under the cap: there is room, or
+// an idle live session that the keeper can hibernate to make some.
+// Otherwise the session's first prompt starts its CLI, and the cap makes
+// room then: starting a CLI only to hibernate it again costs a CLI's
+// start-up for nothing. It is asked from a handler's goroutine (it asks
+// the live sessions whether they are idle).
+func (a *connection) roomFor(s *session) bool {
+	max := a.cfg.MaxLiveSessions
+	if max <= 0 {
+		return true
+	}
+	a.mu.Lock()
+	others := make([]*session, 0, len(a.live))
+	for o := range a.live {
+		if o != s {
+			others = append(others, o)
 		}
 	}
 	a.mu.Unlock()
 	if len(others) < max {
-		return
+		return true
 	}
-	// In a goroutine of its own: a session never waits on another one (two
-	// could be starting at once). Oldest first; each candidate decides on
-	// its own goroutine whether it is idle.
-	go func() {
-		seen := make(map[*session]time.Time, len(others))
-		for _, s := range others {
-			seen[s] = a.lastActive(s)
+	for _, o := range others {
+		idle := false
+		o.do(func() { idle = o.cli.proc != nil && !o.closed && !o.busy() })
+		if idle {
+			return true
 		}
-		slices.SortFunc(others, func(x, y *session) int { return seen[x].Compare(seen[y]) })
-		excess := len(others) - max + 1
-		for _, s := range others {
-			if excess == 0 {
-				return
-			}
-			done := false
-			s.do(func() { done = s.hibernate("live session cap") })
-			if done {
-				excess--
-			}
-		}
-		a.log.Warn("live session cap exceeded: every live session is busy", "cap", max)
-	}()
+	}
+	return false
 }
 
 // lastActive is when session s was last active, read from any goroutine.

@@ -55,8 +55,8 @@ func (s *session) handle(m claude.Message) {
 	}
 	if s.tr.current != nil && s.tr.current.cancelled {
 		switch m.Body.(type) {
-		case *claude.TaskEvent, *claude.ActiveGoal, *claude.SessionTitleChanged:
-			s.onOther(m) // background work, the session's goal and name outlive the cancelled turn
+		case *claude.TaskEvent, *claude.ActiveGoal, *claude.SessionTitleChanged, *claude.SessionStateChanged:
+			s.onOther(m) // background work, the session's goal and name outlive the cancelled turn; idle ends it (turn.go)
 			return
 		}
 		if s.tr.backgroundSubagentFrame(m) {
@@ -272,6 +272,7 @@ func (s *session) onResult(r *claude.ResultMessage) {
 		s.q.v2.autonomousEnd(r.IsError, scrub.Text(firstNonEmpty(r.Result, "Claude Code reported an error without a message.")))
 		return
 	}
+	s.settleOpenTools(t, "The turn ended before this tool finished.") // settle.go
 	resp, err := s.outcome(t, r)
 	if resp != nil && resp.Usage == nil {
 		resp.Usage = turnUsage(r.Usage)
@@ -457,6 +458,8 @@ func (s *session) onOther(m claude.Message) {
 		s.a.sendTitle(s.id, &s.title, s.title.renamed(b)) // title.go
 	case *claude.TaskEvent:
 		s.tr.translate(m)
+	case *claude.SessionStateChanged:
+		s.onCLIState(b) // turn.go: idle with a turn still open lost its result
 	default:
 		s.failureFrame(m) // failure_live.go: worker shutdown, auth status
 	}

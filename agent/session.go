@@ -58,6 +58,10 @@ type cliState struct {
 	// next start stops it before it starts its successor.
 	retired *claude.Process
 	started bool // a CLI was started at least once for this id
+	// prompted: a prompt was written to a CLI of this session, so the CLI
+	// has a transcript to resume (a session hibernated before its first
+	// prompt has none, and starts afresh with its own id).
+	prompted bool
 	// hibernated: the CLI was closed while the session was idle; the next
 	// start must resume its transcript (hibernate.go).
 	hibernated bool
@@ -141,6 +145,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	}
 	a.mu.Unlock()
 	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})
+	s.tr.sched = &schedule{} // schedule.go: the live CLI's cron jobs and wake-ups
 	s.fail = newFailureState(a, id, s.log)
 	s.adv = newAdvisor(a, id, &s.fail)
 	// Everything the goroutine owns is set before it starts.
@@ -201,6 +206,9 @@ func (s *session) run() {
 			}
 			s.handleFrame(m) // burst.go: with what queued up behind it, in as few writes as it takes
 		}
+		if s.a.overCap() && s.cli.proc != nil && !s.busy() {
+			s.a.wantRoom() // hibernate.go: idle now, while there are more CLIs than the cap allows
+		}
 	}
 }
 
@@ -223,7 +231,7 @@ func (s *session) startCLI() {
 	if restart {
 		// A CLI for this id ran before: continue its transcript.
 		opts = s.restartOptions(opts)
-		if s.cli.hibernated && s.q.accepted > 0 && opts.Resume == "" {
+		if s.cli.hibernated && s.cli.prompted && opts.Resume == "" {
 			// The transcript went away while the session hibernated:
 			// starting afresh would silently lose the conversation.
 			err := errors.New("the session's transcript was deleted while the session was idle; its history cannot be resumed")
@@ -236,7 +244,7 @@ func (s *session) startCLI() {
 	}
 	s.cli.starting = true
 	s.cli.spawnedWith = opts // afterStart applies what changes while it starts
-	s.a.makeRoom(s)
+	s.a.liveChanged(s, true) // hibernate.go: it counts against the cap from now on
 	s.cli.started = true
 	old := s.cli.retired
 	s.cli.retired = nil
@@ -261,7 +269,9 @@ func (s *session) startCLI() {
 			p, st, err = s.startPipelined(ctx, opts)
 		}
 		if !s.do(func() { s.onStarted(p, st, err) }) && p != nil {
-			_ = p.Close() // the session closed while the CLI started: nobody owns it
+			// The session closed while the CLI started: nobody owns it,
+			// and a prompt written behind its handshake must not run.
+			_ = p.Terminate()
 		}
 	}()
 }
@@ -282,7 +292,10 @@ func (s *session) startPipelined(ctx context.Context, opts claude.Options) (*cla
 	settings, serr := p.BeginGetSettings(ctx)
 	s.do(func() { s.onSpawned(p) })
 	if _, err := p.WaitInitialized(ctx); err != nil {
-		_ = p.Close()
+		// A failed handshake stopped the CLI already; a start abandoned
+		// (the session closed) stops it now, at once: a prompt written
+		// behind the handshake must not run.
+		_ = p.Terminate()
 		return nil, nil, err
 	}
 	return p, applied(ctx, settings, serr), nil
@@ -392,11 +405,12 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	s.tellStarted(err)
 	if s.closed {
 		if p != nil {
-			go p.Close()
+			go p.Terminate() // see startCLI: nothing sent to it may run
 		}
 		return
 	}
 	if err != nil {
+		s.a.liveChanged(s, false)
 		s.log.Warn("Claude Code did not start", "error", err)
 		// Prompts withdrawn from it (sent early, then cancelled) went with
 		// it: nothing cancelled is left in a CLI.
@@ -432,8 +446,9 @@ func (s *session) onExit() {
 	err := s.cli.proc.Err()
 	s.cli.proc, s.cli.msgs = nil, nil
 	s.a.liveChanged(s, false)
-	s.tr.stopBackground() // terminal.go: its background commands died with it
-	s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
+	s.tr.sched.cliGone()                          // schedule.go: its session-only jobs died with it
+	s.tr.subagentsLost()                          // subagent_sessions.go: its subagents too
+	s.settleOpenTools(nil, "Claude Code exited.") // settle.go: and its commands and tool calls
 	s.tr.current = nil
 	s.tr.out.reset()
 	if len(s.q.turns) > 0 {
@@ -455,19 +470,27 @@ func (s *session) onExit() {
 	s.fail.shutdownArmed = false
 }
 
-// close stops the CLI and ends the session goroutine. Open turns end as
-// cancelled. It is idempotent.
-func (s *session) close() { s.stop((*claude.Process).Close) }
+// close stops the CLI and ends the session goroutine (session/close, the
+// editor gone). Open turns end as cancelled. An idle CLI is closed the
+// SDK's way (stdin EOF), so that its transcript is complete; a CLI with
+// work of the session in flight is aborted (claude.Process.Abort:
+// interrupt, SIGTERM, SIGKILL), so that nothing of that work runs after
+// the close: Close would let the turn finish, tools and all. It is
+// idempotent.
+func (s *session) close() { s.stop(false) }
 
 // terminate is close for an agent being stopped: the CLI gets no time to
-// finish its turn (claude.Process.Terminate).
-func (s *session) terminate() { s.stop((*claude.Process).Terminate) }
+// finish anything (claude.Process.Terminate).
+func (s *session) terminate() { s.stop(true) }
 
-func (s *session) stop(stopCLI func(*claude.Process) error) {
+func (s *session) stop(fast bool) {
 	s.once.Do(func() {
 		var p, retired *claude.Process
+		inFlight := false
 		s.do(func() {
-			for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns
+			inFlight = s.inFlight()
+			s.settleOpenTools(nil, "the session was closed") // settle.go
+			for _, t := range slices.Clone(s.q.turns) {      // settle edits s.q.turns
 				s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 			}
 			p, retired = s.cli.proc, s.cli.retired
@@ -478,15 +501,52 @@ func (s *session) stop(stopCLI func(*claude.Process) error) {
 				s.cli.stopStart()
 			}
 		})
+		var wg sync.WaitGroup
+		stopCLI := func(p *claude.Process, working bool) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				switch {
+				case fast:
+					_ = p.Terminate()
+				case working:
+					_ = p.Abort()
+				default:
+					_ = p.Close()
+				}
+			}()
+		}
 		if p != nil {
-			_ = stopCLI(p)
+			stopCLI(p, inFlight)
 		}
 		if retired != nil {
-			_ = stopCLI(retired) // a hibernated CLI still closing
+			stopCLI(retired, false) // a hibernated CLI still closing
 		}
+		wg.Wait()
 	})
 	<-s.quit
 	s.starts.Wait() // a CLI still starting is stopped too
+}
+
+// inFlight reports whether the session's CLI holds work of the session
+// that has not ended: a prompt written to it (sent, running, cancelled but
+// not yet over), an interrupt or a permission request open, a command or
+// subagent running in the background.
+func (s *session) inFlight() bool {
+	if s.tr.current != nil || len(s.q.cancelledIDs) > 0 || s.q.interrupting > 0 || len(s.q.openRequests) > 0 || len(s.tr.bgTasks) > 0 {
+		return true
+	}
+	for _, t := range s.q.turns {
+		if t.phase != turnQueued {
+			return true
+		}
+	}
+	for _, c := range s.tr.sub.byLaunch {
+		if !c.done {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *connection) startupTimeout() time.Duration {

@@ -28,9 +28,12 @@ func (a *connection) newSession(ctx context.Context, p *acp.NewSessionRequest) (
 	s := a.addSession(id, setup)
 	var modes *acp.SessionModeState
 	var opts []acp.SessionConfigOption
+	ahead := a.roomFor(s) // hibernate.go: past the cap the first prompt starts it
 	s.do(func() {
 		modes, opts = s.configSnapshot()
-		s.startCLI()
+		if ahead {
+			s.startCLI()
+		}
 	})
 	return &acp.NewSessionResponse{
 		SessionID:     acp.SessionID(id),

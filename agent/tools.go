@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
@@ -28,6 +29,7 @@ type toolState struct {
 	turn     *turn
 	parent   string // the Agent/Task call a subagent's call belongs to
 	sid      string // the child session it is reported on ("" = this one; subagent.go)
+	seq      int    // the order calls were made in (settle.go)
 
 	in       map[string]any // decoded input (empty until complete)
 	raw      json.RawMessage
@@ -73,7 +75,8 @@ func (tr *translator) tool(id string) *toolState {
 
 // newTool registers a call the session has not seen before.
 func (tr *translator) newTool(id, name string) *toolState {
-	ts := &toolState{id: id, name: name, turn: tr.current, in: map[string]any{}}
+	tr.toolSeq++
+	ts := &toolState{id: id, name: name, turn: tr.current, in: map[string]any{}, seq: tr.toolSeq}
 	ts.terminal = (name == "Bash" || name == "PowerShell") && tr.terminals
 	tr.tool(id)
 	tr.tools[id] = ts
@@ -257,6 +260,9 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 			delete(tr.tools, ts.id)
 			return
 		}
+	}
+	if tr.sched != nil {
+		tr.sched.observe(ts.name, ts.in, text, structured, b.IsError, time.Now()) // schedule.go
 	}
 	status := acp.ToolCallStatusCompleted
 	if b.IsError {

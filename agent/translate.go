@@ -50,12 +50,15 @@ type translator struct {
 		text  acp.TextContent
 	}
 	tools   map[string]*toolState // tool calls reported and not finished
+	toolSeq int                   // calls made so far (toolState.seq)
 	plan    planState
 	sub     subagentState      // subagent runs (subagent.go)
 	bgTasks map[string]*bgTask // commands followed, by task id (terminal.go)
 	// compaction is the /compact in progress, shown as a tool call
 	// (compact.go).
 	compaction compaction
+	// sched is the live CLI's scheduled work (schedule.go); nil in a replay.
+	sched *schedule
 }
 
 // A world is what translation sees beyond the frames: the present for a

@@ -213,6 +213,7 @@ func (s *session) sendTo(p *claude.Process, t *turn) {
 		return
 	}
 	t.moveTo(turnSent)
+	s.cli.prompted = true
 	if s.q.v2 != nil {
 		s.q.v2.insert(t) // v2turns.go: from here on the prompt is in the conversation
 	}
@@ -261,6 +262,7 @@ func (s *session) cancelTurns(ts []*turn) {
 			}()
 		}
 		s.q.cancelOpenRequests(t)
+		s.settleOpenTools(t, "Cancelled.") // settle.go: its cards end before its answer
 		s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 	}
 	if interrupt && s.cli.proc != nil {
@@ -387,4 +389,27 @@ func (q *turnQueue) byUUID(id string, current *turn) *turn {
 		return current
 	}
 	return nil
+}
+
+// onCLIState follows the CLI's session state. Idle means the CLI holds no
+// turn any more: it writes each turn's result before it goes idle, so a
+// turn it was running that is still open then lost its result (the CLI
+// did not write it, or it was lost on the way). Without this the prompt
+// would never be answered, and every later prompt would wait behind it.
+// The turn ends as an adapter invariant does (settleNoResult); a cancelled
+// turn, answered already, is simply over.
+func (s *session) onCLIState(b *claude.SessionStateChanged) {
+	t := s.tr.current
+	if b.State != claude.StateIdle || t == nil {
+		return
+	}
+	s.tr.compaction.end(s.tr, "the turn ended before it finished.")
+	s.tr.current = nil
+	s.tr.out.reset()
+	if !t.settled {
+		s.log.Warn("Claude Code went idle without the turn's result")
+		s.settleOpenTools(t, "The turn ended before this tool finished.") // settle.go
+		s.settleNoResult(t)                                               // failure_live.go
+	}
+	s.flushHeld()
 }

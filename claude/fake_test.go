@@ -406,6 +406,27 @@ var scenarios = map[string]func(f *fake) int{
 		return 0
 	},
 
+	// interruptible runs a turn until an interrupt (then it ends it, as
+	// the CLI does, and notes the interrupt in $CLAUDE_FAKE_MARK); stdin
+	// EOF does not end a running turn, as with the CLI.
+	"interruptible": func(f *fake) int {
+		if !f.handshake() {
+			return 1
+		}
+		for fr := range f.in {
+			switch {
+			case fr.typ() == "user":
+				f.send(map[string]any{"type": "system", "subtype": "init", "session_id": "fake-session", "model": "fake-model"})
+			case fr.typ() == "control_request" && fr.sub() == "interrupt":
+				f.respond(fr.reqID(), map[string]any{"still_queued": []any{}})
+				_ = os.WriteFile(os.Getenv("CLAUDE_FAKE_MARK"), []byte("interrupted"), 0o600)
+				f.result("[Request interrupted by user]", true)
+			}
+		}
+		time.Sleep(time.Hour) // a turn that was not interrupted runs on
+		return 0
+	},
+
 	"ignore_term": func(f *fake) int {
 		signal.Ignore(syscall.SIGTERM)
 		if !f.handshake() {

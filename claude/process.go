@@ -67,6 +67,11 @@ type Process struct {
 	initOver   bool             // initialize has ended, either way
 	err        error
 
+	// aborting is closed (abortedTurn set) once the CLI has stopped its
+	// turn after Abort's interrupt; nil unless Abort runs. Under mu.
+	aborting    chan struct{}
+	abortedTurn bool
+
 	closing   atomic.Bool // Close or Kill was called
 	closeOnce sync.Once
 	closeErr  error

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -407,6 +408,38 @@ func TestCloseEscalation(t *testing.T) {
 			t.Errorf("Wait = %v", err)
 		}
 	})
+}
+
+// TestAbortInterruptsThenTerminates: Abort stops a CLI in the middle of a
+// turn without letting the turn finish (as Close would): the CLI gets an
+// interrupt first (so it records the interruption), then SIGTERM, and a
+// CLI that ignores SIGTERM is killed.
+func TestAbortInterruptsThenTerminates(t *testing.T) {
+	t.Parallel()
+	for _, scenario := range []string{"interruptible", "ignore_term"} {
+		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
+			mark := filepath.Join(t.TempDir(), "mark")
+			p := startFake(t, scenario, Options{Env: []string{"CLAUDE_FAKE_MARK=" + mark}})
+			sendText(t, p, "work for a long time")
+			if scenario == "interruptible" {
+				until(t, p, isType("system"))
+			}
+			if err := p.Abort(); err != nil {
+				t.Errorf("Abort = %v", err)
+			}
+			<-p.Done()
+			if !errors.Is(p.Err(), ErrClosed) {
+				t.Errorf("Err = %v", p.Err())
+			}
+			if got, _ := os.ReadFile(mark); scenario == "interruptible" && string(got) != "interrupted" {
+				t.Errorf("the CLI was not interrupted before it was stopped (mark %q)", got)
+			}
+			if err := p.Abort(); err != nil {
+				t.Errorf("second Abort = %v", err)
+			}
+		})
+	}
 }
 
 // TestUnreadMessagesDoNotBlockClose: a consumer that stopped reading must

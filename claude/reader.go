@@ -159,6 +159,7 @@ func (p *Process) deliver(m Message) {
 	if r, ok := m.Body.(*ResultMessage); ok && !p.started && r.IsError {
 		p.results = append(p.results, r)
 	}
+	p.noteQuiet(m) // shutdown.go: Abort waits for the turn's end
 	if p.queue.len() == 0 && !p.delivering && p.initOver && !p.abandon {
 		// Nothing is ahead of this frame: hand it straight to a consumer
 		// that is waiting, sparing the wake-up of deliverLoop (a goroutine

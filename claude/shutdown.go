@@ -2,6 +2,7 @@ package claude
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,66 @@ func (p *Process) Terminate() error {
 // terminateGrace is how long Terminate lets the CLI handle SIGTERM; an
 // editor that stops us expects us gone in well under a second.
 const terminateGrace = 200 * time.Millisecond
+
+// Abort stops the process for an owner that abandons the work under way
+// (a session closed, or an editor gone, while a turn runs): nothing that
+// work was about to do may happen, neither a tool call nor another model
+// request. Close would let the turn finish; Abort asks the CLI to
+// interrupt its turn first, so that it aborts the model request in flight
+// and records the interruption in its transcript, then ends it with
+// SIGTERM once it has (its result, or its session going idle) or after
+// abortGrace, whichever comes first, and SIGKILL after terminateGrace.
+// Like Close it returns once everything has shut down.
+func (p *Process) Abort() error {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.aborting = make(chan struct{})
+		quiet := p.aborting
+		p.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), abortGrace)
+		if call, err := p.Begin(ctx, "interrupt", nil); err == nil {
+			go func() { _, _ = call.Wait(ctx) }() // the answer itself says nothing
+			select {
+			case <-quiet:
+			case <-p.exited:
+			case <-ctx.Done():
+			}
+		}
+		cancel()
+		p.beginShutdown()
+		p.signal(syscall.SIGTERM)
+		if !p.waitExit(terminateGrace) {
+			p.signal(syscall.SIGKILL)
+		}
+		p.finishShutdown()
+	})
+	<-p.initDone
+	return nil
+}
+
+// abortGrace bounds how long Abort waits for the CLI to interrupt its turn
+// before SIGTERM: the CLI does it in a few milliseconds, and session/close
+// is to be answered within 200 ms.
+const abortGrace = 100 * time.Millisecond
+
+// noteQuiet runs for every frame the reader delivers: while Abort waits
+// for the CLI to stop its turn, a result or an idle session ends the wait.
+func (p *Process) noteQuiet(m Message) {
+	if p.aborting == nil {
+		return
+	}
+	quiet := false
+	switch b := m.Body.(type) {
+	case *ResultMessage:
+		quiet = true
+	case *SessionStateChanged:
+		quiet = b.State == StateIdle
+	}
+	if quiet && !p.abortedTurn {
+		p.abortedTurn = true
+		close(p.aborting)
+	}
+}
 
 // Kill stops the process group at once with SIGKILL and, like Close, returns
 // once everything has shut down.

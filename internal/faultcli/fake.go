@@ -63,6 +63,9 @@ func run() int {
 		fmt.Println("9.9.9 (Claude Code; faultcli)")
 		return 0
 	}
+	if exe := os.Getenv(EnvProxy); exe != "" {
+		return proxy(exe) // proxy.go: the real CLI, with faults
+	}
 	trace("start", strings.Join(os.Args[1:], " "))
 	stubborn := os.Getenv(EnvStubborn) == "1"
 	if stubborn {
