@@ -597,3 +597,56 @@ func TestRealCLIKilledWhileAsking(t *testing.T) {
 	h.API().Script(fakeapi.Text("back"))
 	wantEndTurn(t, h, sid, "hello again", "back")
 }
+
+// TestCancelWithdrawsQueuedPromptsBeforeTheInterrupt: a cancel with 50
+// prompts queued behind a running turn writes every withdrawal before the
+// interrupt, so the CLI handles them in one round trip: once it has read
+// the interrupt, none of the cancelled prompts is left to start (each one
+// that did would cost a turn's start and another interrupt, in turn, while
+// the next prompt waits). The next prompt then runs normally.
+func TestCancelWithdrawsQueuedPromptsBeforeTheInterrupt(t *testing.T) {
+	h, dir := startFake(t, nil)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	first := promptAsync(h, sid, "hang")
+	h.WaitFor("the running turn", 30*time.Second, func() bool { return strings.Contains(h.AgentText(sid), "working on it") })
+	const n = 50
+	queued := make([]<-chan promptResult, n)
+	for i := range n {
+		queued[i] = promptAsync(h, sid, fmt.Sprintf("echo queued %d", i))
+	}
+	userFrames := func() int {
+		c := 0
+		for _, e := range faultcli.Trace(dir) {
+			if e.What == "frame" && strings.HasPrefix(e.Detail, "user") {
+				c++
+			}
+		}
+		return c
+	}
+	h.WaitFor("every prompt in the CLI", 30*time.Second, func() bool { return userFrames() == n+1 })
+	h.Cancel(sid)
+	for _, ch := range append(queued, first) {
+		if r := <-ch; r.err != nil || r.resp.StopReason != acp.StopReasonCancelled {
+			t.Fatalf("a cancelled prompt: %+v %v", r.resp, r.err)
+		}
+	}
+	wantEndTurn(t, h, sid, "echo after the cancel", "echo: echo after the cancel")
+	withdrawals, interruptAt := 0, -1
+	for i, e := range faultcli.Trace(dir) {
+		switch {
+		case e.What == "frame" && e.Detail == "control_request cancel_async_message":
+			withdrawals++
+			if interruptAt >= 0 {
+				t.Errorf("a withdrawal (trace line %d) after the interrupt (line %d)", i, interruptAt)
+			}
+		case e.What == "frame" && e.Detail == "control_request interrupt" && interruptAt < 0:
+			interruptAt = i
+		}
+	}
+	if withdrawals != n || interruptAt < 0 {
+		t.Errorf("%d withdrawals and an interrupt at trace line %d, want %d withdrawals before one interrupt", withdrawals, interruptAt, n)
+	}
+	if got := strings.Count(h.AgentText(sid), "echo: queued"); got != 0 {
+		t.Errorf("%d cancelled prompts ran", got)
+	}
+}

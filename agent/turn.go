@@ -236,6 +236,7 @@ func (a *connection) cancel(ctx context.Context, p *acp.CancelNotification) erro
 // nothing of a turn follows its answer.
 func (s *session) cancelTurns(ts []*turn) {
 	interrupt := false
+	var withdrawals []string // cancelled turns the CLI holds queued, in order
 	for _, t := range ts {
 		if t.settled {
 			continue
@@ -243,40 +244,80 @@ func (s *session) cancelTurns(ts []*turn) {
 		t.cancelled = true
 		if t.inCLI() {
 			s.q.cancelledIDs[t.uuid] = true
-		}
-		if !t.inCLI() {
+			if s.cli.target() != nil {
+				// Queued in the CLI (or written behind a starting CLI's
+				// handshake) but not started: withdraw just that message.
+				withdrawals = append(withdrawals, t.uuid)
+			}
+		} else {
 			interrupt = interrupt || t.phase == turnRunning
-		} else if p := s.cli.target(); p != nil {
-			// Queued in the CLI (or written behind a starting CLI's
-			// handshake) but not started: withdraw just that message.
-			id := t.uuid
-			go func() {
-				if withdraw(p, id) {
-					// The CLI will not start it. (Otherwise it starts, and
-					// activate stops it.)
-					s.post(func() {
-						delete(s.q.cancelledIDs, id)
-						s.flushHeld()
-					})
-				}
-			}()
 		}
 		s.q.cancelOpenRequests(t)
 		s.settleOpenTools(t, "Cancelled.") // settle.go: its cards end before its answer
 		s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 	}
-	if interrupt && s.cli.proc != nil {
-		s.interrupt()
+	switch {
+	case interrupt && s.cli.proc != nil:
+		s.interrupt(withdrawals)
+	case len(withdrawals) > 0:
+		s.withdrawCancelled(s.cli.target(), withdrawals)
 	}
 }
 
-// interrupt stops the turn the CLI runs. The CLI's interrupt names no
-// turn: if the cancelled turn ends on its own just before the interrupt
-// arrives, the interrupt stops the next prompt instead. So prompts queued
-// in the CLI behind it are withdrawn first and sent again afterwards (with
-// a new uuid); if one cannot be withdrawn it has left the queue, the
-// cancelled turn is over, and there is nothing to interrupt.
-func (s *session) interrupt() {
+// withdrawCancelled withdraws cancelled messages from the CLI's queue, all
+// in one round trip: the requests go out back to back, in order, and the
+// answers come back together. A message withdrawn will never start; one
+// that could not be (it started) is stopped when it does (activate).
+func (s *session) withdrawCancelled(p *claude.Process, ids []string) {
+	go func() {
+		done := beginWithdrawals(p, ids)
+		s.post(func() { s.withdrawn(ids, done()) })
+	}()
+}
+
+// beginWithdrawals writes a withdrawal for each id and returns the wait
+// for their answers: which ids the CLI dropped.
+func beginWithdrawals(p *claude.Process, ids []string) (wait func() []bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	calls := make([]*claude.Call, len(ids))
+	for i, id := range ids {
+		calls[i], _ = p.BeginCancelAsyncMessage(ctx, id) // a failed write: not withdrawn
+	}
+	return func() []bool {
+		defer cancel()
+		out := make([]bool, len(ids))
+		for i, c := range calls {
+			if c != nil {
+				out[i], _ = c.Cancelled(ctx)
+			}
+		}
+		return out
+	}
+}
+
+// withdrawn records the answers to withdrawals of cancelled messages.
+func (s *session) withdrawn(ids []string, ok []bool) {
+	for i, id := range ids {
+		if ok[i] {
+			delete(s.q.cancelledIDs, id) // the CLI will not start it
+		}
+	}
+	s.flushHeld()
+}
+
+// interrupt stops the turn the CLI runs; cancelled are cancelled messages
+// the CLI still holds queued, withdrawn on the way. The CLI's interrupt
+// names no turn: if the cancelled turn ends on its own just before the
+// interrupt arrives, the interrupt stops the next message instead. So
+// whatever of ours the CLI holds queued leaves its queue first: the
+// cancelled messages, and the live prompts behind them (sent again
+// afterwards, with a new uuid). When no live prompt is queued, the
+// interrupt goes right behind the withdrawals, in the same round trip
+// (the CLI reads its stdin in order, so nothing of ours is left for it to
+// hit but the turn it runs, or nothing). When live prompts are queued it
+// waits for their withdrawals: if one cannot be withdrawn it has left the
+// queue, the cancelled turn is over, and there is nothing to interrupt.
+func (s *session) interrupt(cancelled ...[]string) {
 	p := s.cli.proc
 	type queued struct {
 		t  *turn
@@ -288,24 +329,46 @@ func (s *session) interrupt() {
 			qs = append(qs, queued{t, t.uuid})
 		}
 	}
+	var dead []string
+	if len(cancelled) > 0 {
+		dead = cancelled[0]
+	}
 	s.q.interrupting++
 	go func() {
-		var back []queued
-		over := false
-		for _, q := range qs {
-			if withdraw(p, q.id) {
-				back = append(back, q)
-			} else {
-				over = true
-			}
+		waitDead := beginWithdrawals(p, dead)
+		ids := make([]string, len(qs))
+		for i, q := range qs {
+			ids[i] = q.id
 		}
-		if !over {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := p.Interrupt(ctx); err != nil {
+		waitLive := beginWithdrawals(p, ids)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var back []queued
+		if len(qs) == 0 {
+			call, err := p.Begin(ctx, "interrupt", nil)
+			if err == nil {
+				_, err = call.Wait(ctx)
+			}
+			if err != nil {
 				s.log.Debug("interrupt failed", "error", err)
 			}
+			waitLive() // none: releases its context
+		} else {
+			over := false
+			for i, ok := range waitLive() {
+				if ok {
+					back = append(back, qs[i])
+				} else {
+					over = true
+				}
+			}
+			if !over {
+				if err := p.Interrupt(ctx); err != nil {
+					s.log.Debug("interrupt failed", "error", err)
+				}
+			}
 		}
+		deadOK := waitDead()
 		s.post(func() {
 			s.q.interrupting--
 			for _, q := range back {
@@ -320,18 +383,9 @@ func (s *session) interrupt() {
 					q.t.moveTo(turnSent) // not taken back: still in the CLI's queue
 				}
 			}
-			s.flushHeld()
+			s.withdrawn(dead, deadOK) // flushHeld
 		})
 	}()
-}
-
-// withdraw asks the CLI to drop a queued user message and reports whether
-// it did (false: it has started, or the CLI could not say).
-func withdraw(p *claude.Process, id string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cancelled, err := p.CancelAsyncMessage(ctx, id)
-	return err == nil && cancelled
 }
 
 // settle gives a turn its one outcome and forgets it.

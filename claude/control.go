@@ -451,11 +451,35 @@ func (s *SettingsCall) Wait(ctx context.Context) (*AppliedSettings, error) {
 // CancelAsyncMessage asks the CLI to drop a user message it holds queued
 // and reports whether it did (false: it has started it, or never had it).
 func (p *Process) CancelAsyncMessage(ctx context.Context, messageUUID string) (bool, error) {
+	c, err := p.BeginCancelAsyncMessage(ctx, messageUUID)
+	if err != nil {
+		return false, err
+	}
+	return c.Cancelled(ctx)
+}
+
+// BeginCancelAsyncMessage is CancelAsyncMessage without the wait (see
+// Begin): several withdrawals written back to back, and an interrupt
+// behind them, reach the CLI in that order and are answered in one round
+// trip. [Call.Cancelled] collects the answer.
+func (p *Process) BeginCancelAsyncMessage(ctx context.Context, messageUUID string) (*Call, error) {
+	return p.Begin(ctx, "cancel_async_message", map[string]string{"message_uuid": messageUUID})
+}
+
+// Cancelled waits for the answer to a cancel_async_message request and
+// reports whether the CLI dropped the message.
+func (c *Call) Cancelled(ctx context.Context) (bool, error) {
+	raw, err := c.Wait(ctx)
+	if err != nil {
+		return false, err
+	}
 	var r struct {
 		Cancelled bool `json:"cancelled"`
 	}
-	if err := p.requestInto(ctx, "cancel_async_message", map[string]string{"message_uuid": messageUUID}, &r); err != nil {
-		return false, err
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return false, fmt.Errorf("claude: cancel_async_message: %w", err)
+		}
 	}
 	return r.Cancelled, nil
 }
