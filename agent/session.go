@@ -362,7 +362,7 @@ func (s *session) onSpawned(p *claude.Process) {
 // waits in it, and no earlier prompt is still held (prompts reach the CLI
 // in order).
 func (s *session) earlyOpen(t *turn) bool {
-	if s.cli.early == nil || !s.unchangedSinceSpawn() || s.q.holdSends(s.tr.current) {
+	if s.cli.early == nil || !s.unchangedSinceSpawn() || s.q.holdSends(s.tr.current) || s.q.oneAtATime(s.tr.current) {
 		return false
 	}
 	for _, o := range s.q.turns {
@@ -429,15 +429,7 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	s.failureStarted(p)
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p, st) // config.go: pending settings, config and command lists
-	if s.q.holdSends(s.tr.current) {
-		return // flushHeld sends them: a replay ends, cancelled work is over
-	}
-	// A failed send settles its turn, which edits s.q.turns.
-	for _, t := range slices.Clone(s.q.turns) {
-		if t.phase == turnQueued {
-			s.send(t)
-		}
-	}
+	s.sendQueued()      // turn.go: now, or once what holds them back is over
 }
 
 // onExit handles the CLI ending on its own: open turns fail with the

@@ -169,10 +169,7 @@ func (s *session) enqueue(t *turn) {
 		s.startCLI()
 		return
 	}
-	if s.q.holdSends(s.tr.current) {
-		return // flushHeld sends it once the cancelled work is over
-	}
-	s.send(t)
+	s.sendQueued() // now, or once what holds it back is over (flushHeld)
 }
 
 // holdSends reports whether a new message must wait before it goes to the
@@ -184,18 +181,50 @@ func (q *turnQueue) holdSends(current *turn) bool {
 	return q.replays > 0 || q.interrupting > 0 || current != nil && current.cancelled || len(q.cancelledIDs) > 0
 }
 
-// flushHeld sends the turns holdSends held back, once nothing cancelled is
-// left in the CLI.
-func (s *session) flushHeld() {
-	s.releaseWaiters()
+// oneAtATime reports whether a v2 prompt must wait for the turn before
+// it: on v2 a prompt is answered when it is inserted into the
+// conversation, and one written to the CLI while a turn runs would be
+// inserted in the middle of that turn's output. So on v2 the agent holds a
+// prompt sent while a turn runs (as the v2 draft allows, and as the
+// reference adapter does) and inserts it when the turn before it has
+// ended; on v1 it goes to the CLI's own queue at once (promptQueueing).
+func (q *turnQueue) oneAtATime(current *turn) bool {
+	if q.v2 == nil {
+		return false
+	}
+	if current != nil {
+		return true
+	}
+	for _, t := range q.turns {
+		if t.phase != turnQueued && !t.settled {
+			return true
+		}
+	}
+	return false
+}
+
+// sendQueued writes the queued turns to the CLI, in order, as far as
+// nothing holds them back (holdSends, oneAtATime).
+func (s *session) sendQueued() {
 	if s.cli.proc == nil || s.q.holdSends(s.tr.current) {
 		return
 	}
 	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
-		if t.phase == turnQueued && !t.settled {
-			s.send(t)
+		if t.phase != turnQueued || t.settled {
+			continue
 		}
+		if s.q.oneAtATime(s.tr.current) {
+			return
+		}
+		s.send(t)
 	}
+}
+
+// flushHeld sends the turns held back, once nothing cancelled is left in
+// the CLI (and on v2, once the turn before them ended).
+func (s *session) flushHeld() {
+	s.releaseWaiters()
+	s.sendQueued()
 }
 
 func (s *session) send(t *turn) { s.sendTo(s.cli.proc, t) }

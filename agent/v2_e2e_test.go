@@ -878,3 +878,82 @@ func TestV2TurnError(t *testing.T) {
 		t.Errorf("after the error: %q", r)
 	}
 }
+
+// TestV2PromptWhileATurnRuns: a second session/prompt sent while the first
+// turn streams is held, not inserted in the middle of that turn, and not
+// taken for the first prompt being withdrawn (its request was answered at
+// insertion, which ends its context): the first turn ends end_turn with all
+// its text, then the second is inserted (user_message, then its answer)
+// and runs. A session/cancel while a prompt is held cancels the running
+// turn and answers the held one -32800.
+func TestV2PromptWhileATurnRuns(t *testing.T) {
+	t.Run("held until the turn ends", func(t *testing.T) {
+		t.Parallel()
+		h := agenttest.StartV2(t)
+		long := fakeapi.Text(strings.Repeat("word ", 60))
+		long.ChunkDelayMS = 30
+		h.API().Script(long, fakeapi.Text("second answer"))
+		sid := h.NewSession(h.Sandbox.WorkDir)
+		if _, err := h.Prompt(sid, "first"); err != nil {
+			t.Fatal(err)
+		}
+		h.WaitFor("streaming", 30*time.Second, func() bool { return strings.Contains(h.AgentText(sid), "word") })
+		second := h.WireIndex(false, 0, `"session/prompt"`, `"second"`)
+		if second >= 0 {
+			t.Fatal("sent too early")
+		}
+		if _, err := h.Prompt(sid, "second"); err != nil {
+			t.Fatal(err)
+		}
+		idles := h.WaitIdle(sid, 2)
+		us := h.Updates(sid)
+		firstIdle := firstOf(us, 0, "state_update", "idle")
+		if got := agenttest.StopReasonOf(us[firstIdle]); got != "end_turn" {
+			t.Fatalf("the first turn ended %q: %s", got, v2Kinds(us))
+		}
+		if agenttest.StopReasonOf(idles) != "end_turn" || !strings.HasSuffix(h.AgentText(sid), "second answer") {
+			t.Fatalf("the second turn: %s, text %q", v2Kinds(us), h.AgentText(sid))
+		}
+		if strings.Count(h.AgentText(sid), "word") != 60 {
+			t.Errorf("the first turn lost text: %q", h.AgentText(sid))
+		}
+		secondMsg := -1
+		for i, u := range us {
+			if u.Kind == "user_message" && strings.Contains(string(u.Raw), `"second"`) {
+				secondMsg = i
+			}
+		}
+		if secondMsg < firstIdle {
+			t.Errorf("the second prompt was inserted at %d, before the first turn's end at %d: %s", secondMsg, firstIdle, v2Kinds(us))
+		}
+		req := h.WireIndex(false, 0, `"session/prompt"`, `"second"`)
+		if answer := responseIndex(t, h, req); answer < us[firstIdle].Wire {
+			t.Errorf("the second prompt was answered (wire %d) before the first turn ended (wire %d)", answer, us[firstIdle].Wire)
+		}
+	})
+	t.Run("cancel with a prompt held", func(t *testing.T) {
+		t.Parallel()
+		h := agenttest.StartV2(t)
+		h.API().Script(fakeapi.Hang(30), fakeapi.Text("after"))
+		sid := h.NewSession(h.Sandbox.WorkDir)
+		if _, err := h.Prompt(sid, "first"); err != nil {
+			t.Fatal(err)
+		}
+		h.WaitFor("streaming", 30*time.Second, func() bool { return h.AgentText(sid) != "" })
+		held := make(chan error, 1)
+		go func() { _, err := h.Prompt(sid, "second"); held <- err }()
+		h.WaitFor("the second prompt on the wire", 30*time.Second, func() bool {
+			return h.WireIndex(false, 0, `"session/prompt"`, `"second"`) >= 0
+		})
+		h.Cancel(sid)
+		if err := <-held; codeOf(err) != -32800 {
+			t.Errorf("the held prompt: %v, want -32800", err)
+		}
+		if got := agenttest.StopReasonOf(h.WaitIdle(sid, 1)); got != "cancelled" {
+			t.Errorf("the running turn ended %q", got)
+		}
+		if got := promptTurn(t, h, sid, "third", 2); got != "end_turn" {
+			t.Errorf("the next prompt ended %q", got)
+		}
+	})
+}

@@ -61,6 +61,9 @@ func (l *v2Lifecycle) insert(t *turn) {
 		return
 	}
 	v.messageID = t.uuid
+	// The request is answered now: its context ends, and that must no
+	// longer read as the client withdrawing the prompt (turn.enqueue).
+	t.withdrawn = nil
 	l.sink(acpv2.SessionUpdate{UserMessage: &acpv2.UserMessage{
 		MessageID: acpv2.MessageID(v.messageID), Content: acp.Some(v.prompt),
 	}})
