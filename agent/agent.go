@@ -47,6 +47,10 @@ const (
 type Config struct {
 	// Executable is the Claude Code CLI; empty finds it on first use.
 	Executable string
+	// Launch, when set, starts each CLI instead of running Executable
+	// (claude.Options.Launch): tests run a fake CLI in memory with it
+	// (internal/clifake).
+	Launch claude.Launcher
 	// Env is the environment the CLI runs with; nil means os.Environ().
 	Env []string
 	// Logger receives diagnostics; nil discards them.

@@ -79,6 +79,7 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 	}
 	setup := &sessionSetup{cwd: cwd, meta: m, opts: claude.Options{
 		Executable:             a.cfg.Executable,
+		Launch:                 a.cfg.Launch,
 		Dir:                    cwd,
 		Env:                    a.cfg.Env,
 		PermissionMode:         claude.PermissionDefault,

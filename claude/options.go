@@ -42,6 +42,9 @@ const DefaultStartupTimeout = 60 * time.Second
 type Options struct {
 	// Executable is the CLI to run. Empty means [FindExecutable].
 	Executable string
+	// Launch, when set, starts the CLI instead of running Executable
+	// (child.go): tests run a fake CLI in this process with it.
+	Launch Launcher
 	// Dir is the working directory of the CLI. Empty means ours.
 	Dir string
 	// Env is the environment of the CLI. Nil means os.Environ(). [Start]

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -32,10 +33,14 @@ type Process struct {
 	// process group is killed when it closes. Nil without a reaper.
 	lifeline *os.File
 
-	stdin  *os.File
-	stdout *os.File
-	stderr *os.File
-	tail   *tailBuffer
+	// The CLI's standard streams: pipes to an executable, or a Child's
+	// (child.go). outFile and errFile are the pipes, for read deadlines.
+	stdin            io.WriteCloser
+	stdout, stderr   io.ReadCloser
+	outFile, errFile *os.File
+	tail             *tailBuffer
+	// child is the CLI an Options.Launch started (nil: an executable).
+	child Child
 
 	// writeSem serialises writes to stdin so that every line goes out
 	// whole: a half line kills the CLI.
@@ -83,7 +88,7 @@ type Process struct {
 	exitedNow atomic.Bool
 	exited    chan struct{}
 	waitErr   error
-	state     *os.ProcessState
+	exit      *exitStatus // set before exited is closed; nil if the wait failed
 
 	stderrDone   chan struct{}
 	done         chan struct{}
@@ -141,7 +146,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 		return nil, err
 	}
 	exe := opts.Executable
-	if exe == "" {
+	if exe == "" && opts.Launch == nil {
 		var err error
 		if exe, err = FindExecutable(); err != nil {
 			return nil, err
@@ -155,12 +160,16 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	if base == nil {
 		base = os.Environ()
 	}
-	cmd, lifeline, err := cliCommand(exe, args)
-	if err != nil {
-		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
+	var cmd *exec.Cmd
+	var lifeline *os.File
+	if opts.Launch == nil {
+		cmd, lifeline, err = cliCommand(exe, args)
+		if err != nil {
+			return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
+		}
+		cmd.Dir = opts.Dir
+		cmd.Env = opts.env(base)
 	}
-	cmd.Dir = opts.Dir
-	cmd.Env = opts.env(base)
 
 	p := &Process{
 		opts:         opts,
@@ -187,12 +196,21 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	_, _ = rand.Read(idb[:])
 	p.idPrefix = hex.EncodeToString(idb[:])
 
-	if err := p.startCmd(); err != nil {
+	if opts.Launch != nil {
+		err = p.launchChild(exe, args, opts.env(base))
+	} else {
+		err = p.startCmd()
+	}
+	if err != nil {
 		p.closeLifeline()
 		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	go p.waitLoop()
+	if p.child != nil {
+		go p.waitChild()
+	} else {
+		go p.waitLoop()
+	}
 	go p.stderrLoop()
 	go p.readLoop()
 	go p.deliverLoop()
@@ -241,6 +259,7 @@ func (p *Process) startCmd() (err error) {
 	}
 	p.pid = p.cmd.Process.Pid
 	p.stdin, p.stdout, p.stderr = inW, outR, errR
+	p.outFile, p.errFile = outR, errR
 	return nil
 }
 

@@ -29,7 +29,11 @@ const maxLineSize = 512 << 20
 func (p *Process) readLoop() {
 	defer p.finish()
 	defer p.stdout.Close()
-	br := bufio.NewReaderSize(afterExitReader{p.stdout, rawio.NewReader(p.stdout), &p.exitedNow}, 64<<10)
+	var src io.Reader = p.stdout
+	if p.outFile != nil {
+		src = rawio.NewReader(p.outFile)
+	}
+	br := bufio.NewReaderSize(afterExitReader{p.outFile, src, &p.exitedNow}, 64<<10)
 	for {
 		p.waitRoom()
 		line, owned, err := readLine(br)

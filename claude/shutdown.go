@@ -183,7 +183,11 @@ func (p *Process) waitExit(d time.Duration) bool {
 func (p *Process) signal(sig syscall.Signal) {
 	p.sigMu.Lock()
 	defer p.sigMu.Unlock()
-	if !p.reaped {
+	switch {
+	case p.reaped:
+	case p.child != nil:
+		p.child.Signal(sig)
+	default:
 		signalGroup(p.pid, sig)
 	}
 }
@@ -211,13 +215,16 @@ func (p *Process) waitLoop() {
 		p.sigMu.Unlock()
 	}
 	p.closeLifeline() // its reaper is gone too
-	p.state = p.cmd.ProcessState
+	if st := p.cmd.ProcessState; st != nil {
+		e := exitStatusOf(st)
+		p.exit = &e
+	}
 	p.exitedNow.Store(true)
 	// A descendant that left the group could keep our pipes open forever;
 	// once the CLI is gone, stop reading after a quiet moment.
 	deadline := time.Now().Add(exitReadGrace)
-	_ = p.stdout.SetReadDeadline(deadline)
-	_ = p.stderr.SetReadDeadline(deadline)
+	_ = p.outFile.SetReadDeadline(deadline)
+	_ = p.errFile.SetReadDeadline(deadline)
 	close(p.exited)
 }
 
@@ -229,13 +236,13 @@ const exitReadGrace = 500 * time.Millisecond
 // process has exited, so buffered output is always read in full but an
 // empty pipe held open by a stray descendant ends the read.
 type afterExitReader struct {
-	f      *os.File
+	f      *os.File  // nil for a Child's stream, which ends with the Child
 	r      io.Reader // f, or its raw reader (internal/rawio)
 	exited *atomic.Bool
 }
 
 func (r afterExitReader) Read(b []byte) (int, error) {
-	if r.exited.Load() {
+	if r.f != nil && r.exited.Load() {
 		_ = r.f.SetReadDeadline(time.Now().Add(exitReadGrace))
 	}
 	n, err := r.r.Read(b)
@@ -253,7 +260,7 @@ func (p *Process) stderrLoop() {
 		w = io.MultiWriter(p.tail, p.opts.Stderr)
 	}
 	buf := make([]byte, 32<<10)
-	r := afterExitReader{p.stderr, p.stderr, &p.exitedNow}
+	r := afterExitReader{p.errFile, p.stderr, &p.exitedNow}
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
@@ -289,18 +296,14 @@ func (p *Process) exitError() error {
 	if p.closing.Load() {
 		return ErrClosed
 	}
-	st := p.state
+	st := p.exit
 	if st == nil {
 		return fmt.Errorf("claude: waiting for the CLI: %w", p.waitErr)
 	}
-	if st.Success() {
+	if st.success() {
 		return nil
 	}
-	e := &ExitError{ExitCode: st.ExitCode(), Stderr: p.tail.String()}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		e.Signal = ws.Signal()
-	}
-	return e
+	return &ExitError{ExitCode: st.code, Signal: st.sig, Stderr: p.tail.String()}
 }
 
 // deadError is the error for a call on a process that has ended.
