@@ -238,9 +238,9 @@ func env(kv []string, key string) string {
 
 // The claude.Child side.
 
-func (c *CLI) Stdin() io.WriteCloser  { return c.stdinW }
-func (c *CLI) Stdout() io.ReadCloser  { return c.outR }
-func (c *CLI) Stderr() io.ReadCloser  { return c.errR }
+func (c *CLI) Stdin() io.WriteCloser { return c.stdinW }
+func (c *CLI) Stdout() io.ReadCloser { return c.outR }
+func (c *CLI) Stderr() io.ReadCloser { return c.errR }
 func (c *CLI) Wait() (int, syscall.Signal) {
 	<-c.done
 	return c.code, c.signal

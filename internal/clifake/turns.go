@@ -263,7 +263,7 @@ func (t *turnState) aborted() {
 	c.send(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
 		"terminal_reason": "aborted_streaming", "stop_reason": nil, "session_id": c.session, "num_turns": 1,
 		"user_message_uuids": []string{t.m.uuid},
-		"errors": []string{"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"}})
+		"errors":             []string{"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"}})
 	c.lifecycle(t.m.uuid, "cancelled")
 	c.idleIfDone()
 }
