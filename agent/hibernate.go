@@ -29,6 +29,10 @@ func (s *session) busy() bool {
 	switch {
 	case s.cli.starting, len(s.q.turns) > 0, len(s.q.openRequests) > 0, len(s.tr.bgTasks) > 0:
 		return true
+	case s.tr.current != nil, len(s.q.cancelledIDs) > 0, s.q.interrupting > 0:
+		// Work the user cancelled is still in the CLI: a CLI closed now
+		// (stdin EOF) would run it to its end.
+		return true
 	case s.goal.snap != nil && s.goal.snap.Status == "active", s.goal.pending != nil:
 		return true
 	case s.tr.sched.busy(time.Now()): // schedule.go: a job or wake-up to fire

@@ -110,6 +110,12 @@ func (s *session) onLifecycle(b *claude.CommandLifecycle) {
 	switch b.State {
 	case "started":
 		s.activate(b.CommandUUID)
+	case "completed":
+		// The CLI writes a turn's result before it says the turn completed:
+		// a turn still open then lost its result (turn.go).
+		if t := s.tr.current; t != nil && t.uuid == b.CommandUUID {
+			s.resultLost(t)
+		}
 	case "cancelled":
 		if t := s.q.byUUID(b.CommandUUID, s.tr.current); t != nil && !t.settled && t.phase != turnWithdrawing {
 			s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)

@@ -477,15 +477,21 @@ func (q *turnQueue) byUUID(id string, current *turn) *turn {
 // onCLIState follows the CLI's session state. Idle means the CLI holds no
 // turn any more: it writes each turn's result before it goes idle, so a
 // turn it was running that is still open then lost its result (the CLI
-// did not write it, or it was lost on the way). Without this the prompt
-// would never be answered, and every later prompt would wait behind it.
-// The turn ends as an adapter invariant does (settleNoResult); a cancelled
-// turn, answered already, is simply over.
+// did not write it, or it was lost on the way). The turn's
+// command_lifecycle "completed" says the same sooner (output.go), and is
+// the only sign when another prompt was queued behind it (the CLI does not
+// go idle between them).
 func (s *session) onCLIState(b *claude.SessionStateChanged) {
-	t := s.tr.current
-	if b.State != claude.StateIdle || t == nil {
-		return
+	if t := s.tr.current; b.State == claude.StateIdle && t != nil {
+		s.resultLost(t)
 	}
+}
+
+// resultLost ends turn t, which the CLI finished without a result reaching
+// the agent. Without this its prompt would never be answered, and every
+// later prompt would wait behind it. It ends as an adapter invariant does
+// (settleNoResult); a cancelled turn, answered already, is simply over.
+func (s *session) resultLost(t *turn) {
 	s.tr.compaction.end(s.tr, "the turn ended before it finished.")
 	s.tr.current = nil
 	s.tr.out.reset()

@@ -78,7 +78,12 @@ type Process struct {
 	abortedTurn bool
 
 	closing   atomic.Bool // Close or Kill was called
-	closeOnce sync.Once
+	// stopping is set by the first Close, Terminate or Abort, which closes
+	// stopped when it is done; later calls wait for stopped (a channel, not
+	// a sync.Once: a goroutine waiting for another's shutdown then waits
+	// on a channel, which testing/synctest counts as durably blocked).
+	stopping atomic.Bool
+	stopped  chan struct{}
 	closeErr  error
 	abandonCh chan struct{}
 	abandonMu sync.Once
@@ -186,6 +191,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 		done:         make(chan struct{}),
 		out:          make(chan Message),
 		deliveryDone: make(chan struct{}),
+		stopped:      make(chan struct{}),
 		initDone:     make(chan struct{}),
 	}
 	if p.log == nil {

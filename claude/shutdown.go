@@ -27,7 +27,7 @@ const (
 // Callbacks must return when their context ends, or Close waits for them.
 // Close returns an error only when the CLI had to be killed.
 func (p *Process) Close() error {
-	p.closeOnce.Do(func() {
+	p.stopOnce(func() {
 		p.beginShutdown()
 		p.closeStdin()
 		if !p.waitExit(cmp.Or(p.opts.CloseGrace, defaultCloseGrace)) {
@@ -48,7 +48,7 @@ func (p *Process) Close() error {
 // transcript), SIGKILL after terminateGrace. Like Close it returns once
 // everything has shut down; it never lets a running turn finish.
 func (p *Process) Terminate() error {
-	p.closeOnce.Do(func() {
+	p.stopOnce(func() {
 		p.beginShutdown()
 		p.signal(syscall.SIGTERM)
 		if !p.waitExit(terminateGrace) {
@@ -58,6 +58,16 @@ func (p *Process) Terminate() error {
 	})
 	<-p.initDone
 	return nil
+}
+
+// stopOnce runs the first shutdown; the others wait for it to be done.
+func (p *Process) stopOnce(stop func()) {
+	if !p.stopping.CompareAndSwap(false, true) {
+		<-p.stopped
+		return
+	}
+	defer close(p.stopped)
+	stop()
 }
 
 // terminateGrace is how long Terminate lets the CLI handle SIGTERM; an
@@ -74,7 +84,7 @@ const terminateGrace = 200 * time.Millisecond
 // abortGrace, whichever comes first, and SIGKILL after terminateGrace.
 // Like Close it returns once everything has shut down.
 func (p *Process) Abort() error {
-	p.closeOnce.Do(func() {
+	p.stopOnce(func() {
 		p.mu.Lock()
 		p.aborting = make(chan struct{})
 		quiet := p.aborting
