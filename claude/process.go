@@ -77,13 +77,13 @@ type Process struct {
 	aborting    chan struct{}
 	abortedTurn bool
 
-	closing   atomic.Bool // Close or Kill was called
+	closing atomic.Bool // Close or Kill was called
 	// stopping is set by the first Close, Terminate or Abort, which closes
 	// stopped when it is done; later calls wait for stopped (a channel, not
 	// a sync.Once: a goroutine waiting for another's shutdown then waits
 	// on a channel, which testing/synctest counts as durably blocked).
-	stopping atomic.Bool
-	stopped  chan struct{}
+	stopping  atomic.Bool
+	stopped   chan struct{}
 	closeErr  error
 	abandonCh chan struct{}
 	abandonMu sync.Once
