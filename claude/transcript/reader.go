@@ -125,6 +125,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 		last := &x.nodes[ids[len(ids)-1]]
 		r.leaf = span{off: last.off, n: last.n}
 	}
+	ids = r.withPreserved(x, ids)     // preserved.go
 	ids = r.withParallelCalls(x, ids) // parallel.go
 	// Keep only the branch; the index of the whole tree is dropped here.
 	r.chain = make([]span, 0, len(ids))
