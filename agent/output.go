@@ -232,11 +232,29 @@ func (tr *translator) onUserFrame(u *claude.UserFrame) {
 	tr.toolResults(u) // tools.go
 	for _, b := range u.Message.Content {
 		if b.Type == "text" {
-			if out, ok := localCommandOutput(b.Text); ok {
+			if out, ok := localCommandOutput(b.Text); ok && !tr.agentsEcho(out) {
 				tr.chunk(false, out, u.UUID)
 			}
 		}
 	}
+}
+
+// modelEchoPrefix starts what the CLI prints for a model switch it was
+// asked for with set_model.
+const modelEchoPrefix = "Set model to "
+
+// agentsEcho reports, and takes off the count, the CLI's echo of a
+// set_model the agent sent (the editor's model picker): the CLI answers
+// it like a /model typed in its terminal, with "Set model to …" as local
+// command output. That is not conversation; the editor already has the
+// change as a config_option_update. A /model the user typed is answered
+// with a synthetic assistant message instead, which stays.
+func (tr *translator) agentsEcho(out string) bool {
+	if tr.modelEchoes == 0 || !strings.HasPrefix(out, modelEchoPrefix) {
+		return false
+	}
+	tr.modelEchoes--
+	return true
 }
 
 var localStdout = sync.OnceValue(func() *regexp.Regexp {

@@ -56,6 +56,9 @@ type translator struct {
 	// compaction is the /compact in progress, shown as a tool call
 	// (compact.go).
 	compaction compaction
+	// modelEchoes counts the set_model requests the session sent whose
+	// echo the CLI has still to print (agentsEcho, output.go).
+	modelEchoes int
 }
 
 // A world is what translation sees beyond the frames: the present for a
