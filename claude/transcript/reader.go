@@ -75,6 +75,7 @@ type Reader struct {
 	logged int
 	sc     scanner // for the second pass
 
+	forked  bool             // the transcript starts with a fork's copy of its source (inherited)
 	leafOff int64            // offset of the last-prompt line that set meta.LeafUUID
 	latest  [numFields]value // newest metadata values, during the first pass
 }
