@@ -223,7 +223,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req, s.conf.opts.Dir); ok {
+	if ups, name, ok := alwaysAllow(req, s.conf.opts.Dir, s.conf.opts.AddDirs); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
@@ -237,13 +237,14 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 }
 
 // alwaysAllow is the "always" option of a request: Claude Code's own
-// suggestions when it made some.
-func alwaysAllow(req claude.CanUseToolRequest, cwd string) ([]json.RawMessage, string, bool) {
+// suggestions when it made some. cwd and dirs are the session's
+// directories.
+func alwaysAllow(req claude.CanUseToolRequest, cwd string, dirs []string) ([]json.RawMessage, string, bool) {
+	ups := withoutModeSwitch(withoutOwnDirectories(req.PermissionSuggestions, append([]string{cwd}, dirs...)))
 	switch {
 	case req.ToolName == "EnterPlanMode":
 		return nil, "", false
-	case len(req.PermissionSuggestions) > 0:
-		ups := withoutModeSwitch(req.PermissionSuggestions)
+	case len(ups) > 0:
 		return ups, describeUpdates(ups, cwd), true
 	case req.ToolName == "Bash" || req.ToolName == "PowerShell":
 		return nil, "", false
@@ -279,6 +280,49 @@ func withoutModeSwitch(ups []json.RawMessage) []json.RawMessage {
 		return ups
 	}
 	return out
+}
+
+// withoutOwnDirectories drops, from suggested addDirectories updates, the
+// directories the session already works in (its cwd, its additional
+// directories): Claude Code suggests the session's own directory for a
+// command that cds into it, and granting it told Claude "Additional
+// working directories added: <cwd>", and every later load, resume or fork
+// "… removed". An update left with no directory is dropped whole.
+func withoutOwnDirectories(ups []json.RawMessage, own []string) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(ups))
+	for _, raw := range ups {
+		var u map[string]json.RawMessage
+		var dirs []string
+		if json.Unmarshal(raw, &u) != nil || string(u["type"]) != `"addDirectories"` || json.Unmarshal(u["directories"], &dirs) != nil {
+			out = append(out, raw)
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
+			return slices.ContainsFunc(own, func(o string) bool { return sameDir(d, o) })
+		})
+		switch {
+		case len(kept) == len(dirs):
+			out = append(out, raw)
+		case len(kept) > 0:
+			u["directories"] = mustJSON(kept)
+			out = append(out, mustJSON(u))
+		}
+	}
+	return out
+}
+
+// sameDir reports whether a and b name the same directory, as written or
+// once symbolic links are resolved.
+func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }
 
 // permissionUpdate is a PermissionUpdate as far as naming it goes.

@@ -232,3 +232,47 @@ func TestPermissionErrorAnswerDenies(t *testing.T) {
 		t.Errorf("the turn did not go on: %q", got)
 	}
 }
+
+// TestAlwaysAllowAddsNoOwnDirectory: Claude Code suggests the session's
+// own directory as an extra working directory for a command that cds into
+// it; "always allow" saves the command's rule but not that directory, so
+// Claude is never told "Additional working directories added: <cwd>", nor
+// "… removed" after a load.
+func TestAlwaysAllowAddsNoOwnDirectory(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("allow_always")
+	wd := h.Sandbox.WorkDir
+	h.API().Script(
+		toolUse("toolu_cd", "Bash", map[string]any{"command": "cd " + wd + " && touch a.txt", "description": "Create a file"}),
+		fakeapi.Text("Created."), fakeapi.Text("Next."), fakeapi.Text("After the load."),
+	)
+	sid := h.NewSession(wd)
+	for _, p := range []string{"create a.txt", "next"} {
+		if resp, err := h.Prompt(sid, p); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("%s: %+v %v", p, resp, err)
+		}
+	}
+	if len(h.Permissions()) != 1 {
+		t.Fatalf("%d permission requests", len(h.Permissions()))
+	}
+	if _, err := os.Stat(filepath.Join(wd, "a.txt")); err != nil {
+		t.Fatalf("the command did not run: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(wd, ".claude", "settings.local.json")); !strings.Contains(string(b), "touch a.txt") {
+		t.Errorf("the command's rule was not saved: %s", b)
+	}
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	if _, err := h2.Prompt(sid, "after the load"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h2.API().MainRequests() // the sandbox's one API: both agents' requests
+	if len(reqs) != 4 {
+		t.Errorf("%d model requests, want 4", len(reqs))
+	}
+	for n, r := range reqs {
+		if b := string(r.Body); strings.Contains(b, "Additional working directories") {
+			i := strings.Index(b, "Additional working directories")
+			t.Errorf("request %d tells Claude of an extra working directory: %s", n, b[i:min(len(b), i+200)])
+		}
+	}
+}
