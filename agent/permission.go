@@ -24,9 +24,9 @@ import (
 //     itself suggested (a rule such as Bash(npm test:*) saved for the
 //     project, access to a directory, or, when that is the whole
 //     suggestion, accept-edits mode for the session), named after what
-//     they grant. Without a suggestion, tools other than Bash get a session
-//     rule for the tool; Bash gets no such option, because a blanket rule
-//     would allow every command.
+//     they grant. Without a suggestion, some tools get a session rule for
+//     the tool (alwaysAllow says which; Bash, the file tools and plan mode
+//     get none).
 //   - Reject: the call does not run; Claude is told so and continues.
 //
 // ExitPlanMode instead offers to approve the plan and switch to a mode, or
@@ -223,7 +223,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req, s.conf.opts.Dir, s.conf.opts.AddDirs); ok {
+	if ups, name, ok := alwaysAllow(req, s.conf.modeID, s.conf.opts.Dir, s.conf.opts.AddDirs); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
@@ -237,16 +237,22 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 }
 
 // alwaysAllow is the "always" option of a request: Claude Code's own
-// suggestions when it made some. cwd and dirs are the session's
-// directories.
-func alwaysAllow(req claude.CanUseToolRequest, cwd string, dirs []string) ([]json.RawMessage, string, bool) {
+// suggestions when it made some. Without any, a session rule for the tool
+// is offered only where it grants what the user would expect: not for
+// Bash (a blanket rule would allow every command), not for the file tools
+// (Claude Code suggests what it would grant for them: a rule for a path,
+// a directory, accept-edits; the reference adapter offers no more), and
+// not in plan mode, where Claude Code suggests nothing because nothing is
+// to be granted for good while planning. mode is the session's permission
+// mode, cwd and dirs its directories.
+func alwaysAllow(req claude.CanUseToolRequest, mode, cwd string, dirs []string) ([]json.RawMessage, string, bool) {
 	ups := withoutModeSwitch(withoutOwnDirectories(req.PermissionSuggestions, append([]string{cwd}, dirs...)))
 	switch {
 	case req.ToolName == "EnterPlanMode":
 		return nil, "", false
 	case len(ups) > 0:
 		return ups, describeUpdates(ups, cwd), true
-	case req.ToolName == "Bash" || req.ToolName == "PowerShell":
+	case req.ToolName == "Bash" || req.ToolName == "PowerShell", isFileTool(req.ToolName), mode == claude.PermissionPlan:
 		return nil, "", false
 	}
 	rule := mustJSON(map[string]any{
@@ -254,6 +260,15 @@ func alwaysAllow(req claude.CanUseToolRequest, cwd string, dirs []string) ([]jso
 		"behavior": "allow", "destination": "session",
 	})
 	return []json.RawMessage{rule}, "Always allow " + toolDisplayName(req.ToolName) + " for this session", true
+}
+
+// isFileTool reports the tools that read or change files.
+func isFileTool(name string) bool {
+	switch name {
+	case "Read", "Glob", "Grep", "Edit", "MultiEdit", "Write", "NotebookEdit", "NotebookRead":
+		return true
+	}
+	return false
 }
 
 func toolDisplayName(name string) string {

@@ -276,3 +276,49 @@ func TestAlwaysAllowAddsNoOwnDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanModeOffersOnlyWhatClaudeSuggests: in plan mode Claude Code asks
+// about a Write with no suggestion; the request offers allow and reject,
+// and no "always" rule Claude Code did not suggest. In the default mode
+// the same Write offers Claude Code's own suggestion (all edits for the
+// session).
+func TestPlanModeOffersOnlyWhatClaudeSuggests(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("reject")
+	wd := h.Sandbox.WorkDir
+	write := func(id string) fakeapi.Step {
+		return toolUse(id, "Write", map[string]any{"file_path": filepath.Join(wd, "notes.txt"), "content": "x\n"})
+	}
+	h.API().Script(write("toolu_plan"), fakeapi.Text("Planned."), write("toolu_default"), fakeapi.Text("Done."))
+	sid := h.NewSession(wd)
+	var resp acp.SetSessionModeResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "plan"}, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "write notes in plan mode"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "default"}, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "write notes"); err != nil {
+		t.Fatal(err)
+	}
+	perms := h.Permissions()
+	if len(perms) != 2 {
+		t.Fatalf("%d permission requests, want 2", len(perms))
+	}
+	options := func(req *acp.RequestPermissionRequest) string {
+		var out []string
+		for _, o := range req.Options {
+			out = append(out, string(o.Kind)+":"+o.Name)
+		}
+		return strings.Join(out, "|")
+	}
+	if got, want := options(perms[0]), "allow_once:Allow|reject_once:Reject"; got != want {
+		t.Errorf("plan mode offers %s, want %s", got, want)
+	}
+	if got, want := options(perms[1]), "allow_once:Allow|allow_always:Always allow all edits for this session|reject_once:Reject"; got != want {
+		t.Errorf("default mode offers %s, want %s", got, want)
+	}
+}
