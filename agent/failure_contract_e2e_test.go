@@ -221,3 +221,37 @@ func chunkIDs(h *agenttest.Harness, sid string) string {
 	}
 	return strings.Join(ids, ",")
 }
+
+// cloudCredentials makes the real CLI use Bedrock with no AWS credentials
+// to find: it retries twice with "attempt 0 of 0", then fails with
+// cloud_credential_error, without any network.
+var cloudCredentials = agenttest.Options{Env: []string{"CLAUDE_CODE_USE_BEDROCK=1", "AWS_REGION=us-east-1",
+	"AWS_SHARED_CREDENTIALS_FILE=/nonexistent", "AWS_CONFIG_FILE=/nonexistent", "AWS_EC2_METADATA_DISABLED=true"}}
+
+// TestRevisionsCarryARealChangeE2E (issue 37, item 8): a record's higher
+// revision shows the user something new. The CLI's two identical retries
+// of a cloud credential that did not load ("attempt 0 of 0") are one
+// warning, without the empty counter; the failure is the next revision.
+func TestRevisionsCarryARealChangeE2E(t *testing.T) {
+	h, sid := startFailures(t, airOn, cloudCredentials)
+	final := responseRecord(t)(h.Prompt(sid, "hi"))
+	recs := append(infoRecords(t, h, sid), final)
+	if len(recs) != 2 {
+		t.Fatalf("records %+v, want one warning and the failure", recs)
+	}
+	for i, r := range recs {
+		if r.Revision != i+1 || r.ID != recs[0].ID {
+			t.Errorf("record %d: %+v", i, r)
+		}
+		if strings.Contains(r.Title, " 0 of 0") {
+			t.Errorf("a counter of nothing: %q", r.Title)
+		}
+	}
+	if recs[0].Severity != "warning" || recs[0].Title != "Reconnecting to Claude." {
+		t.Errorf("warning %+v", recs[0])
+	}
+	if final.Category != "access" || !strings.Contains(final.Title, "Could not load AWS credentials") {
+		t.Errorf("failure %+v", final)
+	}
+	validWire(t, h)
+}

@@ -201,10 +201,7 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 	if !ok {
 		return
 	}
-	title := fmt.Sprintf("Retrying Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
-	if b.ErrorStatus == nil {
-		title = fmt.Sprintf("Reconnecting to Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
-	}
+	title := retryTitle(b)
 	if nr := b.NoResponse; nr != nil {
 		// The API sent no response headers in time: say why it waits.
 		title += fmt.Sprintf(" No response after %s; waiting up to %s.", seconds(nr.WaitedMS), seconds(nr.RetryWaitMS))
@@ -219,6 +216,23 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 		id = v.fail.retryID
 	}
 	v.fail.publish(v.fail.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
+}
+
+// retryTitle is the retry progress: "Retrying Claude, attempt 2 of 10."
+// (with an HTTP status), "Reconnecting to Claude, …" (without). A counter
+// is shown only when it counts something: the CLI also retries, once or
+// twice, errors it calls transient with attempt 0 of max_retries 0 (a
+// cloud credential that did not load), and "attempt 0 of 0" tells the user
+// nothing.
+func retryTitle(b *claude.APIRetry) string {
+	what := "Retrying Claude"
+	if b.ErrorStatus == nil {
+		what = "Reconnecting to Claude"
+	}
+	if b.MaxRetries < 1 || b.Attempt < 1 {
+		return what + "."
+	}
+	return fmt.Sprintf("%s, attempt %d of %d.", what, b.Attempt, b.MaxRetries)
 }
 
 // seconds renders a duration in milliseconds as seconds: "180s", "1.5s".
