@@ -61,6 +61,7 @@ func (s *session) typedOutcome(t *turn, r *claude.ResultMessage) (*acp.PromptRes
 // result with no turn to carry it becomes a session-scoped record.
 func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
 	if !s.fail.failuresOn() {
+		s.legacyBackgroundFailure(t, r)
 		return
 	}
 	s.fail.init()
@@ -87,6 +88,31 @@ func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
 		id = s.fail.sessionIncidentID()
 	}
 	s.fail.publish(s.fail.makeRecord(id, kind, severityError, title, details), kind, "")
+}
+
+// legacyBackgroundFailure shows a client without the extension a failed
+// result of work no prompt asked for (Claude woken by a background task
+// that finished, a scheduled wake-up): Claude's error text as agent text,
+// as session/load replays it from the transcript and as a failed prompt
+// shows it before its JSON-RPC error. There is no request to answer with
+// an error. Login prompts are left out, as everywhere for these clients.
+func (s *session) legacyBackgroundFailure(t *turn, r *claude.ResultMessage) {
+	if t != nil || r.StopReason == "refusal" {
+		return
+	}
+	_, text, failed := classifyTerminal(&turn{apiErrorText: s.tr.out.idleError}, r)
+	if !failed || text == "" || loginHint().MatchString(text) {
+		return
+	}
+	s.log.Warn("failure with no open turn", "error", r.APIError)
+	s.tr.chunk(false, scrub.Text(text), s.tr.out.idleErrorID)
+}
+
+// isAuthError reports the SDK error kinds that are authentication
+// failures: a legacy client gets them as ACP's authRequired (-32000),
+// like the synthetic login message.
+func isAuthError(sdkError string) bool {
+	return sdkError == "authentication_failed" || sdkError == "oauth_org_not_allowed"
 }
 
 // failureSawAssistant notes a top-level assistant message: a real model

@@ -29,6 +29,9 @@ type outputState struct {
 	// has the right size.
 	sizePending, held bool
 	heldCost          *acp.Cost
+	// idleError is Claude's error text (the CLI's synthetic message) for
+	// work of no prompt, and its message id (failure_live.go).
+	idleError, idleErrorID string
 }
 
 func (o *outputState) reset() {
@@ -205,6 +208,8 @@ func (tr *translator) onAssistant(m *claude.AssistantMessage) {
 				// words (what was flagged, what to try) are the guidance.
 				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain, t.apiErrorText)
 			}
+		} else {
+			tr.out.idleError, tr.out.idleErrorID = textOf(m.Message.Content), firstNonEmpty(m.Message.ID, m.UUID)
 		}
 		return
 	}
@@ -347,7 +352,7 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		showErrorText()
 		// scrub: API error bodies can repeat keys, URLs and paths.
 		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
-		if t.apiError == "authentication_failed" || loginHint().MatchString(text) {
+		if isAuthError(t.apiError) || loginHint().MatchString(text) {
 			return nil, acp.NewAuthRequired(text)
 		}
 		e := acp.NewInternalError(text)
