@@ -840,3 +840,14 @@ func TestFailureRevisionOnlyForANewStatus(t *testing.T) {
 		t.Fatalf("terminal %+v", r)
 	}
 }
+
+// TestFailureNegotiationHugeVersion (issue 37, item 9): air.version is
+// "a finite integer greater than or equal to 1", past 2^53 too.
+func TestFailureNegotiationHugeVersion(t *testing.T) {
+	for _, v := range []string{"1e16", "9007199254740993", "1e300"} {
+		meta := map[string]json.RawMessage{"jetbrains": json.RawMessage(`{"air":{"version":` + v + `,"capabilities":["sessionFailure"]}}`)}
+		if !readClientCaps(acp.ClientCapabilities{Meta: meta}).sessionFailure {
+			t.Errorf("version %s does not enable the extension", v)
+		}
+	}
+}
