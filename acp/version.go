@@ -29,6 +29,32 @@ func NegotiateVersion(requested int, supported []int) (int, error) {
 	return best, nil
 }
 
+// NegotiateVersionV1 is version negotiation as ACP v1 defines it, for a
+// request below ProtocolV2 (a v1 client): the requested version when it is
+// supported, else the latest v1 version the agent supports (the highest
+// below ProtocolV2), which the client reads and decides whether to go on
+// with. v1 defines no error for a version the agent does not know: -32022
+// is v2's answer (NegotiateVersion). ok is false when the request is not
+// a v1 request or the agent supports no v1 version.
+func NegotiateVersionV1(requested int, supported []int) (v int, ok bool) {
+	if requested >= ProtocolV2 {
+		return 0, false
+	}
+	best := -1
+	for _, s := range supported {
+		if s == requested {
+			return s, true
+		}
+		if s < ProtocolV2 && s > best {
+			best = s
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	return best, true
+}
+
 // The protocol versions with generated types: v1 in this package, v2 in
 // package acpv2 (acp/acpv2). A connection speaks one of them, chosen by
 // NegotiateVersion from the initialize request; docs/acp-v2.md gives the

@@ -62,3 +62,25 @@ func TestIsV2RequestID(t *testing.T) {
 		}
 	}
 }
+
+// TestNegotiateVersionV1: below 2 a request is a v1 client's, answered
+// with the version asked for when supported, else the latest v1 version
+// supported; v1 has no error for it.
+func TestNegotiateVersionV1(t *testing.T) {
+	for _, tc := range []struct {
+		req       int
+		supported []int
+		want      int
+		ok        bool
+	}{
+		{0, []int{1, 2}, 1, true},
+		{1, []int{1, 2}, 1, true},
+		{0, []int{0, 1}, 0, true},
+		{2, []int{1, 2}, 0, false},
+		{0, []int{2}, 0, false},
+	} {
+		if got, ok := NegotiateVersionV1(tc.req, tc.supported); got != tc.want || ok != tc.ok {
+			t.Errorf("NegotiateVersionV1(%d, %v) = %d, %v; want %d, %v", tc.req, tc.supported, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -178,6 +178,9 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 		if valid {
 			prev, proc = s.conf.model, s.cli.proc
 			s.conf.setModel(value)
+			if proc != nil && prev != value {
+				s.tr.modelEchoes++ // the CLI's "Set model to" is not conversation (output.go)
+			}
 		}
 	})
 	if !valid {
@@ -187,7 +190,10 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 		return nil
 	}
 	if err := proc.SetModel(ctx, cliModel(value)); err != nil {
-		s.do(func() { s.conf.setModel(prev) })
+		s.do(func() {
+			s.conf.setModel(prev)
+			s.tr.modelEchoes = max(0, s.tr.modelEchoes-1)
+		})
 		return acp.NewInternalError("Claude Code could not switch the model: " + err.Error())
 	}
 	s.do(func() {
@@ -526,7 +532,9 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 			func() { s.setModeID(was) })
 	}
 	if model := s.conf.opts.Model; model != spawned.Model {
-		s.tell(p, "model", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetModel(ctx, model) }, nil)
+		s.tr.modelEchoes++ // as in applyModel
+		s.tell(p, "model", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetModel(ctx, model) },
+			func() { s.tr.modelEchoes = max(0, s.tr.modelEchoes-1) })
 	}
 	if effort := s.conf.opts.Effort; effort != "" && effort != spawned.Effort {
 		s.tell(p, "effort", func(ctx context.Context) (*claude.Call, error) {

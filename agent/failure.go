@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -156,7 +157,10 @@ type failureState struct {
 	epoch     string         // per adapter session, so ids never repeat across restarts
 	seq       int            // last session-scoped incident / notice number
 	revisions map[string]int // last revision sent per id
-	active    map[string]*activeFailure
+	// shown is the last record the client got per id: a record that would
+	// show nothing new keeps its revision and is not sent again.
+	shown  map[string]failureRecord
+	active map[string]*activeFailure
 
 	// lastNotice lets consecutive updates of one notice reuse its id.
 	lastNotice struct{ key, id, title, turn string }
@@ -190,6 +194,7 @@ func (f *failureState) init() {
 	_, _ = rand.Read(b[:])
 	f.epoch = hex.EncodeToString(b[:])
 	f.revisions = map[string]int{}
+	f.shown = map[string]failureRecord{}
 	f.active = map[string]*activeFailure{}
 }
 
@@ -218,8 +223,26 @@ func historyFailureID(sessionID, messageUUID string) string {
 }
 
 // makeRecord builds the next revision of id. Warnings carry no actions:
-// recovery is still in progress.
+// recovery is still in progress. A record that says what the client
+// already shows for id keeps that revision: the contract allows a higher
+// revision only for a real new user-facing status (an identical retry
+// warning is none), and the client ignores the same revision again.
 func (f *failureState) makeRecord(id string, kind failureKind, severity, title, details string) failureRecord {
+	rec := f.nextRecord(id, kind, severity, title, details)
+	if prev, ok := f.shown[id]; ok && prev.Revision == f.revisions[id] && sameStatus(prev, rec) {
+		rec.Revision = prev.Revision
+	}
+	return rec
+}
+
+// sameStatus reports whether two records show the user the same thing.
+func sameStatus(a, b failureRecord) bool {
+	return a.Category == b.Category && a.Severity == b.Severity && a.Title == b.Title &&
+		a.Details == b.Details && slices.Equal(a.Actions, b.Actions)
+}
+
+// nextRecord is makeRecord's record, one revision past the last.
+func (f *failureState) nextRecord(id string, kind failureKind, severity, title, details string) failureRecord {
 	f.init()
 	p := policyOf(kind)
 	actions := []string{}
@@ -241,6 +264,7 @@ func (f *failureState) makeRecord(id string, kind failureKind, severity, title, 
 func (f *failureState) commit(rec failureRecord, kind failureKind, turn string) {
 	f.init()
 	f.revisions[rec.ID] = rec.Revision
+	f.shown[rec.ID] = rec
 	if kind != kindAdvisory {
 		f.lastNotice.key = ""
 	}
@@ -254,6 +278,10 @@ func (f *failureState) commit(rec failureRecord, kind failureKind, turn string) 
 // publish sends rec in a session_info_update; the record becomes active
 // only once the send succeeded.
 func (f *failureState) publish(rec failureRecord, kind failureKind, turn string) bool {
+	if prev, ok := f.shown[rec.ID]; ok && prev.Revision == rec.Revision {
+		f.commit(rec, kind, turn) // the client has it (makeRecord)
+		return true
+	}
 	u := acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: failureMeta(nil, rec)}}
 	if err := f.send(f.sessionID, u); err != nil {
 		f.log.Error("failed to publish session failure", "id", rec.ID, "error", err)

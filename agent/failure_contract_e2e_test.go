@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
@@ -220,4 +221,132 @@ func chunkIDs(h *agenttest.Harness, sid string) string {
 		}
 	}
 	return strings.Join(ids, ",")
+}
+
+// cloudCredentials makes the real CLI use Bedrock with no AWS credentials
+// to find: it retries twice with "attempt 0 of 0", then fails with
+// cloud_credential_error, without any network.
+var cloudCredentials = agenttest.Options{Env: []string{"CLAUDE_CODE_USE_BEDROCK=1", "AWS_REGION=us-east-1",
+	"AWS_SHARED_CREDENTIALS_FILE=/nonexistent", "AWS_CONFIG_FILE=/nonexistent", "AWS_EC2_METADATA_DISABLED=true"}}
+
+// TestRevisionsCarryARealChangeE2E (issue 37, item 8): a record's higher
+// revision shows the user something new. The CLI's two identical retries
+// of a cloud credential that did not load ("attempt 0 of 0") are one
+// warning, without the empty counter; the failure is the next revision.
+func TestRevisionsCarryARealChangeE2E(t *testing.T) {
+	h, sid := startFailures(t, airOn, cloudCredentials)
+	final := responseRecord(t)(h.Prompt(sid, "hi"))
+	recs := append(infoRecords(t, h, sid), final)
+	if len(recs) != 2 {
+		t.Fatalf("records %+v, want one warning and the failure", recs)
+	}
+	for i, r := range recs {
+		if r.Revision != i+1 || r.ID != recs[0].ID {
+			t.Errorf("record %d: %+v", i, r)
+		}
+		if strings.Contains(r.Title, " 0 of 0") {
+			t.Errorf("a counter of nothing: %q", r.Title)
+		}
+	}
+	if recs[0].Severity != "warning" || recs[0].Title != "Reconnecting to Claude." {
+		t.Errorf("warning %+v", recs[0])
+	}
+	if final.Category != "access" || !strings.Contains(final.Title, "Could not load AWS credentials") {
+		t.Errorf("failure %+v", final)
+	}
+	validWire(t, h)
+}
+
+// TestLegacyDecisionTableE2E (issue 37, item 7): a client without the
+// extension, one condition per prompt, as the real CLI reports them: the
+// answers docs/session-failures.md lists. ACP's stop reasons stay (max
+// turns, max output tokens, refusal); every authentication condition is
+// -32000 with Claude's words (oauth_org_not_allowed was -32603); other
+// failures are -32603 with Claude's words, which the thread also shows.
+func TestLegacyDecisionTableE2E(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Config: withExecutable(wrapCLI(t, "--max-turns", "1"))})
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	maxTok := fakeapi.Text("truncated")
+	maxTok.StopReason, maxTok.Repeat = "max_tokens", -1
+	for _, tc := range []struct {
+		prompt string
+		steps  []fakeapi.Step
+		stop   acp.StopReason // or
+		code   int
+		text   string // in the error's message, or the thread
+	}{
+		{"p-ok", []fakeapi.Step{fakeapi.Text("Fine.")}, acp.StopReasonEndTurn, 0, "Fine."},
+		{"p-refusal", []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware.")}, acp.StopReasonRefusal, 0, "Looks like malware."},
+		{"p-maxtok", []fakeapi.Step{maxTok}, acp.StopReasonMaxTokens, 0, "Claude's response exceeded the"},
+		{"p-maxturns", []fakeapi.Step{fakeapi.ToolUse("toolu_1", "Bash", map[string]any{"command": "echo hi"}), fakeapi.Text("done")},
+			acp.StopReasonMaxTurnRequests, 0, ""},
+		{"p-429", []fakeapi.Step{httpError(429, "rate_limit_error", "slow down please")}, "", acp.CodeInternalError,
+			"API Error: Request rejected (429) · slow down please"},
+		{"p-401", []fakeapi.Step{httpError(401, "authentication_error", "invalid x-api-key")}, "", acp.CodeAuthRequired, ""},
+		{"p-org", []fakeapi.Step{httpError(403, "permission_error", "OAuth authentication is currently not allowed for this organization.")},
+			"", acp.CodeAuthRequired, ""},
+	} {
+		before := h.AgentText(sid)
+		h.API().Script(tc.steps...)
+		resp, err := h.Prompt(sid, tc.prompt)
+		shown := strings.TrimPrefix(h.AgentText(sid), before)
+		if tc.code != 0 {
+			ae := wantRPCError(t, err, tc.code, tc.text)
+			if ae.Message == "" || strings.Contains(ae.Message, "127.0.0.1") {
+				t.Errorf("%s: message %q", tc.prompt, ae.Message)
+			}
+			if tc.code == acp.CodeInternalError && !strings.Contains(shown, tc.text) {
+				t.Errorf("%s: the thread does not show %q: %q", tc.prompt, tc.text, shown)
+			}
+			continue
+		}
+		if err != nil || resp.StopReason != tc.stop {
+			t.Fatalf("%s: %+v %v, want %s", tc.prompt, resp, err, tc.stop)
+		}
+		if !strings.Contains(shown, tc.text) {
+			t.Errorf("%s: the thread shows %q, want %q", tc.prompt, shown, tc.text)
+		}
+	}
+	for _, l := range h.Wire() {
+		if l.FromAgent && strings.Contains(l.Line, `"sessionFailure"`) {
+			t.Fatalf("record on the wire: %s", l.Line)
+		}
+	}
+	validWire(t, h)
+}
+
+// TestLegacyBackgroundFailureShowsTextE2E (issue 37, item 7): Claude,
+// woken by a background command that finished after the turn, fails on
+// its own. A client without the extension sees Claude's error text in the
+// thread (there is no request to answer with an error), live and after
+// session/load; before, it saw nothing.
+func TestLegacyBackgroundFailureShowsTextE2E(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Initialize(acp.ClientCapabilities{})
+	gate := filepath.Join(t.TempDir(), "go-on")
+	h.API().Script(
+		toolUse("toolu_bg", "Bash", map[string]any{"command": "while [ ! -e '" + gate + "' ]; do sleep 0.1; done; echo done",
+			"description": "Wait for the test", "run_in_background": true}),
+		fakeapi.Text("Started."),
+		httpError(429, "rate_limit_error", "slow down please"),
+	)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "start it"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "API Error: Request rejected (429) · slow down please"
+	h.WaitFor("the background failure in the thread", 60*time.Second, func() bool {
+		return strings.Contains(h.AgentText(sid), want)
+	})
+	if got := h.AgentText(sid); got != "Started."+want {
+		t.Errorf("thread %q", got)
+	}
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	if got := h2.AgentText(sid); got != "Started."+want {
+		t.Errorf("replayed thread %q", got)
+	}
 }

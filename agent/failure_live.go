@@ -61,6 +61,7 @@ func (s *session) typedOutcome(t *turn, r *claude.ResultMessage) (*acp.PromptRes
 // result with no turn to carry it becomes a session-scoped record.
 func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
 	if !s.fail.failuresOn() {
+		s.legacyBackgroundFailure(t, r)
 		return
 	}
 	s.fail.init()
@@ -87,6 +88,31 @@ func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
 		id = s.fail.sessionIncidentID()
 	}
 	s.fail.publish(s.fail.makeRecord(id, kind, severityError, title, details), kind, "")
+}
+
+// legacyBackgroundFailure shows a client without the extension a failed
+// result of work no prompt asked for (Claude woken by a background task
+// that finished, a scheduled wake-up): Claude's error text as agent text,
+// as session/load replays it from the transcript and as a failed prompt
+// shows it before its JSON-RPC error. There is no request to answer with
+// an error. Login prompts are left out, as everywhere for these clients.
+func (s *session) legacyBackgroundFailure(t *turn, r *claude.ResultMessage) {
+	if t != nil || r.StopReason == "refusal" {
+		return
+	}
+	_, text, failed := classifyTerminal(&turn{apiErrorText: s.tr.out.idleError}, r)
+	if !failed || text == "" || loginHint().MatchString(text) {
+		return
+	}
+	s.log.Warn("failure with no open turn", "error", r.APIError)
+	s.tr.chunk(false, scrub.Text(text), s.tr.out.idleErrorID)
+}
+
+// isAuthError reports the SDK error kinds that are authentication
+// failures: a legacy client gets them as ACP's authRequired (-32000),
+// like the synthetic login message.
+func isAuthError(sdkError string) bool {
+	return sdkError == "authentication_failed" || sdkError == "oauth_org_not_allowed"
 }
 
 // failureSawAssistant notes a top-level assistant message: a real model
@@ -215,10 +241,7 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 	if !ok {
 		return
 	}
-	title := fmt.Sprintf("Retrying Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
-	if b.ErrorStatus == nil {
-		title = fmt.Sprintf("Reconnecting to Claude, attempt %d of %d.", b.Attempt, b.MaxRetries)
-	}
+	title := retryTitle(b)
 	if nr := b.NoResponse; nr != nil {
 		// The API sent no response headers in time: say why it waits.
 		title += fmt.Sprintf(" No response after %s; waiting up to %s.", seconds(nr.WaitedMS), seconds(nr.RetryWaitMS))
@@ -233,6 +256,23 @@ func (v *advisor) onAPIRetry(current *turn, b *claude.APIRetry) {
 		id = v.fail.retryID
 	}
 	v.fail.publish(v.fail.makeRecord(id, kind, severityWarning, title, ""), kind, turnID)
+}
+
+// retryTitle is the retry progress: "Retrying Claude, attempt 2 of 10."
+// (with an HTTP status), "Reconnecting to Claude, …" (without). A counter
+// is shown only when it counts something: the CLI also retries, once or
+// twice, errors it calls transient with attempt 0 of max_retries 0 (a
+// cloud credential that did not load), and "attempt 0 of 0" tells the user
+// nothing.
+func retryTitle(b *claude.APIRetry) string {
+	what := "Retrying Claude"
+	if b.ErrorStatus == nil {
+		what = "Reconnecting to Claude"
+	}
+	if b.MaxRetries < 1 || b.Attempt < 1 {
+		return what + "."
+	}
+	return fmt.Sprintf("%s, attempt %d of %d.", what, b.Attempt, b.MaxRetries)
 }
 
 // seconds renders a duration in milliseconds as seconds: "180s", "1.5s".

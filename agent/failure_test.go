@@ -813,3 +813,41 @@ func TestFailureIdentityAndRevisions(t *testing.T) {
 		t.Fatalf("background failures %+v", r)
 	}
 }
+
+// TestFailureRevisionOnlyForANewStatus: an api_retry that would show what
+// the entry already shows (the CLI's identical retries) keeps its revision
+// and is not sent again; a counter of nothing ("attempt 0 of 0") is left
+// out of the title; the next real change is the next revision.
+func TestFailureRevisionOnlyForANewStatus(t *testing.T) {
+	p := newFailureProbe(t, true)
+	tu := p.startTurn("u1")
+	for _, uuid := range []string{"r1", "r2"} {
+		p.frame(`{"type":"system","subtype":"api_retry","attempt":0,"max_retries":0,"retry_delay_ms":276,"error_status":null,"error":"cloud_credential_error","uuid":"` + uuid + `","session_id":"s1"}`)
+	}
+	p.frame(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":3,"retry_delay_ms":500,"error_status":null,"error":"unknown","uuid":"r3","session_id":"s1"}`)
+	p.frame(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":3,"retry_delay_ms":500,"error_status":null,"error":"unknown","uuid":"r4","session_id":"s1"}`)
+	recs := p.records()
+	want := []failureRecord{
+		{ID: "u1:error", Revision: 1, Category: "connection", Severity: "warning", Title: "Reconnecting to Claude.", Actions: []string{}},
+		{ID: "u1:error", Revision: 2, Category: "connection", Severity: "warning", Title: "Reconnecting to Claude, attempt 1 of 3.", Actions: []string{}},
+	}
+	if !reflect.DeepEqual(recs, want) {
+		t.Fatalf("records %+v, want %+v", recs, want)
+	}
+	p.frame(`{"type":"result","subtype":"success","is_error":true,"result":"API Error: Could not load AWS credentials","stop_reason":"stop_sequence","session_id":"s1","uuid":"res1"}`)
+	o := outcomeOf(t, tu)
+	if r, ok := recordIn(t, o.resp.Meta); !ok || r.Revision != 3 || r.Severity != "error" {
+		t.Fatalf("terminal %+v", r)
+	}
+}
+
+// TestFailureNegotiationHugeVersion (issue 37, item 9): air.version is
+// "a finite integer greater than or equal to 1", past 2^53 too.
+func TestFailureNegotiationHugeVersion(t *testing.T) {
+	for _, v := range []string{"1e16", "9007199254740993", "1e300"} {
+		meta := map[string]json.RawMessage{"jetbrains": json.RawMessage(`{"air":{"version":` + v + `,"capabilities":["sessionFailure"]}}`)}
+		if !readClientCaps(acp.ClientCapabilities{Meta: meta}).sessionFailure {
+			t.Errorf("version %s does not enable the extension", v)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func toolCalls(t *testing.T, h *agenttest.Harness, sid string) (map[string]*call
 		case u.ToolCall != nil:
 			tc := u.ToolCall
 			c := &callState{id: string(tc.ToolCallID), title: tc.Title, kind: tc.Kind, status: tc.Status,
-				content: tc.Content, locations: tc.Locations, rawInput: tc.RawInput, meta: map[string]json.RawMessage{}, reports: 1}
+				content: tc.Content, locations: tc.Locations, rawInput: tc.RawInput, rawOutput: tc.RawOutput, meta: map[string]json.RawMessage{}, reports: 1}
 			mergeMeta(c, tc.Meta)
 			calls[c.id] = c
 			order = append(order, c.id)

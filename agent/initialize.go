@@ -22,7 +22,7 @@ func (a *connection) initializeAny(ctx context.Context, params json.RawMessage) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := acp.NegotiateVersion(requested, supportedVersions)
+	v, err := negotiate(requested)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +52,19 @@ func (a *connection) initializeAny(ctx context.Context, params json.RawMessage) 
 		}
 	}
 	return a.initializeV2(&p), nil
+}
+
+// negotiate picks the version of the answer to an initialize that asked
+// for requested. Below 2 the client speaks v1, whose rule is to answer
+// with the version the agent supports (protocolVersion 0 gets 1, in v1's
+// shape; the client decides whether to go on); -32022 is v2's answer
+// (seed 003), for a v2 request nothing supported is at or below, which
+// cannot happen while 2 is supported (docs/acp-v2.md).
+func negotiate(requested int) (int, error) {
+	if v, ok := acp.NegotiateVersionV1(requested, supportedVersions); ok {
+		return v, nil
+	}
+	return acp.NegotiateVersion(requested, supportedVersions)
 }
 
 // protocol is the version the connection's initialize chose (0 before).
@@ -85,7 +98,7 @@ func metaBool(meta map[string]json.RawMessage, key string) bool {
 }
 
 func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	v, err := acp.NegotiateVersion(int(p.ProtocolVersion), supportedVersions)
+	v, err := negotiate(int(p.ProtocolVersion))
 	if err != nil {
 		return nil, err
 	}

@@ -136,7 +136,8 @@ func (a *connection) forkSession(ctx context.Context, p *acp.ForkSessionRequest)
 		return nil, err
 	}
 	src := string(p.SessionID)
-	if _, err := a.findTranscript(src); err != nil {
+	srcPath, err := a.findTranscript(src)
+	if err != nil {
 		return nil, err
 	}
 	acp.Async(ctx)
@@ -150,6 +151,7 @@ func (a *connection) forkSession(ctx context.Context, p *acp.ForkSessionRequest)
 		a.drop(id, s)
 		return nil, startFailure(src, err)
 	}
+	s.titleFork(srcPath) // title.go
 	modes, opts := a.state(s)
 	return &acp.ForkSessionResponse{SessionID: acp.SessionID(id), Modes: modes, ConfigOptions: acp.Some(opts)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +218,67 @@ func TestBypassOnlyWhereAllowed(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams {
 		t.Errorf("set_mode bypass: %v", err)
 	}
+}
+
+// TestModelSwitchFromThePickerIsNotConversation: a model chosen in the
+// editor (set_config_option, session/set_model) changes the model and the
+// config option, and the CLI's "Set model to …" for it shows nowhere: no
+// agent text live, no "/model …" prompt or its output after session/load.
+// A /model the user typed keeps its prompt and its answer.
+func TestModelSwitchFromThePickerIsNotConversation(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Text("one"), fakeapi.Text("two"), fakeapi.Text("three"))
+	h.Initialize(acp.ClientCapabilities{})
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "first"); err != nil {
+		t.Fatal(err)
+	}
+	var resp acp.SetSessionConfigOptionResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetConfigOption, map[string]string{
+		"sessionId": sid, "configId": "model", "value": "sonnet"}, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "second"); err != nil {
+		t.Fatal(err)
+	}
+	if m := lastModel(h); !strings.Contains(m, "sonnet") {
+		t.Fatalf("request model %q after the picker chose sonnet", m)
+	}
+	var none json.RawMessage
+	if err := h.Client.Call(h.Ctx(), "session/set_model", map[string]string{"sessionId": sid, "modelId": "haiku"}, &none); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "/model opus"); err != nil { // typed: its answer stays
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "third"); err != nil {
+		t.Fatal(err)
+	}
+	live := h.AgentText(sid)
+	if strings.Contains(live, "sonnet") || strings.Contains(live, "aiku") {
+		t.Errorf("the picker's model switches reached the thread: %q", live)
+	}
+	if !strings.Contains(live, "Set model to `Opus") {
+		t.Errorf("the typed /model lost its answer: %q", live)
+	}
+
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	var prompts []string
+	for _, u := range h2.Updates(sid) {
+		if c := u.UserMessageChunk; c != nil && c.Content.Text != nil {
+			prompts = append(prompts, c.Content.Text.Text)
+		}
+	}
+	if want := []string{"first", "second", "/model opus", "third"}; !slices.Equal(prompts, want) {
+		t.Errorf("replayed prompts %q, want %q", prompts, want)
+	}
+	if replayed := h2.AgentText(sid); strings.Contains(replayed, "Set model to") {
+		t.Errorf("replayed agent text %q", replayed)
+	}
+}
+
+// lastModel is the model of the last main API request.
+func lastModel(h *agenttest.Harness) string {
+	reqs := h.API().MainRequests()
+	return reqs[len(reqs)-1].Model
 }

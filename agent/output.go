@@ -29,6 +29,9 @@ type outputState struct {
 	// has the right size.
 	sizePending, held bool
 	heldCost          *acp.Cost
+	// idleError is Claude's error text (the CLI's synthetic message) for
+	// work of no prompt, and its message id (failure_live.go).
+	idleError, idleErrorID string
 }
 
 func (o *outputState) reset() {
@@ -211,6 +214,8 @@ func (tr *translator) onAssistant(m *claude.AssistantMessage) {
 				// words (what was flagged, what to try) are the guidance.
 				t.refusalExplain = firstNonEmpty(refusalExplanation(m.Message.StopDetails), t.refusalExplain, t.apiErrorText)
 			}
+		} else {
+			tr.out.idleError, tr.out.idleErrorID = textOf(m.Message.Content), firstNonEmpty(m.Message.ID, m.UUID)
 		}
 		return
 	}
@@ -238,11 +243,29 @@ func (tr *translator) onUserFrame(u *claude.UserFrame) {
 	tr.toolResults(u) // tools.go
 	for _, b := range u.Message.Content {
 		if b.Type == "text" {
-			if out, ok := localCommandOutput(b.Text); ok {
+			if out, ok := localCommandOutput(b.Text); ok && !tr.agentsEcho(out) {
 				tr.chunk(false, out, u.UUID)
 			}
 		}
 	}
+}
+
+// modelEchoPrefix starts what the CLI prints for a model switch it was
+// asked for with set_model.
+const modelEchoPrefix = "Set model to "
+
+// agentsEcho reports, and takes off the count, the CLI's echo of a
+// set_model the agent sent (the editor's model picker): the CLI answers
+// it like a /model typed in its terminal, with "Set model to …" as local
+// command output. That is not conversation; the editor already has the
+// change as a config_option_update. A /model the user typed is answered
+// with a synthetic assistant message instead, which stays.
+func (tr *translator) agentsEcho(out string) bool {
+	if tr.modelEchoes == 0 || !strings.HasPrefix(out, modelEchoPrefix) {
+		return false
+	}
+	tr.modelEchoes--
+	return true
 }
 
 var localStdout = sync.OnceValue(func() *regexp.Regexp {
@@ -336,7 +359,7 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		showErrorText()
 		// scrub: API error bodies can repeat keys, URLs and paths.
 		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
-		if t.apiError == "authentication_failed" || loginHint().MatchString(text) {
+		if isAuthError(t.apiError) || loginHint().MatchString(text) {
 			return nil, acp.NewAuthRequired(text)
 		}
 		e := acp.NewInternalError(text)

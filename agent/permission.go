@@ -24,9 +24,9 @@ import (
 //     itself suggested (a rule such as Bash(npm test:*) saved for the
 //     project, access to a directory, or, when that is the whole
 //     suggestion, accept-edits mode for the session), named after what
-//     they grant. Without a suggestion, tools other than Bash get a session
-//     rule for the tool; Bash gets no such option, because a blanket rule
-//     would allow every command.
+//     they grant. Without a suggestion, some tools get a session rule for
+//     the tool (alwaysAllow says which; Bash, the file tools and plan mode
+//     get none).
 //   - Reject: the call does not run; Claude is told so and continues.
 //
 // ExitPlanMode instead offers to approve the plan and switch to a mode, or
@@ -223,7 +223,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req, s.conf.opts.Dir); ok {
+	if ups, name, ok := alwaysAllow(req, s.conf.modeID, s.conf.opts.Dir, s.conf.opts.AddDirs); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
@@ -237,15 +237,22 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 }
 
 // alwaysAllow is the "always" option of a request: Claude Code's own
-// suggestions when it made some.
-func alwaysAllow(req claude.CanUseToolRequest, cwd string) ([]json.RawMessage, string, bool) {
+// suggestions when it made some. Without any, a session rule for the tool
+// is offered only where it grants what the user would expect: not for
+// Bash (a blanket rule would allow every command), not for the file tools
+// (Claude Code suggests what it would grant for them: a rule for a path,
+// a directory, accept-edits; the reference adapter offers no more), and
+// not in plan mode, where Claude Code suggests nothing because nothing is
+// to be granted for good while planning. mode is the session's permission
+// mode, cwd and dirs its directories.
+func alwaysAllow(req claude.CanUseToolRequest, mode, cwd string, dirs []string) ([]json.RawMessage, string, bool) {
+	ups := withoutModeSwitch(withoutOwnDirectories(req.PermissionSuggestions, append([]string{cwd}, dirs...)))
 	switch {
 	case req.ToolName == "EnterPlanMode":
 		return nil, "", false
-	case len(req.PermissionSuggestions) > 0:
-		ups := withoutModeSwitch(req.PermissionSuggestions)
+	case len(ups) > 0:
 		return ups, describeUpdates(ups, cwd), true
-	case req.ToolName == "Bash" || req.ToolName == "PowerShell":
+	case req.ToolName == "Bash" || req.ToolName == "PowerShell", isFileTool(req.ToolName), mode == claude.PermissionPlan:
 		return nil, "", false
 	}
 	rule := mustJSON(map[string]any{
@@ -253,6 +260,15 @@ func alwaysAllow(req claude.CanUseToolRequest, cwd string) ([]json.RawMessage, s
 		"behavior": "allow", "destination": "session",
 	})
 	return []json.RawMessage{rule}, "Always allow " + toolDisplayName(req.ToolName) + " for this session", true
+}
+
+// isFileTool reports the tools that read or change files.
+func isFileTool(name string) bool {
+	switch name {
+	case "Read", "Glob", "Grep", "Edit", "MultiEdit", "Write", "NotebookEdit", "NotebookRead":
+		return true
+	}
+	return false
 }
 
 func toolDisplayName(name string) string {
@@ -279,6 +295,49 @@ func withoutModeSwitch(ups []json.RawMessage) []json.RawMessage {
 		return ups
 	}
 	return out
+}
+
+// withoutOwnDirectories drops, from suggested addDirectories updates, the
+// directories the session already works in (its cwd, its additional
+// directories): Claude Code suggests the session's own directory for a
+// command that cds into it, and granting it told Claude "Additional
+// working directories added: <cwd>", and every later load, resume or fork
+// "… removed". An update left with no directory is dropped whole.
+func withoutOwnDirectories(ups []json.RawMessage, own []string) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(ups))
+	for _, raw := range ups {
+		var u map[string]json.RawMessage
+		var dirs []string
+		if json.Unmarshal(raw, &u) != nil || string(u["type"]) != `"addDirectories"` || json.Unmarshal(u["directories"], &dirs) != nil {
+			out = append(out, raw)
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(dirs), func(d string) bool {
+			return slices.ContainsFunc(own, func(o string) bool { return sameDir(d, o) })
+		})
+		switch {
+		case len(kept) == len(dirs):
+			out = append(out, raw)
+		case len(kept) > 0:
+			u["directories"] = mustJSON(kept)
+			out = append(out, mustJSON(u))
+		}
+	}
+	return out
+}
+
+// sameDir reports whether a and b name the same directory, as written or
+// once symbolic links are resolved.
+func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }
 
 // permissionUpdate is a PermissionUpdate as far as naming it goes.

@@ -232,3 +232,93 @@ func TestPermissionErrorAnswerDenies(t *testing.T) {
 		t.Errorf("the turn did not go on: %q", got)
 	}
 }
+
+// TestAlwaysAllowAddsNoOwnDirectory: Claude Code suggests the session's
+// own directory as an extra working directory for a command that cds into
+// it; "always allow" saves the command's rule but not that directory, so
+// Claude is never told "Additional working directories added: <cwd>", nor
+// "… removed" after a load.
+func TestAlwaysAllowAddsNoOwnDirectory(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("allow_always")
+	wd := h.Sandbox.WorkDir
+	h.API().Script(
+		toolUse("toolu_cd", "Bash", map[string]any{"command": "cd " + wd + " && touch a.txt", "description": "Create a file"}),
+		fakeapi.Text("Created."), fakeapi.Text("Next."), fakeapi.Text("After the load."),
+	)
+	sid := h.NewSession(wd)
+	for _, p := range []string{"create a.txt", "next"} {
+		if resp, err := h.Prompt(sid, p); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("%s: %+v %v", p, resp, err)
+		}
+	}
+	if len(h.Permissions()) != 1 {
+		t.Fatalf("%d permission requests", len(h.Permissions()))
+	}
+	if _, err := os.Stat(filepath.Join(wd, "a.txt")); err != nil {
+		t.Fatalf("the command did not run: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(wd, ".claude", "settings.local.json")); !strings.Contains(string(b), "touch a.txt") {
+		t.Errorf("the command's rule was not saved: %s", b)
+	}
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	if _, err := h2.Prompt(sid, "after the load"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h2.API().MainRequests() // the sandbox's one API: both agents' requests
+	if len(reqs) != 4 {
+		t.Errorf("%d model requests, want 4", len(reqs))
+	}
+	for n, r := range reqs {
+		if b := string(r.Body); strings.Contains(b, "Additional working directories") {
+			i := strings.Index(b, "Additional working directories")
+			t.Errorf("request %d tells Claude of an extra working directory: %s", n, b[i:min(len(b), i+200)])
+		}
+	}
+}
+
+// TestPlanModeOffersOnlyWhatClaudeSuggests: in plan mode Claude Code asks
+// about a Write with no suggestion; the request offers allow and reject,
+// and no "always" rule Claude Code did not suggest. In the default mode
+// the same Write offers Claude Code's own suggestion (all edits for the
+// session).
+func TestPlanModeOffersOnlyWhatClaudeSuggests(t *testing.T) {
+	h := agenttest.Start(t)
+	h.Permission = choose("reject")
+	wd := h.Sandbox.WorkDir
+	write := func(id string) fakeapi.Step {
+		return toolUse(id, "Write", map[string]any{"file_path": filepath.Join(wd, "notes.txt"), "content": "x\n"})
+	}
+	h.API().Script(write("toolu_plan"), fakeapi.Text("Planned."), write("toolu_default"), fakeapi.Text("Done."))
+	sid := h.NewSession(wd)
+	var resp acp.SetSessionModeResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "plan"}, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "write notes in plan mode"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "default"}, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "write notes"); err != nil {
+		t.Fatal(err)
+	}
+	perms := h.Permissions()
+	if len(perms) != 2 {
+		t.Fatalf("%d permission requests, want 2", len(perms))
+	}
+	options := func(req *acp.RequestPermissionRequest) string {
+		var out []string
+		for _, o := range req.Options {
+			out = append(out, string(o.Kind)+":"+o.Name)
+		}
+		return strings.Join(out, "|")
+	}
+	if got, want := options(perms[0]), "allow_once:Allow|reject_once:Reject"; got != want {
+		t.Errorf("plan mode offers %s, want %s", got, want)
+	}
+	if got, want := options(perms[1]), "allow_once:Allow|allow_always:Always allow all edits for this session|reject_once:Reject"; got != want {
+		t.Errorf("default mode offers %s, want %s", got, want)
+	}
+}

@@ -36,6 +36,9 @@ type replayer struct {
 	// tool_use id (subagent_replay.go).
 	subagents map[string]transcript.Subagent
 	goal      goalHistory // the goal as of the records so far (goal_history.go)
+	// held is a /model command record waiting for the record after it,
+	// which tells who issued it (agentsModelSwitch).
+	held *transcript.Record
 }
 
 func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
@@ -106,6 +109,7 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 		}
 		rp.record(rec)
 	}
+	rp.flushHeld()
 	if st := r.Stats(); st.Corrupt > 0 || st.TruncatedTail || st.BrokenChain {
 		a.log.Warn("transcript lines skipped on load", "session", id,
 			"corrupt", st.Corrupt, "truncatedTail", st.TruncatedTail, "brokenChain", st.BrokenChain)
@@ -122,8 +126,57 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 // updates, with the records read so far, outside the connection's hold.
 var replayBatchHook func(records int)
 
-// record replays one record of the active branch.
+// record replays one record of the active branch. A /model command is
+// held until the record after it says whether the agent issued it: a
+// model switch from the editor's picker (set_model) is stored as a /model
+// command with its "Set model to …" output as a user record, and neither
+// is conversation (the live session shows neither, output.go). A /model
+// the user typed has its output in a system record, and stays.
 func (rp *replayer) record(rec *transcript.Record) {
+	if held := rp.held; held != nil {
+		rp.held = nil
+		if isModelEcho(rec) {
+			return
+		}
+		rp.replayRecord(held)
+	}
+	if isModelCommand(rec) {
+		rp.held = rec
+		return
+	}
+	rp.replayRecord(rec)
+}
+
+// flushHeld replays a held record that ended the history.
+func (rp *replayer) flushHeld() {
+	if held := rp.held; held != nil {
+		rp.held = nil
+		rp.replayRecord(held)
+	}
+}
+
+// isModelCommand reports a stored /model command (as the CLI writes a
+// slash command: <command-name>/model</command-name> …).
+func isModelCommand(rec *transcript.Record) bool {
+	if rec.Type != transcript.TypeUser || rec.IsMeta || rec.IsSidechain || rec.Message == nil {
+		return false
+	}
+	text := blocksText(rec.Message.Content)
+	return strings.HasPrefix(text, "<command-name>/model</command-name>")
+}
+
+// isModelEcho reports the stored output of a set_model: a user record of
+// nothing but "Set model to …" as local command output.
+func isModelEcho(rec *transcript.Record) bool {
+	if rec.Type != transcript.TypeUser || rec.IsSidechain || rec.Message == nil || len(rec.Message.Content) != 1 {
+		return false
+	}
+	out, ok := localCommandOutput(blocksText(rec.Message.Content))
+	return ok && strings.HasPrefix(out, modelEchoPrefix)
+}
+
+// replayRecord replays one record.
+func (rp *replayer) replayRecord(rec *transcript.Record) {
 	rp.goal.record(rec)
 	if rp.fail.replayFailureRecord(rec) {
 		return // a typed failure record replaces the prose (failure_replay.go)

@@ -556,3 +556,58 @@ func claudeProcesses(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// TestForkIsTitledByItsOwnPrompt: a fork is titled after its source,
+// marked as a fork, until its own first prompt titles it, live, in
+// session/list and after session/load; the source keeps its title. (The
+// CLI started with --fork-session writes the source's last prompt as the
+// fork's, which titled the fork in session/list.)
+func TestForkIsTitledByItsOwnPrompt(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(fakeapi.Text("a1"), fakeapi.Text("a2"), fakeapi.Text("f1"), fakeapi.Text("f2"))
+	h.Initialize(acp.ClientCapabilities{})
+	src := h.NewSession(h.Sandbox.WorkDir)
+	for _, p := range []string{"alpha one", "alpha two"} {
+		if _, err := h.Prompt(src, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fr acp.ForkSessionResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionFork, &acp.ForkSessionRequest{
+		SessionID: acp.SessionID(src), Cwd: h.Sandbox.WorkDir}, &fr); err != nil {
+		t.Fatalf("session/fork: %v", err)
+	}
+	fork := string(fr.SessionID)
+	if got := titles(h, fork); len(got) != 1 || !strings.HasPrefix(got[0], "alpha ") || !strings.HasSuffix(got[0], " (fork)") {
+		t.Errorf("the fork's titles before its own prompt: %q", got)
+	}
+	for _, p := range []string{"beta on the fork", "gamma on the fork"} {
+		if _, err := h.Prompt(fork, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := titles(h, fork); len(got) != 2 || got[1] != "beta on the fork" {
+		t.Errorf("the fork's live titles %q, want its first own prompt last", got)
+	}
+	listed := map[string]string{}
+	var lr acp.ListSessionsResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionList, &acp.ListSessionsRequest{}, &lr); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range lr.Sessions {
+		listed[string(s.SessionID)], _ = s.Title.Get()
+	}
+	if listed[fork] != "beta on the fork" || !strings.HasPrefix(listed[src], "alpha ") {
+		t.Errorf("session/list titles the fork %q and the source %q", listed[fork], listed[src])
+	}
+	h.Close()
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h.Sandbox})
+	h2.Initialize(acp.ClientCapabilities{})
+	if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
+		SessionID: acp.SessionID(fork), Cwd: h.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(h2, fork); len(got) != 1 || got[0] != "beta on the fork" {
+		t.Errorf("the loaded fork's titles %q", got)
+	}
+}

@@ -134,3 +134,55 @@ func mustJSONTest(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestBigOutputSaysItWasCut: a command that prints 300 KB at once keeps
+// only its first 30,000 characters in the result (Claude Code saved the
+// whole output to a file, persistedOutputPath); the user is told that the
+// output was cut, how big it was and where all of it is, in a terminal
+// and in a console block, live and after session/load. (On a loaded
+// machine the command can last long enough to be followed live: a
+// terminal then shows the whole output, which is not cut.)
+func TestBigOutputSaysItWasCut(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		name := map[bool]string{true: "terminal", false: "console"}[terminal]
+		t.Run(name, func(t *testing.T) {
+			h := agenttest.Start(t)
+			caps := acp.ClientCapabilities{}
+			if terminal {
+				caps.Meta = map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}
+			}
+			h.Initialize(caps)
+			h.API().Script(
+				toolUse("toolu_big", "Bash", map[string]any{"command": "yes abcdefghi | head -c 300000", "description": "Print 300 KB"}),
+				fakeapi.Text("Done."),
+			)
+			sid := h.NewSession(h.Sandbox.WorkDir)
+			if _, err := h.Prompt(sid, "print a lot"); err != nil {
+				t.Fatal(err)
+			}
+			check := func(h *agenttest.Harness, when string) {
+				t.Helper()
+				calls, _ := toolCalls(t, h, sid)
+				c := calls["toolu_big"]
+				if c == nil || c.status != acp.ToolCallStatusCompleted {
+					t.Fatalf("%s: call %+v", when, c)
+				}
+				got := shownText(c, terminal)
+				if terminal && when == "live" && len(got) == 300000 && strings.HasPrefix(got, "abcdefghi\n") {
+					return // the command was slow enough to be followed live: the terminal showed all of it
+				}
+				i := strings.Index(got, "[Output truncated (300000 bytes total): full output saved to ")
+				if i < 0 || !strings.Contains(got[:max(0, i)], "abcdefghi\nabcdefghi\n") || !strings.HasSuffix(strings.TrimRight(got, "\n`"), ".txt]") {
+					t.Fatalf("%s: the output does not say it was cut: %d bytes ending %q", when, len(got), got[max(0, len(got)-300):])
+				}
+				path := strings.TrimSuffix(strings.TrimRight(got[i:], "\n`"), "]")
+				path = path[strings.LastIndex(path, " ")+1:]
+				if fi, err := os.Stat(path); err != nil || fi.Size() != 300000 {
+					t.Errorf("%s: the full output is not at %q: %v", when, path, err)
+				}
+			}
+			check(h, "live")
+			check(reload(t, h, sid, caps), "after session/load")
+		})
+	}
+}

@@ -15,20 +15,27 @@ import (
 // skipped, one line, at most 200 characters), and whenever Claude Code
 // renames the session (/rename, or a name set by the host) its
 // system/session_title_changed gives the new name, which wins from then
-// on. A reopened session (load, resume, fork) has its title already: the
+// on. A reopened session (load, resume) has its title already: the
 // load's replay sends it (replay.go), and its prompts do not retitle it.
+// A fork is titled after its source, marked as a fork ("… (fork)"), until
+// its own first real prompt titles it, as session/list titles it
+// (transcript.forkTitle).
 
 // titleState is what the client was told of the session's title, owned by
 // the session goroutine.
 type titleState struct {
 	shown string // the title the client has ("" none yet)
 	named bool   // Claude Code named the session: prompts no longer title it
+	// fork: a fork without a prompt of its own yet, titled after its
+	// source; its first real prompt titles it.
+	fork bool
 }
 
-// fromPrompt is the title a new session gets from its first real prompt
-// ("" when t does not title it: a reopened session, a slash command).
+// fromPrompt is the title a new session (or a fork) gets from its first
+// real prompt ("" when t does not title it: a reopened session, a slash
+// command).
 func (ts *titleState) fromPrompt(t *turn, reopened bool) string {
-	if ts.shown != "" || ts.named || reopened {
+	if ts.named || (ts.shown != "" || reopened) && !ts.fork {
 		return ""
 	}
 	blocks := make(transcript.Content, 0, len(t.msg.Content))
@@ -38,8 +45,27 @@ func (ts *titleState) fromPrompt(t *turn, reopened bool) string {
 		}
 		blocks = append(blocks, transcript.Block{Type: b.Type, Text: b.Text})
 	}
-	return transcript.PromptTitle(&transcript.Record{Type: transcript.TypeUser,
+	title := transcript.PromptTitle(&transcript.Record{Type: transcript.TypeUser,
 		Message: &transcript.Message{Role: "user", Content: blocks}})
+	if title != "" {
+		ts.fork = false
+	}
+	return title
+}
+
+// titleFork titles a new fork after its source (the transcript at
+// srcPath), marked as a fork, until its own first real prompt titles it.
+func (s *session) titleFork(srcPath string) {
+	row, ok := transcript.Describe(srcPath)
+	s.do(func() {
+		if s.title.shown != "" || s.title.named {
+			return // the CLI named it already
+		}
+		s.title.fork = true
+		if ok {
+			s.a.sendTitle(s.id, &s.title, row.Title+" (fork)")
+		}
+	})
 }
 
 // renamed follows Claude Code's own name for the session (/rename, or a

@@ -3,8 +3,12 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
 func TestDescribeUpdates(t *testing.T) {
@@ -35,21 +39,36 @@ func TestAlwaysAllowChoices(t *testing.T) {
 		json.RawMessage(`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch x"}],"behavior":"allow","destination":"localSettings"}`),
 		json.RawMessage(`{"type":"setMode","mode":"acceptEdits","destination":"session"}`),
 	}}
-	ups, name, ok := alwaysAllow(req, "/ws")
+	ups, name, ok := alwaysAllow(req, "default", "/ws", nil)
 	if !ok || len(ups) != 1 || name != "Always allow `Bash(touch x)` in this project" {
 		t.Errorf("bash: %v %s %q", ok, ups, name)
 	}
 	// Bash without a suggestion gets no blanket rule; other tools get a
 	// session rule for the tool.
-	if _, _, ok := alwaysAllow(claude.CanUseToolRequest{ToolName: "Bash"}, "/ws"); ok {
+	if _, _, ok := alwaysAllow(claude.CanUseToolRequest{ToolName: "Bash"}, "default", "/ws", nil); ok {
 		t.Error("blanket Bash rule offered")
 	}
-	ups, name, ok = alwaysAllow(claude.CanUseToolRequest{ToolName: "WebSearch"}, "/ws")
+	ups, name, ok = alwaysAllow(claude.CanUseToolRequest{ToolName: "WebSearch"}, "default", "/ws", nil)
 	if !ok || name != "Always allow WebSearch for this session" || len(ups) != 1 {
 		t.Errorf("websearch: %v %q %s", ok, name, ups)
 	}
-	if _, _, ok := alwaysAllow(claude.CanUseToolRequest{ToolName: "EnterPlanMode"}, "/ws"); ok {
+	if _, _, ok := alwaysAllow(claude.CanUseToolRequest{ToolName: "EnterPlanMode"}, "default", "/ws", nil); ok {
 		t.Error("always allow for EnterPlanMode")
+	}
+	// What Claude Code did not suggest is not offered for the file tools,
+	// nor in plan mode; what it suggests is.
+	for _, name := range []string{"Write", "Edit", "Read", "Grep", "NotebookEdit"} {
+		if ups, name2, ok := alwaysAllow(claude.CanUseToolRequest{ToolName: name}, "default", "/ws", nil); ok {
+			t.Errorf("%s without a suggestion: %q %s", name, name2, ups)
+		}
+	}
+	if ups, name, ok := alwaysAllow(claude.CanUseToolRequest{ToolName: "WebSearch"}, "plan", "/ws", nil); ok {
+		t.Errorf("WebSearch in plan mode: %q %s", name, ups)
+	}
+	write := claude.CanUseToolRequest{ToolName: "Write", PermissionSuggestions: []json.RawMessage{
+		json.RawMessage(`{"type":"setMode","mode":"acceptEdits","destination":"session"}`)}}
+	if _, name, ok := alwaysAllow(write, "plan", "/ws", nil); !ok || name != "Always allow all edits for this session" {
+		t.Errorf("a suggestion in plan mode: %v %q", ok, name)
 	}
 }
 
@@ -93,5 +112,41 @@ func TestSessionRules(t *testing.T) {
 	})
 	if want := []string{"WebFetch", "Bash(npm test:*)"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestAlwaysAllowLeavesOutOwnDirectories: a suggested addDirectories for
+// the session's own directories (its cwd, as written or through a
+// symbolic link, and its additional directories) is left out; other
+// directories stay.
+func TestAlwaysAllowLeavesOutOwnDirectories(t *testing.T) {
+	ws := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
+	rule := `{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow","destination":"localSettings"}`
+	for _, tc := range []struct {
+		dirs string
+		want []string
+	}{
+		{`["` + ws + `"]`, []string{rule}},
+		{`["` + link + `/"]`, []string{rule}},
+		{`["/extra"]`, []string{rule}},
+		{`["/elsewhere","` + ws + `"]`, []string{rule, `{"destination":"session","directories":["/elsewhere"],"type":"addDirectories"}`}},
+	} {
+		req := claude.CanUseToolRequest{ToolName: "Bash", PermissionSuggestions: []json.RawMessage{
+			json.RawMessage(rule),
+			json.RawMessage(`{"type":"addDirectories","directories":` + tc.dirs + `,"destination":"session"}`),
+			json.RawMessage(`{"type":"setMode","mode":"acceptEdits","destination":"session"}`),
+		}}
+		ups, _, ok := alwaysAllow(req, "default", ws, []string{"/extra"})
+		var got []string
+		for _, u := range ups {
+			got = append(got, string(u))
+		}
+		if !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v %q, want %q", tc.dirs, ok, got, tc.want)
+		}
 	}
 }

@@ -59,6 +59,9 @@ type translator struct {
 	compaction compaction
 	// sched is the live CLI's scheduled work (schedule.go); nil in a replay.
 	sched *schedule
+	// modelEchoes counts the set_model requests the session sent whose
+	// echo the CLI has still to print (agentsEcho, output.go).
+	modelEchoes int
 }
 
 // A world is what translation sees beyond the frames: the present for a

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,11 +72,17 @@ func readClientCapsV2(c acpv2.ClientCapabilities) clientCaps {
 }
 
 // authLoginV2 is auth/login. The only methods offered are terminal
-// logins, which the client runs itself and must not pass here.
+// logins, which the client runs itself and must not pass here: such a
+// login cannot be done here, so it fails, and seed 003 answers a failed
+// or abandoned auth/login with -32000 (authentication is still required),
+// saying where to log in. An id that names no method offered is a bad
+// parameter, not a login attempt: -32602 (docs/acp-v2.md).
 func (a *connection) authLoginV2(ctx context.Context, p *acpv2.LoginAuthRequest) (*acpv2.LoginAuthResponse, error) {
 	for _, m := range authMethods(a.clientCaps()) {
 		if string(m.Terminal.ID) == string(p.MethodID) {
-			return nil, acp.NewInvalidParams("methodId", "is a terminal login: run it in a terminal instead of calling auth/login")
+			cmd := "claude " + strings.Join(slices.DeleteFunc(slices.Clone(m.Terminal.Args), func(a string) bool { return a == "--cli" }), " ")
+			return nil, acp.NewAuthRequired(m.Terminal.Name + " is a terminal login and cannot run here: log in from a terminal (`" +
+				cmd + "`), then try again")
 		}
 	}
 	return nil, acp.NewInvalidParams("methodId", "unknown authentication method "+string(p.MethodID))

@@ -30,10 +30,13 @@ func TestV2AuthLogoutRealCLI(t *testing.T) {
 	if err := h.Call(acpv2.MethodAuthLogout, &acpv2.LogoutAuthRequest{}, &out); err != nil {
 		t.Fatalf("auth/logout: %v", err)
 	}
+	// A terminal login passed to auth/login cannot run here: a failed
+	// login, -32000 as seed 003 has it, saying where to log in (issue 37,
+	// item 9); an unknown id is a bad parameter.
 	id := init.AuthMethods[0].Terminal.MethodID
 	var e *acp.Error
 	err = h.Call(acpv2.MethodAuthLogin, &acpv2.LoginAuthRequest{MethodID: id}, &acpv2.LoginAuthResponse{})
-	if !errors.As(err, &e) || e.Code != acp.CodeInvalidParams || !strings.Contains(e.Message, "terminal") {
+	if !errors.As(err, &e) || e.Code != acp.CodeAuthRequired || !strings.Contains(e.Message, "terminal") || !strings.Contains(e.Message, "`claude auth login") {
 		t.Fatalf("auth/login of a terminal method: %v", err)
 	}
 	err = h.Call(acpv2.MethodAuthLogin, &acpv2.LoginAuthRequest{MethodID: "nope"}, &acpv2.LoginAuthResponse{})

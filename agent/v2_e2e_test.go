@@ -194,21 +194,19 @@ func TestV2Initialize(t *testing.T) {
 		h.NewSession(h.Sandbox.WorkDir) // the connection speaks v2
 	})
 	t.Run("asks 0", func(t *testing.T) {
+		// Below 2 the client speaks v1, whose rule is to answer with the
+		// version the agent supports: 1, in v1's shape, and the connection
+		// is v1 (-32022 is v2's error; issue 37, item 9).
 		h := agenttest.StartV2(t)
-		_, err := h.Initialize(0, acpv2.ClientCapabilities{})
-		var e *acp.Error
-		if !errors.As(err, &e) || e.Code != acp.CodeUnsupportedProtocolVersion || string(e.Data) != `{"requested":0,"supported":[1,2]}` {
-			t.Fatalf("initialize 0: %v (%s)", err, func() []byte {
-				if e != nil {
-					return e.Data
-				}
-				return nil
-			}())
+		h.SetVersion(1)
+		var r acp.InitializeResponse
+		if err := h.Call(acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 0}, &r); err != nil || r.ProtocolVersion != 1 || r.AgentInfo == nil {
+			t.Fatalf("initialize 0: %+v %v", r, err)
 		}
-		// The failure leaves the connection uninitialized: asking again
-		// works.
-		if r, err := h.Initialize(2, acpv2.ClientCapabilities{}); err != nil || r.ProtocolVersion != 2 {
-			t.Fatalf("initialize after the failure: %+v %v", r, err)
+		var sm json.RawMessage
+		err := h.Call(acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: "nope", ModeID: "plan"}, &sm)
+		if codeOf(err) != acp.CodeResourceNotFound {
+			t.Errorf("session/set_mode on the v1 connection: %v", err)
 		}
 	})
 	t.Run("asks 1", func(t *testing.T) {

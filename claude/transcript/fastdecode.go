@@ -161,7 +161,7 @@ func seen(mask *uint64, b uint) bool {
 var recordKeys = []string{"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd",
 	"gitBranch", "version", "isSidechain", "isMeta", "is_meta", "message", "isCompactSummary", "permissionMode",
 	"origin", "toolUseResult", "sourceToolAssistantUUID", "requestId", "isApiErrorMessage", "apiErrorStatus",
-	"isAbortedMidStream", "error", "subtype", "content", "level", "attachment"}
+	"isAbortedMidStream", "error", "subtype", "content", "level", "attachment", "compactMetadata"}
 
 // decode returns the record of line, or ok false when the fast path does
 // not apply (bad JSON included: the caller's encoding/json pass reports it).
@@ -290,6 +290,9 @@ func (rd *recordDecoder) decode(line []byte) (rec *Record, ok bool) {
 		case "attachment":
 			bit = 26
 			r.Attachment = rd.rawNonNull()
+		case "compactMetadata":
+			bit = 27
+			r.CompactMetadata = rd.rawNonNull()
 		default:
 			if jsonfast.FoldKey(key, recordKeys...) {
 				return nil, false

@@ -127,12 +127,24 @@ func (r *Reader) take(x *index, s *scanner, off int64, n int32) {
 	if tm := &s.vals[fTeamName]; tm.set && tm.kind == kindString && len(tm.raw) > 0 {
 		flags |= flagTeam
 	}
+	if kind == nodeAssistant && inherited(s) {
+		r.forked = true
+	}
 	x.define(u.raw, parent, off, n, kind, flags)
 	r.stats.Messages++
 	if kind == nodeUser && flags == 0 && !s.isTrue(fIsCompactSummary) && len(r.prompt) < maxPromptCandidates {
 		r.prompt = append(r.prompt, off)
 		r.plen = append(r.plen, n)
 	}
+}
+
+// inherited reports a line a fork copied from its source session: the
+// CLI started with --fork-session copies the source's records into the
+// new transcript, and marks the assistant ones with the session that made
+// the request (requestSessionId), the source.
+func inherited(s *scanner) bool {
+	rs, id := &s.vals[fRequestSessionID], &s.vals[fSessionID]
+	return rs.set && rs.kind == kindString && len(rs.raw) > 0 && !(id.kind == kindString && string(rs.raw) == string(id.raw))
 }
 
 // maxPromptCandidates bounds how many early user lines Title may decode to

@@ -143,6 +143,7 @@ func (r *Reader) appendCounts(second *Reader) {
 		}
 		r.prompt, r.plen = append(r.prompt, off), append(r.plen, second.plen[i])
 	}
+	r.forked = r.forked || second.forked
 	r.stats.Lines += second.stats.Lines
 	r.stats.Messages += second.stats.Messages
 	r.stats.Corrupt += second.stats.Corrupt

@@ -196,24 +196,37 @@ func readLite(c candidate) (SessionInfo, bool) {
 		return SessionInfo{}, false
 	}
 	defer f.Close()
-	head := make([]byte, min(c.size, liteReadSize))
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	row, ok := liteRow(f, c.size)
+	if !ok {
 		return SessionInfo{}, false
+	}
+	return SessionInfo{SessionID: c.id, Cwd: row.cwd, Title: row.title, UpdatedAt: c.mtime, Path: c.path}, true
+}
+
+// lite is what the head and tail of a transcript say.
+type lite struct{ cwd, title string }
+
+// liteRow reads the head and tail (liteReadSize each) of the size bytes of
+// ra. It reports false as readLite does.
+func liteRow(ra io.ReaderAt, size int64) (lite, bool) {
+	head := make([]byte, min(size, liteReadSize))
+	n, err := ra.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return lite{}, false
 	}
 	head = head[:n]
 	if len(head) == 0 {
-		return SessionInfo{}, false
+		return lite{}, false
 	}
 	tail := head
 	tailCut := false
-	if c.size > liteReadSize {
+	if size > liteReadSize {
 		// One byte more than the tail, so that a tail starting exactly at a
 		// line start still sees the newline before it.
 		tail = make([]byte, liteReadSize+1)
-		n, err := f.ReadAt(tail, c.size-liteReadSize-1)
+		n, err := ra.ReadAt(tail, size-liteReadSize-1)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return SessionInfo{}, false
+			return lite{}, false
 		}
 		tail = tail[:n]
 		tailCut = true
@@ -233,32 +246,55 @@ func readLite(c candidate) (SessionInfo, bool) {
 			firstLine = false
 			sidechain = s.isTrue(fIsSidechain)
 		}
-		h.take(&s, line)
+		h.take(&s, line, true)
 	})
 	if sidechain {
-		return SessionInfo{}, false
+		return lite{}, false
 	}
+	// A fork's records copied from its source end somewhere: if the head
+	// has some, everything in the tail after the last copied line the tail
+	// holds is the fork's own.
+	t.inherited = h.inherited
 	eachLine(tail, tailCut, func(line []byte) {
 		s.reset()
 		s.feed(line)
 		if s.valid() {
-			t.take(&s, nil)
+			t.take(&s, line, false)
 		}
 	})
 	first := h.firstPrompt
 	if first == "" {
 		first = h.command
 	}
-	title := pickTitle(
-		or(t.customTitle, h.customTitle),
-		or(t.aiTitle, h.aiTitle),
-		t.lastPrompt, t.summary, first)
-	if title == "" {
-		return SessionInfo{}, false
+	custom, ai := or(t.customTitle, h.customTitle), or(t.aiTitle, h.aiTitle)
+	title := pickTitle(custom, ai, t.lastPrompt, t.summary, first)
+	if h.inherited || t.inherited {
+		own := t.own // the copy reaches into the tail: the fork's own prompts follow it there
+		if !t.inheritedHere && pickTitle(custom, ai, "", "", "") == "" {
+			own = ownFirstPrompt(ra, size) // fork.go
+		}
+		title = forkTitle(custom, ai, own, title)
 	}
-	return SessionInfo{SessionID: c.id, Cwd: h.cwd, Title: title, UpdatedAt: c.mtime, Path: c.path}, true
+	if title == "" {
+		return lite{}, false
+	}
+	return lite{cwd: h.cwd, title: title}, true
 }
 
+// forkTitle is the title of a fork: the name the user or Claude Code gave
+// it, else its own first prompt, else (it has none yet) the title its
+// copy of the source gives, marked as a fork. The CLI started with
+// --fork-session keeps writing the source's last prompt as the fork's,
+// which would otherwise title it.
+func forkTitle(custom, ai, own, source string) string {
+	if t := pickTitle(custom, ai, own, "", ""); t != "" {
+		return t
+	}
+	if source == "" {
+		return ""
+	}
+	return source + " (fork)"
+}
 func or(a, b string) string {
 	if a != "" {
 		return a
@@ -271,18 +307,27 @@ func or(a, b string) string {
 type liteFields struct {
 	cwd, customTitle, aiTitle, lastPrompt, summary string
 	firstPrompt, command                           string
+	// A fork's copied lines (inherited, fork.go): inherited is set once
+	// one was seen, inheritedHere once one of these lines was (the tail
+	// starts with the head's inherited); own is the first prompt after
+	// the last of them here, looked for in the tail only.
+	inherited, inheritedHere bool
+	own                      string
 }
 
-// take reads one valid line. When line is non-nil, user lines are decoded
-// to find the first prompt.
-func (l *liteFields) take(s *scanner, line []byte) {
+// take reads one valid line. With first (the head), user lines are
+// decoded to find the first prompt; otherwise (the tail), after a fork's
+// copied lines, to find its own.
+func (l *liteFields) take(s *scanner, line []byte, first bool) {
 	if l.cwd == "" {
 		l.cwd = s.text(fCwd)
 	}
 	t := &s.vals[fType]
 	switch {
 	case t.is(TypeUser):
-		if line == nil || l.firstPrompt != "" || s.isTrue(fIsMeta) || s.isTrue(fIsCompactSummary) || s.isTrue(fIsSidechain) {
+		wantFirst := first && l.firstPrompt == ""
+		wantOwn := !first && l.inheritedHere && l.own == ""
+		if !wantFirst && !wantOwn || s.isTrue(fIsMeta) || s.isTrue(fIsCompactSummary) || s.isTrue(fIsSidechain) {
 			return
 		}
 		rec, err := decodeRecord(line)
@@ -290,11 +335,20 @@ func (l *liteFields) take(s *scanner, line []byte) {
 			return
 		}
 		p, cmd := firstPrompt(rec)
-		l.firstPrompt = p
-		if l.command == "" {
-			l.command = cmd
+		if wantOwn {
+			l.own = p
 		}
-	case t.is(TypeAssistant), t.is(TypeSystem), t.is(TypeAttachment), t.is("progress"):
+		if wantFirst {
+			l.firstPrompt = p
+			if l.command == "" {
+				l.command = cmd
+			}
+		}
+	case t.is(TypeAssistant):
+		if inherited(s) {
+			l.inherited, l.inheritedHere, l.own = true, true, ""
+		}
+	case t.is(TypeSystem), t.is(TypeAttachment), t.is("progress"):
 	default:
 		if v := s.text(fCustomTitle); v != "" {
 			l.customTitle = v

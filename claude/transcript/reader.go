@@ -75,6 +75,7 @@ type Reader struct {
 	logged int
 	sc     scanner // for the second pass
 
+	forked  bool             // the transcript starts with a fork's copy of its source (inherited)
 	leafOff int64            // offset of the last-prompt line that set meta.LeafUUID
 	latest  [numFields]value // newest metadata values, during the first pass
 }
@@ -125,6 +126,7 @@ func NewReader(ra io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 		last := &x.nodes[ids[len(ids)-1]]
 		r.leaf = span{off: last.off, n: last.n}
 	}
+	ids = r.withPreserved(x, ids)     // preserved.go
 	ids = r.withParallelCalls(x, ids) // parallel.go
 	// Keep only the branch; the index of the whole tree is dropped here.
 	r.chain = make([]span, 0, len(ids))

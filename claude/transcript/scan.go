@@ -32,6 +32,7 @@ const (
 	fLastPrompt
 	fLeafUUID
 	fAgentName
+	fRequestSessionID
 	numFields
 )
 
@@ -71,6 +72,8 @@ func lookupField(key []byte) field {
 		return fLeafUUID
 	case "agentName":
 		return fAgentName
+	case "requestSessionId":
+		return fRequestSessionID
 	}
 	return fNone
 }

@@ -47,7 +47,16 @@ func pickTitle(custom, ai, lastPrompt, summary, first string) string {
 // the first real prompt, else the last prompt (sanitized). Unlike List,
 // the first prompt comes before the last: a session keeps the title its
 // first prompt gave it while it runs.
+//
+// A fork (a transcript that starts with a copy of its source) is titled as
+// session/list titles it: its name, else its own first prompt, else the
+// source's title marked as a fork (forkTitle).
 func (r *Reader) NamedTitle() string {
+	if r.forked {
+		if row, ok := liteRow(r.ra, r.size); ok {
+			return row.title
+		}
+	}
 	m := r.meta
 	if t := pickTitle(m.CustomTitle, m.AITitle, m.Summary, "", ""); t != "" {
 		return t

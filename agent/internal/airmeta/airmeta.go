@@ -16,8 +16,9 @@ type Envelope struct {
 	// Present: _meta.jetbrains.air is an object. Such a client reads
 	// extension payloads there.
 	Present bool
-	// Version is the declared version when it is a finite integer ≥ 1,
-	// else 0 (a string, a fraction, zero, a negative number, absent).
+	// Version is the declared version when it is a finite integer ≥ 1
+	// (math.MaxInt for one beyond an int, such as 1e300), else 0 (a
+	// string, a fraction, zero, a negative number, absent).
 	Version int
 	// Capabilities are the string entries of capabilities.
 	Capabilities []string
@@ -41,8 +42,14 @@ func Parse(meta map[string]json.RawMessage) Envelope {
 		return env
 	}
 	if v := air.Version; len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		// Every float64 from 2^53 on is an integer, and the contract asks
+		// for "a finite integer greater than or equal to 1": 1e16 counts.
 		f, err := strconv.ParseFloat(string(v), 64)
-		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && f == math.Trunc(f) && f >= 1 && f <= 1<<53 {
+		switch {
+		case err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) || f < 1:
+		case f >= math.MaxInt64:
+			env.Version = math.MaxInt
+		default:
 			env.Version = int(f)
 		}
 	}

@@ -16,6 +16,13 @@ func TestParse(t *testing.T) {
 		{`{"jetbrains":{"air":{"version":"1","capabilities":["sessionFailure"]}}}`, true, false},
 		{`{"jetbrains":{"air":{"version":1.5,"capabilities":["sessionFailure"]}}}`, true, false},
 		{`{"jetbrains":{"air":{"version":0,"capabilities":["sessionFailure"]}}}`, true, false},
+		// Finite integers past 2^53 are integers too (seed 000).
+		{`{"jetbrains":{"air":{"version":1e16,"capabilities":["sessionFailure"]}}}`, true, true},
+		{`{"jetbrains":{"air":{"version":9007199254740993,"capabilities":["sessionFailure"]}}}`, true, true},
+		{`{"jetbrains":{"air":{"version":1e300,"capabilities":["sessionFailure"]}}}`, true, true},
+		{`{"jetbrains":{"air":{"version":1e400,"capabilities":["sessionFailure"]}}}`, true, false},
+		{`{"jetbrains":{"air":{"version":-1e16,"capabilities":["sessionFailure"]}}}`, true, false},
+		{`{"jetbrains":{"air":{"version":0.5e1,"capabilities":["sessionFailure"]}}}`, true, true},
 		{`{"jetbrains":{"air":{"version":1,"capabilities":[1,"sessionfailure"]}}}`, true, false},
 		{`{"jetbrains":{"air":{}}}`, true, false},
 		{`{"jetbrains":{"air":[]}}`, false, false},

@@ -26,9 +26,15 @@ func refDecodeBash(b []byte) BashResult {
 	var bg struct {
 		BackgroundTaskID string `json:"backgroundTaskId"`
 	}
+	var persisted struct {
+		Path string `json:"persistedOutputPath"`
+		Size int64  `json:"persistedOutputSize"`
+	}
 	ok := json.Unmarshal(b, &r) == nil
 	_ = json.Unmarshal(b, &bg)
-	return BashResult{Stdout: r.Stdout, Stderr: r.Stderr, Interrupted: r.Interrupted, BackgroundTaskID: bg.BackgroundTaskID, ok: ok}
+	_ = json.Unmarshal(b, &persisted)
+	return BashResult{Stdout: r.Stdout, Stderr: r.Stderr, Interrupted: r.Interrupted, BackgroundTaskID: bg.BackgroundTaskID,
+		PersistedOutputPath: persisted.Path, PersistedOutputSize: persisted.Size, ok: ok}
 }
 
 // refPatchHunks is PatchHunks with encoding/json alone.
@@ -79,6 +85,9 @@ var fastJSONCorpus = []string{
 	`[{"oldStart":2,"newStart":2,"lines":[" a","-b","+B"," c","\\ No newline"]},{"oldStart":10,"oldLines":2,"newStart":10,"newLines":3,"lines":[" x","+y"," z"]}]`,
 	`[{"oldStart":1.5,"lines":[]}]`, `[{"oldStart":null,"lines":null}]`, `[{"oldstart":1,"lines":["+a"]}]`, `[{"lines":["+a"],"lines":["-b"]}]`,
 	`[{"oldStart":99999999999999999999,"lines":["+a"]}]`, `[1]`, `[{"lines":[1]}]`, `[{"lines":"x"}]`, `[{"newStart":-3,"lines":["+\u00e9"]}]`,
+	`{"stdout":"abc","stderr":"","interrupted":false,"persistedOutputPath":"/h/.claude/t/b1.txt","persistedOutputSize":300000}`,
+	`{"persistedOutputPath":5,"persistedOutputSize":3}`, `{"persistedOutputSize":3e5}`, `{"persistedOutputSize":-1,"persistedOutputPath":null}`,
+	`{"persistedOutputSize":12345678901234567890}`, `{"persistedoutputpath":"x"}`, `{"persistedOutputSize":"300000"}`,
 	`{"backgroundtaskid":"x"}`, `{"backgroundTaskId":"a","backgroundTaskId":"b"}`, `{"stdout":null,"interrupted":null}`, `{"interrupted":"yes"}`, `{"\u0073tdout":"x"}`,
 }
 

@@ -329,6 +329,11 @@ type BashResult struct {
 	Stdout, Stderr   string
 	Interrupted      bool
 	BackgroundTaskID string
+	// PersistedOutputPath is where Claude Code saved an output too big to
+	// keep whole (Stdout then holds its first 30,000 characters or so),
+	// PersistedOutputSize its size in bytes (0: not given).
+	PersistedOutputPath string
+	PersistedOutputSize int64
 	// ok: encoding/json decodes stdout, stderr and interrupted without
 	// an error.
 	ok bool
@@ -347,6 +352,12 @@ func (r *BashResult) Output(text string, isError bool, n int) (out string, exit 
 		if r.Interrupted {
 			out += "\n[Command was aborted before completion]"
 		}
+		if note := r.TruncatedNote(); note != "" {
+			if out != "" && !strings.HasSuffix(out, "\n") {
+				out += "\n"
+			}
+			out += note
+		}
 		zero := 0
 		return out, &zero
 	}
@@ -361,7 +372,21 @@ func (r *BashResult) Output(text string, isError bool, n int) (out string, exit 
 	return text, nil
 }
 
-var bashResultNames = []string{"stdout", "stderr", "interrupted", "backgroundTaskId"}
+// TruncatedNote tells the user that the output shown is cut, how big it
+// was and where Claude Code saved all of it (the reference adapter's
+// words); "" when it is whole.
+func (r *BashResult) TruncatedNote() string {
+	if r.PersistedOutputPath == "" {
+		return ""
+	}
+	size := ""
+	if r.PersistedOutputSize > 0 {
+		size = " (" + strconv.FormatInt(r.PersistedOutputSize, 10) + " bytes total)"
+	}
+	return "[Output truncated" + size + ": full output saved to " + r.PersistedOutputPath + "]"
+}
+
+var bashResultNames = []string{"stdout", "stderr", "interrupted", "backgroundTaskId", "persistedOutputPath", "persistedOutputSize"}
 
 // DecodeBash decodes a Bash call's structured result as encoding/json
 // does (into a struct of the first three members, and one of the fourth,
@@ -390,6 +415,10 @@ func DecodeBashLike(b, textRaw []byte, text string) BashResult {
 				r.Interrupted = d.Bool()
 			case 3:
 				r.BackgroundTaskID, _ = d.Str()
+			case 4:
+				r.PersistedOutputPath, _ = d.Str()
+			case 5:
+				r.PersistedOutputSize, _ = d.Int()
 			}
 		})
 		if d.End() {
@@ -405,9 +434,15 @@ func DecodeBashLike(b, textRaw []byte, text string) BashResult {
 	var bg struct {
 		BackgroundTaskID string `json:"backgroundTaskId"`
 	}
+	var persisted struct {
+		Path string `json:"persistedOutputPath"`
+		Size int64  `json:"persistedOutputSize"`
+	}
 	ok := json.Unmarshal(b, &out) == nil
 	_ = json.Unmarshal(b, &bg)
-	return BashResult{Stdout: out.Stdout, Stderr: out.Stderr, Interrupted: out.Interrupted, BackgroundTaskID: bg.BackgroundTaskID, ok: ok}
+	_ = json.Unmarshal(b, &persisted)
+	return BashResult{Stdout: out.Stdout, Stderr: out.Stderr, Interrupted: out.Interrupted, BackgroundTaskID: bg.BackgroundTaskID,
+		PersistedOutputPath: persisted.Path, PersistedOutputSize: persisted.Size, ok: ok}
 }
 
 // FenceLang guesses a code fence language from a file name.
