@@ -434,6 +434,7 @@ func (s *session) onExit() {
 	s.a.liveChanged(s, false)
 	s.tr.stopBackground() // terminal.go: its background commands died with it
 	s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
+	s.tr.flushHeld()      // heldtext.go: what it streamed last
 	s.tr.current = nil
 	s.tr.out.reset()
 	if len(s.q.turns) > 0 {

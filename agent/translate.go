@@ -149,6 +149,9 @@ func (tr *translator) notify(sessionID string, u acp.SessionUpdate) { tr.sink(se
 
 // translate handles one output frame of the CLI for tr.current.
 func (tr *translator) translate(m claude.Message) {
+	if !continuesStream(m) {
+		tr.flushHeld() // heldtext.go: held text goes out before anything else
+	}
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
 		tr.onStreamEvent(b)
