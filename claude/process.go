@@ -94,6 +94,9 @@ type Process struct {
 	initDone   chan struct{}
 	initErr    error
 	initKilled atomic.Bool
+	// removeMCPConfig removes the file that passed the MCP servers
+	// (mcpconfig.go).
+	removeMCPConfig func()
 }
 
 // Start runs the CLI with opts, performs the initialize handshake and
@@ -142,8 +145,13 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 			return nil, err
 		}
 	}
-	args, err := opts.args()
+	mcpConfig, removeMCPConfig, err := opts.mcpConfigFile()
 	if err != nil {
+		return nil, &StartupError{Err: err}
+	}
+	args, err := opts.args(mcpConfig)
+	if err != nil {
+		removeMCPConfig()
 		return nil, err
 	}
 	base := opts.Env
@@ -152,6 +160,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	}
 	cmd, lifeline, err := cliCommand(exe, args)
 	if err != nil {
+		removeMCPConfig()
 		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 	}
 	cmd.Dir = opts.Dir
@@ -173,6 +182,9 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 		out:          make(chan Message),
 		deliveryDone: make(chan struct{}),
 		initDone:     make(chan struct{}),
+		// The CLI has read its MCP configuration once it has answered
+		// initialize: the file goes then, or when the start fails.
+		removeMCPConfig: removeMCPConfig,
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -184,6 +196,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 
 	if err := p.startCmd(); err != nil {
 		p.closeLifeline()
+		removeMCPConfig()
 		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -269,6 +282,7 @@ func (p *Process) initialize(ctx context.Context, async bool) error {
 // settleInit records the outcome of the handshake and closes initDone.
 func (p *Process) settleInit(ctx, ictx context.Context, raw json.RawMessage, err error) error {
 	defer close(p.initDone)
+	p.removeMCPConfig() // read by now (mcpconfig.go)
 	if err == nil {
 		resp := &InitializeResponse{Raw: raw}
 		if len(raw) > 0 {
