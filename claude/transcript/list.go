@@ -249,6 +249,19 @@ func readLite(c candidate) (SessionInfo, bool) {
 	if first == "" {
 		first = h.command
 	}
+	cwd := h.cwd
+	if c.size > liteReadSize {
+		// A record longer than the head, the first prompt's, hides what
+		// the head should have given (listcut.go).
+		if first == "" && head[len(head)-1] != '\n' {
+			first = cutPrompt(head[bytes.LastIndexByte(head, '\n')+1:])
+		}
+		if cwd == "" {
+			if cwd = lastCwd(tail); cwd == "" {
+				cwd = cwdBefore(f, int64(len(head)), c.size-int64(len(tail)))
+			}
+		}
+	}
 	title := pickTitle(
 		or(t.customTitle, h.customTitle),
 		or(t.aiTitle, h.aiTitle),
@@ -256,7 +269,7 @@ func readLite(c candidate) (SessionInfo, bool) {
 	if title == "" {
 		return SessionInfo{}, false
 	}
-	return SessionInfo{SessionID: c.id, Cwd: h.cwd, Title: title, UpdatedAt: c.mtime, Path: c.path}, true
+	return SessionInfo{SessionID: c.id, Cwd: cwd, Title: title, UpdatedAt: c.mtime, Path: c.path}, true
 }
 
 func or(a, b string) string {
