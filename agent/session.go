@@ -501,6 +501,9 @@ func (a *connection) startupTimeout() time.Duration {
 // on, using Claude's own words (the stderr tail) where it gave some, less
 // what must not be shown (scrub: keys, URLs, headers, private paths).
 func startError(err error) error {
+	if errors.Is(err, claude.ErrSessionLocked) {
+		return sessionOpenElsewhere() // sessionlock.go
+	}
 	var se *claude.StartupError
 	if errors.As(err, &se) {
 		return acp.NewInternalError("Claude Code could not start: " + scrub.Text(se.Error()))

@@ -88,6 +88,12 @@ type Options struct {
 	Continue bool
 	// NoSessionPersistence is --no-session-persistence.
 	NoSessionPersistence bool
+	// LockSession makes [Start] take an advisory lock on the session the
+	// CLI writes (SessionID, else Resume) for the life of the CLI, so that
+	// no two processes run one session at once: while another holds it,
+	// Start fails with ErrSessionLocked before the CLI runs
+	// (sessionlock.go).
+	LockSession bool
 
 	// MCPServers become the CLI's --mcp-config {"mcpServers":{…}}, passed
 	// in a file only the user can read, never on the command line (they

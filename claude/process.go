@@ -97,6 +97,9 @@ type Process struct {
 	// removeMCPConfig removes the file that passed the MCP servers
 	// (mcpconfig.go).
 	removeMCPConfig func()
+	// unlockSession releases the session's lock once the CLI has exited
+	// (sessionlock.go).
+	unlockSession func()
 }
 
 // Start runs the CLI with opts, performs the initialize handshake and
@@ -145,21 +148,31 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 			return nil, err
 		}
 	}
-	mcpConfig, removeMCPConfig, err := opts.mcpConfigFile()
-	if err != nil {
-		return nil, &StartupError{Err: err}
-	}
-	args, err := opts.args(mcpConfig)
-	if err != nil {
-		removeMCPConfig()
-		return nil, err
-	}
 	base := opts.Env
 	if base == nil {
 		base = os.Environ()
 	}
+	unlock, err := lockSession(sessionLockPath(base, opts.lockedSession()))
+	if err != nil {
+		return nil, &StartupError{Reason: err}
+	}
+	if unlock == nil {
+		unlock = func() {}
+	}
+	mcpConfig, removeMCPConfig, err := opts.mcpConfigFile()
+	if err != nil {
+		unlock()
+		return nil, &StartupError{Err: err}
+	}
+	args, err := opts.args(mcpConfig)
+	if err != nil {
+		unlock()
+		removeMCPConfig()
+		return nil, err
+	}
 	cmd, lifeline, err := cliCommand(exe, args)
 	if err != nil {
+		unlock()
 		removeMCPConfig()
 		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 	}
@@ -185,6 +198,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 		// The CLI has read its MCP configuration once it has answered
 		// initialize: the file goes then, or when the start fails.
 		removeMCPConfig: removeMCPConfig,
+		unlockSession:   unlock,
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -197,6 +211,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	if err := p.startCmd(); err != nil {
 		p.closeLifeline()
 		removeMCPConfig()
+		unlock()
 		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())

@@ -150,6 +150,7 @@ func (p *Process) waitLoop() {
 		p.sigMu.Unlock()
 	}
 	p.closeLifeline() // its reaper is gone too
+	p.unlockSession() // the session can be resumed elsewhere (sessionlock.go)
 	p.state = p.cmd.ProcessState
 	p.exitedNow.Store(true)
 	// A descendant that left the group could keep our pipes open forever;
