@@ -100,6 +100,7 @@ func (s *session) handle(m claude.Message) {
 		}
 	case *claude.ResultMessage:
 		s.tr.flushHeld() // heldtext.go
+		s.checkStored()  // stored.go: was the turn saved? (before its answer)
 		s.observeFastMode(b.FastModeState, m.Raw)
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
 		s.goalResult(b)            // goal.go: a failed /goal restores the snapshot
