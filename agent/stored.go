@@ -49,10 +49,15 @@ type storedState struct {
 	warned string // the condition the user was told of ("" once a turn is saved)
 }
 
-// noteStored remembers the turn's last assistant record (translate).
+// noteStored remembers the turn's last assistant record (translate); a
+// replay's translator has nothing to check.
 func (tr *translator) noteStored(m claude.Message) {
+	if _, live := tr.world.(now); !live {
+		return
+	}
 	if a, ok := m.Body.(*claude.AssistantMessage); ok && a.ParentToolUseID == "" && a.UUID != "" {
-		tr.stored.expect = strings.Clone(a.UUID) // the frame's bytes are recycled
+		// A copy: the frame's line may be large, and is not kept.
+		tr.stored.expect = strings.Clone(a.UUID)
 	}
 }
 
