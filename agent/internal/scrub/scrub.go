@@ -39,99 +39,100 @@ const Redacted = "[redacted]"
 type pattern struct {
 	name    string
 	privacy bool
-	re      func() *regexp.Regexp
+	re      *regexp.Regexp
 	// replace rewrites one match (its submatches); nil replaces the whole
 	// match with Redacted.
 	replace func(m []string) string
 }
 
-func compile(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
+var compile = regexp.MustCompile
 
-// patterns is the list, in the order it is applied.
-var patterns = []pattern{
-	// Credentials, by shape.
-	{name: "private-key", re: compile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)},
-	{name: "jwt", re: compile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{name: "anthropic-key", re: compile(`\bsk-ant-[A-Za-z0-9_-]+|\bsk-[A-Za-z0-9_-]{16,}`)},
-	{name: "aws-access-key", re: compile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b`)},
-	{name: "github-token", re: compile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
-	{name: "slack-token", re: compile(`\bxox[abprse]-[A-Za-z0-9-]{10,}`)},
-	{name: "google-api-key", re: compile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	// An auth header's whole value, scheme and credential: "Authorization:
-	// Basic dXNl…" loses both words, not just the scheme.
-	{name: "auth-header", re: compile(`(?i)\b(x-api-key|api-key|x-auth-token|authorization|proxy-authorization|cookie|set-cookie|anthropic-[a-z-]+)(\s*[:=]\s*)(?:(?:basic|bearer|negotiate|digest|ntlm|token|aws4-hmac-sha256)\s+)?[^\s,;"']+`),
-		replace: func(m []string) string { return m[1] + ": " + Redacted }},
-	// A credential after its scheme word, anywhere: "Bearer abc…",
-	// "Basic dXNl…", "Negotiate YII…". Basic and Negotiate are common
-	// words, so their credential must look encoded.
-	{name: "auth-scheme", re: compile(`(?i)\b(bearer|basic|negotiate|digest|ntlm)\s+([A-Za-z0-9._~+/=-]{8,})`),
-		replace: func(m []string) string {
-			if !strings.EqualFold(m[1], "bearer") && !looksEncoded(m[2]) {
-				return m[0]
-			}
-			return Redacted
-		}},
-	// "api_key": "…" and the like in JSON (headers objects included).
-	{name: "json-credential", re: compile(`"([A-Za-z_][A-Za-z0-9_.-]*)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`),
-		replace: func(m []string) string {
-			if !credentialName(m[1]) || m[3] == Redacted {
-				return m[0]
-			}
-			return `"` + m[1] + `"` + m[2] + `"` + Redacted + `"`
-		}},
-	// api_key=…, password=…, token=… in any case (query strings, config
-	// lines, environment dumps).
-	{name: "assigned-credential", re: compile(`\b([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&"'<>]+)`),
-		replace: func(m []string) string {
-			if !credentialName(m[1]) || strings.HasPrefix(m[2], "[redacted") {
-				return m[0]
-			}
-			return m[1] + "=" + Redacted
-		}},
-	// user:password@ in a URL, and user:password@host without a scheme.
-	{name: "url-userinfo", re: compile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@"'<>]+@`),
-		replace: func(m []string) string { return m[1] + "redacted@" }},
-	{name: "userinfo", re: compile(`(^|[\s"'(<=,;])[^\s:@/"'()<>,;=]+:[^\s@/"'()<>]+@([A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*)`),
-		replace: func(m []string) string { return m[1] + Redacted + "@" + m[2] }},
-	// A 40-character AWS secret access key on its own (after its name it
-	// is an assigned credential already). Git hashes (lower-case hex) are
-	// left alone.
-	{name: "aws-secret-key", re: compile(`(^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})($|[^A-Za-z0-9/+=])`),
-		replace: func(m []string) string {
-			if !mixedCase(m[2]) {
-				return m[0]
-			}
-			return m[1] + Redacted + m[3]
-		}},
+// patterns is the list, in the order it is applied; it is built on first
+// use (the agent's start stays cheap: cmd TestInitIsCheap).
+var patterns = sync.OnceValue(func() []pattern {
+	return []pattern{
+		// Credentials, by shape.
+		{name: "private-key", re: compile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)},
+		{name: "jwt", re: compile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+		{name: "anthropic-key", re: compile(`\bsk-ant-[A-Za-z0-9_-]+|\bsk-[A-Za-z0-9_-]{16,}`)},
+		{name: "aws-access-key", re: compile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b`)},
+		{name: "github-token", re: compile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
+		{name: "slack-token", re: compile(`\bxox[abprse]-[A-Za-z0-9-]{10,}`)},
+		{name: "google-api-key", re: compile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
+		// An auth header's whole value, scheme and credential: "Authorization:
+		// Basic dXNl…" loses both words, not just the scheme.
+		{name: "auth-header", re: compile(`(?i)\b(x-api-key|api-key|x-auth-token|authorization|proxy-authorization|cookie|set-cookie|anthropic-[a-z-]+)(\s*[:=]\s*)(?:(?:basic|bearer|negotiate|digest|ntlm|token|aws4-hmac-sha256)\s+)?[^\s,;"']+`),
+			replace: func(m []string) string { return m[1] + ": " + Redacted }},
+		// A credential after its scheme word, anywhere: "Bearer abc…",
+		// "Basic dXNl…", "Negotiate YII…". Basic and Negotiate are common
+		// words, so their credential must look encoded.
+		{name: "auth-scheme", re: compile(`(?i)\b(bearer|basic|negotiate|digest|ntlm)\s+([A-Za-z0-9._~+/=-]{8,})`),
+			replace: func(m []string) string {
+				if !strings.EqualFold(m[1], "bearer") && !looksEncoded(m[2]) {
+					return m[0]
+				}
+				return Redacted
+			}},
+		// "api_key": "…" and the like in JSON (headers objects included).
+		{name: "json-credential", re: compile(`"([A-Za-z_][A-Za-z0-9_.-]*)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`),
+			replace: func(m []string) string {
+				if !credentialName(m[1]) || m[3] == Redacted {
+					return m[0]
+				}
+				return `"` + m[1] + `"` + m[2] + `"` + Redacted + `"`
+			}},
+		// api_key=…, password=…, token=… in any case (query strings, config
+		// lines, environment dumps).
+		{name: "assigned-credential", re: compile(`\b([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&"'<>]+)`),
+			replace: func(m []string) string {
+				if !credentialName(m[1]) || strings.HasPrefix(m[2], "[redacted") {
+					return m[0]
+				}
+				return m[1] + "=" + Redacted
+			}},
+		// user:password@ in a URL, and user:password@host without a scheme.
+		{name: "url-userinfo", re: compile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@"'<>]+@`),
+			replace: func(m []string) string { return m[1] + "redacted@" }},
+		{name: "userinfo", re: compile(`(^|[\s"'(<=,;])[^\s:@/"'()<>,;=]+:[^\s@/"'()<>]+@([A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*)`),
+			replace: func(m []string) string { return m[1] + Redacted + "@" + m[2] }},
+		// A 40-character AWS secret access key on its own (after its name it
+		// is an assigned credential already). Git hashes (lower-case hex) are
+		// left alone.
+		{name: "aws-secret-key", re: compile(`(^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})($|[^A-Za-z0-9/+=])`),
+			replace: func(m []string) string {
+				if !mixedCase(m[2]) {
+					return m[0]
+				}
+				return m[1] + Redacted + m[3]
+			}},
 
-	// What people must not see beyond credentials.
-	{name: "env-assignment", privacy: true, re: compile(`\b([A-Z][A-Z0-9_]{2,})=[^\s,;]+`),
-		replace: func(m []string) string { return m[1] + "=" + Redacted }},
-	// "(127.0.0.1:8080)" or "(https://gateway…)": Claude names the
-	// endpoint it could not reach; the title does without it.
-	{name: "endpoint-paren", privacy: true, re: compile(`\s*\((?:[a-zA-Z][a-zA-Z0-9+.-]*://[^()\s]*|(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(?::\d+)?[^()\s]*)\)`),
-		replace: func(m []string) string {
-			if inner := strings.TrimSuffix(strings.TrimLeft(m[0], " \t\n("), ")"); ClaudeLink(inner) {
-				return m[0]
-			}
-			return ""
-		}},
-	{name: "url", privacy: true, re: compile("\\b[a-zA-Z][a-zA-Z0-9+.-]*://(?:\\[redacted\\]|[^\\s)>\\]\"'`])+"),
-		replace: func(m []string) string {
-			if ClaudeLink(m[0]) {
-				return m[0]
-			}
-			return "[link removed]"
-		}},
-	{name: "host-port", privacy: true, re: compile(`\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}):\d+\b`),
-		replace: func([]string) string { return "[endpoint]" }},
-	// An absolute or home-relative path of two or more segments; "/login"
-	// and "/usage-credits" (slash commands) stay.
-	{name: "path", privacy: true, re: compile("(^|[\\s(='\"`])((?:~|[A-Za-z]:)?[/\\\\][^\\s/\\\\'\"`()]+(?:[/\\\\][^\\s'\"`()]*)+)"),
-		replace: func(m []string) string { return m[1] + "[path]" }},
-}
+		// What people must not see beyond credentials.
+		{name: "env-assignment", privacy: true, re: compile(`\b([A-Z][A-Z0-9_]{2,})=[^\s,;]+`),
+			replace: func(m []string) string { return m[1] + "=" + Redacted }},
+		// "(127.0.0.1:8080)" or "(https://gateway…)": Claude names the
+		// endpoint it could not reach; the title does without it.
+		{name: "endpoint-paren", privacy: true, re: compile(`\s*\((?:[a-zA-Z][a-zA-Z0-9+.-]*://[^()\s]*|(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(?::\d+)?[^()\s]*)\)`),
+			replace: func(m []string) string {
+				if inner := strings.TrimSuffix(strings.TrimLeft(m[0], " \t\n("), ")"); ClaudeLink(inner) {
+					return m[0]
+				}
+				return ""
+			}},
+		{name: "url", privacy: true, re: compile("\\b[a-zA-Z][a-zA-Z0-9+.-]*://(?:\\[redacted\\]|[^\\s)>\\]\"'`])+"),
+			replace: func(m []string) string {
+				if ClaudeLink(m[0]) {
+					return m[0]
+				}
+				return "[link removed]"
+			}},
+		{name: "host-port", privacy: true, re: compile(`\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}):\d+\b`),
+			replace: func([]string) string { return "[endpoint]" }},
+		// An absolute or home-relative path of two or more segments; "/login"
+		// and "/usage-credits" (slash commands) stay.
+		{name: "path", privacy: true, re: compile("(^|[\\s(='\"`])((?:~|[A-Za-z]:)?[/\\\\][^\\s/\\\\'\"`()]+(?:[/\\\\][^\\s'\"`()]*)+)"),
+			replace: func(m []string) string { return m[1] + "[path]" }},
+	}
+})
 
 // Text removes what must never reach a user-visible title, an error
 // message or the log at info level: the secrets the agent holds,
@@ -147,8 +148,9 @@ func Text(s string) string { return apply(Known.Redact(s), true) }
 func Credentials(s string) string { return apply(Known.Redact(s), false) }
 
 func apply(s string, privacy bool) string {
-	for i := range patterns {
-		p := &patterns[i]
+	table := patterns()
+	for i := range table {
+		p := &table[i]
 		if p.privacy && !privacy {
 			continue
 		}
@@ -158,7 +160,7 @@ func apply(s string, privacy bool) string {
 }
 
 func (p *pattern) run(s string) string {
-	re := p.re()
+	re := p.re
 	if p.replace == nil {
 		return re.ReplaceAllLiteralString(s, Redacted)
 	}
@@ -185,14 +187,16 @@ func (p *pattern) run(s string) string {
 	return b.String()
 }
 
-// credentialWords are the name segments that make a name a credential's:
-// api_key, ACCESS_TOKEN, clientSecret, db-password, session_cookie.
-var credentialWords = map[string]bool{
-	"key": true, "apikey": true, "token": true, "secret": true, "password": true,
-	"passwd": true, "pwd": true, "pass": true, "passphrase": true, "auth": true,
-	"authorization": true, "credential": true, "credentials": true, "cookie": true,
-	"signature": true, "sig": true,
-	"privatekey": true, "accesskey": true, "pat": true, "jwt": true, "bearer": true,
+// credentialWord reports whether a name segment makes a name a
+// credential's: api_key, ACCESS_TOKEN, clientSecret, db-password.
+func credentialWord(w string) bool {
+	switch strings.ToLower(w) {
+	case "key", "apikey", "token", "secret", "password", "passwd", "pwd", "pass", "passphrase",
+		"auth", "authorization", "credential", "credentials", "cookie", "signature", "sig",
+		"privatekey", "accesskey", "pat", "jwt", "bearer":
+		return true
+	}
+	return false
 }
 
 // credentialName reports whether a variable, parameter or field name names
@@ -205,7 +209,7 @@ func credentialName(name string) bool {
 	var seg []rune
 	prevLower := false
 	check := func() bool {
-		ok := credentialWords[strings.ToLower(string(seg))]
+		ok := credentialWord(string(seg))
 		seg = seg[:0]
 		return ok
 	}

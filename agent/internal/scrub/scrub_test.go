@@ -99,7 +99,7 @@ var patternCases = map[string][]struct{ in, want string }{
 }
 
 func TestPatterns(t *testing.T) {
-	for _, p := range patterns {
+	for _, p := range patterns() {
 		cases := patternCases[p.name]
 		if len(cases) == 0 {
 			t.Errorf("pattern %q has no test case", p.name)
@@ -112,7 +112,7 @@ func TestPatterns(t *testing.T) {
 	}
 	for name := range patternCases {
 		found := false
-		for _, p := range patterns {
+		for _, p := range patterns() {
 			found = found || p.name == name
 		}
 		if !found {

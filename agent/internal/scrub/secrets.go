@@ -145,7 +145,7 @@ func (s *Secrets) AddServerEnv(name, value string) {
 // credential after its scheme ("Bearer abc…" adds abc… too), unless the
 // header is one that carries no secret (Accept, Content-Type, …).
 func (s *Secrets) AddHeader(name, value string) {
-	if plainHeaders[strings.ToLower(strings.TrimSpace(name))] {
+	if plainHeader(name) {
 		return
 	}
 	s.Add(headerSecrets(value)...)
@@ -194,33 +194,45 @@ func (s *Secrets) AddURL(u *url.URL) {
 // headerSecrets is a header value and, after a scheme word, its credential.
 func headerSecrets(v string) []string {
 	out := []string{v}
-	if scheme, rest, ok := strings.Cut(v, " "); ok && authSchemes[strings.ToLower(scheme)] {
+	if scheme, rest, ok := strings.Cut(v, " "); ok && authScheme(scheme) {
 		out = append(out, strings.TrimSpace(rest))
 	}
 	return out
 }
 
-var authSchemes = map[string]bool{"bearer": true, "basic": true, "token": true, "negotiate": true, "digest": true, "ntlm": true, "aws4-hmac-sha256": true}
-
-// plainHeaders carry no secret.
-var plainHeaders = map[string]bool{
-	"accept": true, "accept-encoding": true, "accept-language": true, "content-type": true,
-	"user-agent": true, "mcp-protocol-version": true, "cache-control": true, "connection": true,
-	"host": true, "origin": true, "referer": true,
+func authScheme(w string) bool {
+	switch strings.ToLower(w) {
+	case "bearer", "basic", "token", "negotiate", "digest", "ntlm", "aws4-hmac-sha256":
+		return true
+	}
+	return false
 }
 
-// plainEnv are variables that carry no secret.
-var plainEnv = map[string]bool{
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TERM": true,
-	"LANG": true, "TZ": true, "TMPDIR": true, "PWD": true, "NODE_ENV": true, "DEBUG": true,
-	"PYTHONPATH": true, "NODE_PATH": true, "NODE_OPTIONS": true, "LOG_LEVEL": true,
+// plainHeader reports whether a header carries no secret.
+func plainHeader(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "accept", "accept-encoding", "accept-language", "content-type", "user-agent",
+		"mcp-protocol-version", "cache-control", "connection", "host", "origin", "referer":
+		return true
+	}
+	return false
+}
+
+// plainEnv reports whether a variable carries no secret.
+func plainEnv(upper string) bool {
+	switch upper {
+	case "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TZ", "TMPDIR", "PWD",
+		"NODE_ENV", "DEBUG", "PYTHONPATH", "NODE_PATH", "NODE_OPTIONS", "LOG_LEVEL":
+		return true
+	}
+	return false
 }
 
 // plainConfig reports whether an MCP server variable is configuration
 // rather than a credential.
 func plainConfig(name, value string) bool {
 	upper := strings.ToUpper(name)
-	if plainEnv[upper] || strings.HasPrefix(upper, "LC_") {
+	if plainEnv(upper) || strings.HasPrefix(upper, "LC_") {
 		return true
 	}
 	for _, suffix := range []string{"_PATH", "_DIR", "_HOME", "_HOST", "_PORT", "_LEVEL", "_MODE", "_TIMEOUT", "_ENV", "_REGION"} {
