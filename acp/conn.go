@@ -93,6 +93,12 @@ type Options struct {
 	// freed memory to the operating system soon after reading the frame
 	// and after answering it (see memory.go); negative disables it.
 	FreeMemoryAfter int
+	// OutputFilter, if set, rewrites every frame before it is written: one
+	// whole JSON-RPC message ending in a newline, which it must return as
+	// one whole, valid message (or the frame itself, unchanged). It must
+	// not keep the frame, whose buffer is reused. The agent removes the
+	// secrets it knows here, whatever path they took to the peer.
+	OutputFilter func(frame []byte) []byte
 }
 
 // Conn is one JSON-RPC 2.0 connection over newline-delimited JSON. The same
@@ -842,6 +848,9 @@ const maxHeld = 256 << 10
 func (c *Conn) writeFrame(frame []byte, now bool) error {
 	if c.closed() {
 		return c.cause
+	}
+	if f := c.opts.OutputFilter; f != nil {
+		frame = f(frame)
 	}
 	c.wmu.Lock()
 	var err error

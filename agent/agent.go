@@ -110,10 +110,13 @@ func New(cfg Config) *Agent {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = slog.New(scrub.NewHandler(log.Handler())) // no secrets in the log (logscrub.go)
+	log = slog.New(scrub.NewHandler(log.Handler())) // no secrets in the log (agent/internal/scrub)
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
 	}
+	// The credentials the CLI gets are redacted wherever they show up,
+	// whatever their shape (a gateway may echo them back).
+	scrub.Known.AddEnv(cfg.Env)
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
@@ -145,6 +148,10 @@ func (a *connection) serve(ctx context.Context, r io.Reader, w io.Writer) error 
 		Handler:          a.methods(),
 		Logger:           a.log,
 		InitializeMethod: acp.MethodInitialize,
+		// The last line of defence: no frame leaves with a secret the
+		// agent knows, whichever path it took (errors, text, titles, tool
+		// output, permission requests).
+		OutputFilter: scrub.Known.RedactJSON,
 		CancelledResult: func(method string) (any, bool) {
 			if method == acp.MethodSessionPrompt && a.protocol() < acp.ProtocolV2 {
 				return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, true

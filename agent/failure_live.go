@@ -143,7 +143,11 @@ func (s *session) settleStartFailure(t *turn, err error) {
 		s.q.settle(t, nil, startError(err))
 		return
 	}
-	title, details := failureText("Claude Code could not start: " + startCause(err))
+	text := "Claude Code could not start: " + startCause(err)
+	if errors.Is(err, claude.ErrSessionLocked) {
+		text = openElsewhereText // sessionlock.go
+	}
+	title, details := failureText(text)
 	s.q.settle(t, s.fail.failedTurn(t, kindStartup, title, details), nil)
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 )
 
@@ -63,6 +64,7 @@ func (a *connection) mcpServer(cwd, field string, srv acp.MCPServer) (string, ma
 				return "", nil, acp.NewInvalidParams(fmt.Sprintf("%s.env[%d].name", field, j), "is not a valid variable name")
 			}
 			env[e.Name] = e.Value
+			scrub.Known.AddServerEnv(e.Name, e.Value) // never shown, whatever its name
 		}
 		args := st.Args
 		if args == nil {
@@ -87,12 +89,14 @@ func remoteServer(field, typ, name, rawURL string, headers []acp.HTTPHeader) (ma
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, acp.NewInvalidParams(field+".url", "must be an http or https URL")
 	}
+	scrub.Known.AddURL(u) // a password or an ?api_key= in the server's URL
 	hm := map[string]string{}
 	for j, h := range headers {
 		if h.Name == "" {
 			return nil, acp.NewInvalidParams(fmt.Sprintf("%s.headers[%d].name", field, j), "is required")
 		}
 		hm[h.Name] = h.Value
+		scrub.Known.AddHeader(h.Name, h.Value) // an Authorization header, an API key
 	}
 	return map[string]any{"type": typ, "url": rawURL, "headers": hm}, nil
 }

@@ -32,6 +32,9 @@ type outputState struct {
 	// idleError is Claude's error text (the CLI's synthetic message) for
 	// work of no prompt, and its message id (failure_live.go).
 	idleError, idleErrorID string
+	// heldText is streamed text held back while it may begin a secret
+	// (heldtext.go); a reset drops it with the turn.
+	heldText heldText
 }
 
 func (o *outputState) reset() {
@@ -99,6 +102,8 @@ func (s *session) handle(m claude.Message) {
 			s.tr.current.refusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
 		}
 	case *claude.ResultMessage:
+		s.tr.flushHeld() // heldtext.go
+		s.checkStored()  // stored.go: was the turn saved? (before its answer)
 		s.observeFastMode(b.FastModeState, m.Raw)
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
 		s.goalResult(b)            // goal.go: a failed /goal restores the snapshot
@@ -154,9 +159,9 @@ func (tr *translator) onStreamEvent(e *claude.StreamEvent) {
 		}
 		switch ev.Delta.Type {
 		case "text_delta":
-			tr.chunk(false, ev.Delta.Text, firstNonEmpty(e.APIMessageID, tr.out.messageID))
+			tr.streamChunk(false, ev.Delta.Text, firstNonEmpty(e.APIMessageID, tr.out.messageID))
 		case "thinking_delta":
-			tr.chunk(true, ev.Delta.Thinking, firstNonEmpty(e.APIMessageID, tr.out.messageID))
+			tr.streamChunk(true, ev.Delta.Thinking, firstNonEmpty(e.APIMessageID, tr.out.messageID))
 		}
 	case "message_delta":
 		if ev.Usage != nil {

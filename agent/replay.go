@@ -66,6 +66,7 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 			mode, err = "", acp.NewInternalError("the session's transcript could not be replayed")
 		}
 	}()
+	defer freeMemoryAfterLoad(path)  // memory.go: a huge load's heap goes back (runs last)
 	widened, ahead := widenForLoad() // threads.go: decoding runs ahead on a second thread
 	defer widened()
 	r, err := transcript.Open(path, &transcript.Options{Logger: a.log.With("session", id)})

@@ -438,6 +438,7 @@ func (s *session) onExit() {
 	err := s.cli.proc.Err()
 	s.cli.proc, s.cli.msgs = nil, nil
 	s.a.liveChanged(s, false)
+	s.tr.flushHeld()                              // heldtext.go: what it streamed last goes first
 	s.tr.sched.cliGone()                          // schedule.go: its session-only jobs died with it
 	s.tr.subagentsLost()                          // subagent_sessions.go: its subagents too
 	s.settleOpenTools(nil, "Claude Code exited.") // settle.go: and its commands and tool calls
@@ -552,6 +553,9 @@ func (a *connection) startupTimeout() time.Duration {
 // on, using Claude's own words (the stderr tail) where it gave some, less
 // what must not be shown (scrub: keys, URLs, headers, private paths).
 func startError(err error) error {
+	if errors.Is(err, claude.ErrSessionLocked) {
+		return sessionOpenElsewhere() // sessionlock.go
+	}
 	var se *claude.StartupError
 	if errors.As(err, &se) {
 		return acp.NewInternalError("Claude Code could not start: " + scrub.Text(se.Error()))

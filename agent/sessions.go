@@ -85,6 +85,7 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 		PermissionMode:         claude.PermissionDefault,
 		IncludePartialMessages: true,
 		ReplayUserMessages:     true,
+		LockSession:            true, // one process per session (sessionlock.go)
 		SettingSources:         []string{"user", "project", "local"},
 		MCPServers:             mcp,
 		AddDirs:                addDirs,

@@ -62,6 +62,8 @@ type translator struct {
 	// modelEchoes counts the set_model requests the session sent whose
 	// echo the CLI has still to print (agentsEcho, output.go).
 	modelEchoes int
+	// stored is what the check that a turn was saved needs (stored.go).
+	stored storedState
 }
 
 // A world is what translation sees beyond the frames: the present for a
@@ -155,6 +157,10 @@ func (tr *translator) notify(sessionID string, u acp.SessionUpdate) { tr.sink(se
 
 // translate handles one output frame of the CLI for tr.current.
 func (tr *translator) translate(m claude.Message) {
+	if !continuesStream(m) {
+		tr.flushHeld()   // heldtext.go: held text goes out before anything else
+		tr.noteStored(m) // stored.go: the turn's last record
+	}
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
 		tr.onStreamEvent(b)

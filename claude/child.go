@@ -68,6 +68,7 @@ func (p *Process) launchChild(exe string, args, env []string) error {
 // waitChild is waitLoop for a launched Child.
 func (p *Process) waitChild() {
 	code, sig := p.child.Wait()
+	p.unlockSession() // the session can be resumed elsewhere (sessionlock.go)
 	p.sigMu.Lock()
 	p.reaped = true
 	p.sigMu.Unlock()

@@ -242,6 +242,17 @@ var scenarios = map[string]func(f *fake) int{
 	},
 
 	"args": func(f *fake) int {
+		// Read as the CLI reads it: at start, before the handshake.
+		var mcpConfig, mcpMode string
+		for i, a := range os.Args {
+			if a == "--mcp-config" && i+1 < len(os.Args) {
+				b, _ := os.ReadFile(os.Args[i+1])
+				mcpConfig = string(b)
+				if fi, err := os.Stat(os.Args[i+1]); err == nil {
+					mcpMode = fi.Mode().Perm().String()
+				}
+			}
+		}
 		if !f.handshake() {
 			return 1
 		}
@@ -252,7 +263,7 @@ var scenarios = map[string]func(f *fake) int{
 				env[k] = v
 			}
 		}
-		f.send(map[string]any{"type": "fake_args", "args": os.Args[1:], "env": env, "cwd": wd})
+		f.send(map[string]any{"type": "fake_args", "args": os.Args[1:], "env": env, "cwd": wd, "mcpConfig": mcpConfig, "mcpMode": mcpMode})
 		return f.serve(echoTurn(f))
 	},
 

@@ -200,7 +200,7 @@ func TestArgs(t *testing.T) {
 		{"prompt tool from fallback handler", Options{OnControlRequest: func(context.Context, ControlRequest) (any, error) { return nil, nil }},
 			base + " --permission-prompt-tool=stdio"},
 	} {
-		got, err := tt.opts.args()
+		got, err := tt.opts.args("")
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -209,7 +209,7 @@ func TestArgs(t *testing.T) {
 			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
 		}
 	}
-	if _, err := (&Options{Thinking: Thinking{Type: "lots"}}).args(); err == nil {
+	if _, err := (&Options{Thinking: Thinking{Type: "lots"}}).args(""); err == nil {
 		t.Error("bad thinking type accepted")
 	}
 }

@@ -91,9 +91,17 @@ type Options struct {
 	Continue bool
 	// NoSessionPersistence is --no-session-persistence.
 	NoSessionPersistence bool
+	// LockSession makes [Start] take an advisory lock on the session the
+	// CLI writes (SessionID, else Resume) for the life of the CLI, so that
+	// no two processes run one session at once: while another holds it,
+	// Start fails with ErrSessionLocked before the CLI runs
+	// (sessionlock.go).
+	LockSession bool
 
-	// MCPServers become --mcp-config {"mcpServers":{…}}. Each value is
-	// marshalled as JSON (a struct, a map or a json.RawMessage).
+	// MCPServers become the CLI's --mcp-config {"mcpServers":{…}}, passed
+	// in a file only the user can read, never on the command line (they
+	// hold credentials; see mcpconfig.go). Each value is marshalled as JSON
+	// (a struct, a map or a json.RawMessage).
 	MCPServers map[string]any
 	// StrictMCPConfig is --strict-mcp-config.
 	StrictMCPConfig bool
@@ -196,8 +204,9 @@ type HookMatcher struct {
 // main model.
 var errSameFallback = errors.New("claude: FallbackModel must differ from Model")
 
-// args returns the CLI arguments for o, in the order the SDK appends them.
-func (o *Options) args() ([]string, error) {
+// args returns the CLI arguments for o, in the order the SDK appends them;
+// mcpConfig is the path of the file holding o.MCPServers (mcpConfigFile).
+func (o *Options) args(mcpConfig string) ([]string, error) {
 	a := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json"}
 	flag := func(name, value string) { a = append(a, "--"+name+"="+value) }
 	switch o.Thinking.Type {
@@ -249,12 +258,8 @@ func (o *Options) args() ([]string, error) {
 	if o.Tools != nil {
 		flag("tools", strings.Join(o.Tools, ","))
 	}
-	if len(o.MCPServers) > 0 {
-		cfg, err := json.Marshal(map[string]any{"mcpServers": o.MCPServers})
-		if err != nil {
-			return nil, errors.New("claude: MCPServers: " + err.Error())
-		}
-		a = append(a, "--mcp-config", string(cfg))
+	if mcpConfig != "" {
+		a = append(a, "--mcp-config", mcpConfig)
 	}
 	if o.SettingSources != nil {
 		flag("setting-sources", strings.Join(o.SettingSources, ","))

@@ -109,6 +109,12 @@ type Process struct {
 	initDone   chan struct{}
 	initErr    error
 	initKilled atomic.Bool
+	// removeMCPConfig removes the file that passed the MCP servers
+	// (mcpconfig.go).
+	removeMCPConfig func()
+	// unlockSession releases the session's lock once the CLI has exited
+	// (sessionlock.go).
+	unlockSession func()
 }
 
 // Start runs the CLI with opts, performs the initialize handshake and
@@ -157,19 +163,35 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 			return nil, err
 		}
 	}
-	args, err := opts.args()
-	if err != nil {
-		return nil, err
-	}
 	base := opts.Env
 	if base == nil {
 		base = os.Environ()
+	}
+	unlock, err := lockSession(sessionLockPath(base, opts.lockedSession()))
+	if err != nil {
+		return nil, &StartupError{Reason: err}
+	}
+	if unlock == nil {
+		unlock = func() {}
+	}
+	mcpConfig, removeMCPConfig, err := opts.mcpConfigFile()
+	if err != nil {
+		unlock()
+		return nil, &StartupError{Err: err}
+	}
+	args, err := opts.args(mcpConfig)
+	if err != nil {
+		unlock()
+		removeMCPConfig()
+		return nil, err
 	}
 	var cmd *exec.Cmd
 	var lifeline *os.File
 	if opts.Launch == nil {
 		cmd, lifeline, err = cliCommand(exe, args)
 		if err != nil {
+			unlock()
+			removeMCPConfig()
 			return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 		}
 		cmd.Dir = opts.Dir
@@ -193,6 +215,10 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 		deliveryDone: make(chan struct{}),
 		stopped:      make(chan struct{}),
 		initDone:     make(chan struct{}),
+		// The CLI has read its MCP configuration once it has answered
+		// initialize: the file goes then, or when the start fails.
+		removeMCPConfig: removeMCPConfig,
+		unlockSession:   unlock,
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -209,6 +235,8 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	}
 	if err != nil {
 		p.closeLifeline()
+		removeMCPConfig()
+		unlock()
 		return nil, &StartupError{Err: fmt.Errorf("claude: cannot run the Claude Code CLI: %w", pathless(err))}
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -299,6 +327,7 @@ func (p *Process) initialize(ctx context.Context, async bool) error {
 // settleInit records the outcome of the handshake and closes initDone.
 func (p *Process) settleInit(ctx, ictx context.Context, raw json.RawMessage, err error) error {
 	defer close(p.initDone)
+	p.removeMCPConfig() // read by now (mcpconfig.go)
 	if err == nil {
 		resp := &InitializeResponse{Raw: raw}
 		if len(raw) > 0 {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -185,15 +187,30 @@ func TestArgsAndEnvReachTheCLI(t *testing.T) {
 	})
 	m := until(t, p, isType("fake_args"))[0]
 	var got struct {
-		Args []string          `json:"args"`
-		Env  map[string]string `json:"env"`
-		CWD  string            `json:"cwd"`
+		Args      []string          `json:"args"`
+		Env       map[string]string `json:"env"`
+		CWD       string            `json:"cwd"`
+		MCPConfig string            `json:"mcpConfig"`
+		MCPMode   string            `json:"mcpMode"`
 	}
 	if err := json.Unmarshal(m.Raw, &got); err != nil {
 		t.Fatal(err)
 	}
+	// The MCP servers come in a file only the user can read, gone once
+	// the CLI has answered initialize.
+	var mcpPath string
+	if i := slices.Index(got.Args, "--mcp-config"); i >= 0 && i+1 < len(got.Args) {
+		mcpPath = got.Args[i+1]
+		got.Args[i+1] = "PATH"
+	}
+	if got.MCPConfig != `{"mcpServers":{"ext":{"command":"true","type":"stdio"}}}` || got.MCPMode != "-rw-------" {
+		t.Errorf("MCP configuration file: %q, mode %s", got.MCPConfig, got.MCPMode)
+	}
+	if _, err := os.Stat(mcpPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("MCP configuration file %q still there after initialize: %v", mcpPath, err)
+	}
 	want := "--output-format stream-json --verbose --input-format stream-json --model=m1 --permission-prompt-tool=stdio " +
-		`--mcp-config {"mcpServers":{"ext":{"command":"true","type":"stdio"}}} --setting-sources= --fallback-model=m2 ` +
+		`--mcp-config PATH --setting-sources= --fallback-model=m2 ` +
 		"--include-partial-messages --session-id=sid"
 	if s := strings.Join(got.Args, " "); s != want {
 		t.Errorf("args\n got %s\nwant %s", s, want)

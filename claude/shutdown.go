@@ -225,6 +225,7 @@ func (p *Process) waitLoop() {
 		p.sigMu.Unlock()
 	}
 	p.closeLifeline() // its reaper is gone too
+	p.unlockSession() // the session can be resumed elsewhere (sessionlock.go)
 	if st := p.cmd.ProcessState; st != nil {
 		e := exitStatusOf(st)
 		p.exit = &e

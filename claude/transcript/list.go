@@ -266,6 +266,19 @@ func liteRow(ra io.ReaderAt, size int64) (lite, bool) {
 	if first == "" {
 		first = h.command
 	}
+	cwd := h.cwd
+	if size > liteReadSize {
+		// A record longer than the head, the first prompt's, hides what
+		// the head should have given (listcut.go).
+		if first == "" && head[len(head)-1] != '\n' {
+			first = cutPrompt(head[bytes.LastIndexByte(head, '\n')+1:])
+		}
+		if cwd == "" {
+			if cwd = lastCwd(tail); cwd == "" {
+				cwd = cwdBefore(ra, int64(len(head)), size-int64(len(tail)))
+			}
+		}
+	}
 	custom, ai := or(t.customTitle, h.customTitle), or(t.aiTitle, h.aiTitle)
 	title := pickTitle(custom, ai, t.lastPrompt, t.summary, first)
 	if h.inherited || t.inherited {
@@ -278,7 +291,7 @@ func liteRow(ra io.ReaderAt, size int64) (lite, bool) {
 	if title == "" {
 		return lite{}, false
 	}
-	return lite{cwd: h.cwd, title: title}, true
+	return lite{cwd: cwd, title: title}, true
 }
 
 // forkTitle is the title of a fork: the name the user or Claude Code gave

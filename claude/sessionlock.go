@@ -1,0 +1,72 @@
+package claude
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrSessionLocked means another process (another agent, another editor
+// window) runs a CLI on the session Start was asked to run: two CLIs that
+// continue one transcript fork its history, and the turns of one are lost
+// to the other on the next load. See Options.LockSession.
+var ErrSessionLocked = errors.New("claude: the session is open in another process")
+
+// A session lock is an advisory lock (flock) on a file named after the
+// session, in the config directory the CLI uses
+// (<config>/claude-agent-acp/locks/<session id>.lock), held for the life of
+// the CLI that writes the session's transcript and released when it exits:
+// a session can be resumed as soon as the CLI that ran it is gone,
+// whichever process ran it. The kernel releases it when the process that
+// holds it dies, however it dies; the file itself is removed on release
+// (sessionlock_unix.go). Where the lock cannot be taken for any other
+// reason (a read-only config directory, a platform without flock), the
+// CLI starts without one.
+
+// lockedSession is the session a CLI started with o writes: the new id
+// (--session-id, a fork's too), else the one it resumes.
+func (o *Options) lockedSession() string {
+	if !o.LockSession {
+		return ""
+	}
+	if o.SessionID != "" {
+		return o.SessionID
+	}
+	return o.Resume
+}
+
+// sessionLockPath is the lock file of session id for a CLI with env.
+func sessionLockPath(env []string, id string) string {
+	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+		return ""
+	}
+	dir := configDirOf(env)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "claude-agent-acp", "locks", id+".lock")
+}
+
+// configDirOf is the CLI's config directory for environment env:
+// CLAUDE_CONFIG_DIR, else ~/.claude.
+func configDirOf(env []string) string {
+	get := func(key string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	if d := get("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	if h := get("HOME"); h != "" {
+		return filepath.Join(h, ".claude")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".claude")
+	}
+	return ""
+}
