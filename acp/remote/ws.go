@@ -1,0 +1,103 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// handleWebSocket upgrades GET /acp to a WebSocket: one ACP connection
+// whose messages are text frames both ways. The upgrade's 101 carries
+// Acp-Connection-Id; the client's first message is still initialize.
+func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) {
+	c, err := s.newConn(wsOut, nil)
+	if err != nil {
+		s.refuse(w, r, http.StatusServiceUnavailable, "Cannot open a connection: "+err.Error())
+		return
+	}
+	w.Header().Set(HeaderConnectionID, c.id)
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		// ServeHTTP has checked the Origin against the allowed ones already
+		// (a browser page of another origin never gets here), and a client
+		// without an Origin is no browser.
+		InsecureSkipVerify: true,
+	})
+	if err != nil {
+		c.close(err)
+		return
+	}
+	ws.SetReadLimit(int64(s.opts.MaxMessageBytes))
+	c.ws = ws // before the first message goes in: the agent writes only in answer
+	s.log.Info("remote: connection opened", "connection", c.id, "transport", "websocket", "remote", r.RemoteAddr)
+	go s.ping(c, ws)
+	go func() {
+		// The agent ended the connection (or the server is closing): say so.
+		<-c.done
+		ws.Close(websocket.StatusNormalClosure, "")
+	}()
+	for {
+		typ, data, err := ws.Read(c.ctx)
+		if err != nil {
+			cause := errClientEOF
+			switch websocket.CloseStatus(err) {
+			case websocket.StatusMessageTooBig:
+				cause = errors.New("message over MaxMessageBytes")
+			case -1:
+				if c.ctx.Err() != nil {
+					cause = errServerClosed
+				}
+			}
+			c.close(cause)
+			return
+		}
+		if typ != websocket.MessageText {
+			continue // the SDK ignores binary frames too
+		}
+		if c.send(data) != nil {
+			return
+		}
+	}
+}
+
+// wsOut writes one agent message as a text frame. A client that does not
+// take it within MaxOutputStall stopped reading: the connection closes.
+func wsOut(c *conn, line []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.srv.opts.MaxOutputStall)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, line); err != nil {
+		if ctx.Err() != nil {
+			c.srv.log.Warn("remote: closing a connection whose client stopped reading", "connection", c.id, "limit", "MaxOutputStall")
+			c.close(errStalled)
+		} else {
+			c.close(errClientEOF)
+		}
+		return err
+	}
+	return nil
+}
+
+// ping checks that the peer is still there: one that does not answer a
+// ping within PingInterval (a dropped network, a sleeping laptop) is gone,
+// and its connection closes instead of waiting for TCP to notice.
+func (s *Server) ping(c *conn, ws *websocket.Conn) {
+	t := time.NewTicker(s.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.closedCh:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(c.ctx, s.opts.PingInterval)
+			err := ws.Ping(ctx)
+			cancel()
+			if err != nil {
+				c.close(errors.New("no answer to a ping"))
+				ws.CloseNow()
+				return
+			}
+		}
+	}
+}
