@@ -94,7 +94,10 @@ func serve(args []string, stderr io.Writer) int {
 		hosts = []string{"localhost", "127.0.0.1", "::1"}
 	}
 	maxLive, idle := hibernation(log)
-	a := agent.New(agent.Config{Logger: log, Version: agentVersion(), MaxLiveSessions: maxLive, IdleTimeout: idle})
+	// One agent for every connection, sharing the live sessions: a session
+	// outlives a connection that drops, and the client's next connection
+	// takes it over with session/load or session/resume.
+	a := agent.New(agent.Config{Logger: log, Version: agentVersion(), MaxLiveSessions: maxLive, IdleTimeout: idle, SharedSessions: true})
 	srv, err := remote.New(remote.Options{
 		Serve:          a.Serve,
 		Token:          token,
@@ -143,6 +146,7 @@ func serve(args []string, stderr io.Writer) int {
 	}()
 	hs.Close()
 	srv.Close()
+	a.Close()
 	return code
 }
 

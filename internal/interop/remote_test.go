@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -19,6 +20,9 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
+
+// awaitTimeout bounds each wait for an event of the remote client.
+var awaitTimeout = 90 * time.Second
 
 // remoteToken is the bearer token the tests' servers require.
 const remoteToken = "interop-test-token-0123456789abcdef"
@@ -69,6 +73,12 @@ func startServe(t *testing.T, sb *clitest.Sandbox, extraEnv ...string) *served {
 		pw.Close()
 		if strings.Contains(s.log(), remoteToken) {
 			t.Errorf("the server's log shows the token:\n%s", s.log())
+		}
+		if strings.Contains(s.log(), "DATA RACE") { // an agent built with -race (GOFLAGS=-race)
+			t.Errorf("the server hit a data race")
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", s.log())
 		}
 	})
 	select {
@@ -140,7 +150,7 @@ func (d *remoteDriver) await(what string, match func(ev map[string]any) bool) ma
 			return ev
 		}
 	}
-	timeout := time.After(90 * time.Second)
+	timeout := time.After(awaitTimeout)
 	for {
 		select {
 		case ev, ok := <-d.events:
@@ -298,4 +308,78 @@ func TestRemoteTwoClients(t *testing.T) {
 		t.Fatalf("texts: %v", texts)
 	}
 	d.do(map[string]any{"op": "exit"})
+}
+
+// TestRemoteTurnOutlivesTheConnection (issue 40, phase 2): a client whose
+// connection drops in the middle of a streamed turn reconnects and loads
+// its session: the turn was not stopped (the CLI kept going, no second
+// model request), the rest of it streams to the new connection, and the
+// session goes on there.
+func TestRemoteTurnOutlivesTheConnection(t *testing.T) {
+	for _, transport := range []string{"ws", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			sb := clitest.NewSandbox(t)
+			sb.API.Script(
+				fakeapi.Step{Kind: fakeapi.KindText, Text: strings.Repeat("tick ", 40) + "done.", Chunks: 41, ChunkDelayMS: 100},
+				fakeapi.Text("And the next one."),
+			)
+			srv := startServe(t, sb)
+			d := startDriver(t)
+			d.do(map[string]any{"op": "connect", "name": "a", "transport": transport, "url": srv.URL, "token": remoteToken})
+			sid := d.do(map[string]any{"op": "new", "name": "a", "cwd": sb.WorkDir})["sessionId"].(string)
+			d.send(map[string]any{"op": "prompt", "name": "a", "sessionId": sid, "text": "count slowly", "tag": "long"})
+			d.await("the turn's first chunk", isEvent("update", "a", func(ev map[string]any) bool { return ev["kind"] == "agent_message_chunk" }))
+			d.do(map[string]any{"op": "drop", "name": "a"})
+			d.seen = nil
+			d.do(map[string]any{"op": "connect", "name": "b", "transport": transport, "url": srv.URL, "token": remoteToken})
+			d.do(map[string]any{"op": "load", "name": "b", "sessionId": sid, "cwd": sb.WorkDir})
+			// The rest of the turn streams to b, up to its last words.
+			d.await("the rest of the turn on the new connection", isEvent("update", "b", func(ev map[string]any) bool {
+				return ev["kind"] == "agent_message_chunk" && strings.HasSuffix(fmt.Sprint(ev["text"]), "done.")
+			}))
+			if n := len(sb.API.MainRequests()); n != 1 {
+				t.Fatalf("model requests: %d, want 1 (the turn went on, it was not started again)", n)
+			}
+			d.send(map[string]any{"op": "prompt", "name": "b", "sessionId": sid, "text": "next", "tag": "next"})
+			if stop := d.await("the next turn", isEvent("stop", "b", nil)); stop["stopReason"] != "end_turn" {
+				t.Fatalf("next turn: %v", stop)
+			}
+			d.do(map[string]any{"op": "exit"})
+		})
+	}
+}
+
+// TestRemotePermissionWaitsForTheNextConnection: a permission request
+// open when the connection drops is not denied: it is asked again on the
+// connection that loads the session, and the tool runs once allowed there.
+func TestRemotePermissionWaitsForTheNextConnection(t *testing.T) {
+	for _, transport := range []string{"ws", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			sb := clitest.NewSandbox(t)
+			notes := filepath.Join(sb.WorkDir, "notes.txt")
+			sb.API.Script(
+				fakeapi.ToolUse("toolu_remote_held", "Write", map[string]any{"file_path": notes, "content": "written after a reconnect\n"}),
+				fakeapi.Text("Written."),
+			)
+			srv := startServe(t, sb)
+			d := startDriver(t)
+			d.do(map[string]any{"op": "connect", "name": "a", "transport": transport, "url": srv.URL, "token": remoteToken, "hold": true})
+			sid := d.do(map[string]any{"op": "new", "name": "a", "cwd": sb.WorkDir})["sessionId"].(string)
+			d.send(map[string]any{"op": "prompt", "name": "a", "sessionId": sid, "text": "write the notes", "tag": "write"})
+			d.await("the permission request on a", isEvent("permission", "a", nil))
+			d.do(map[string]any{"op": "drop", "name": "a"})
+			d.do(map[string]any{"op": "connect", "name": "b", "transport": transport, "url": srv.URL, "token": remoteToken, "hold": true})
+			d.do(map[string]any{"op": "load", "name": "b", "sessionId": sid, "cwd": sb.WorkDir})
+			ask := d.await("the permission request again on b", isEvent("permission", "b", nil))
+			d.do(map[string]any{"op": "answer", "id": ask["id"], "allow": true})
+			d.await("the turn's last words on b", isEvent("update", "b", func(ev map[string]any) bool {
+				return ev["kind"] == "agent_message_chunk" && strings.Contains(fmt.Sprint(ev["text"]), "Written.")
+			}))
+			b, err := os.ReadFile(notes)
+			if err != nil || string(b) != "written after a reconnect\n" {
+				t.Fatalf("the tool did not run: %q %v", b, err)
+			}
+			d.do(map[string]any{"op": "exit"})
+		})
+	}
 }

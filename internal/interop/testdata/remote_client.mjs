@@ -13,6 +13,8 @@
 //           {"op":"cancel","name":N,"sessionId":S}
 //           {"op":"load","name":N,"sessionId":S,"cwd":C}
 //           {"op":"drop","name":N}          close the connection's transport
+//           {"op":"answer","id":P,"allow":B}  answer a held permission request
+//           (connect with "hold":true holds permission requests for "answer")
 //           {"op":"exit"}
 // Events: {"ev":"ok","op":...,...}, {"ev":"error","op":...,"message":...},
 //         {"ev":"update","name":N,"sessionId":S,"kind":K,"text":X},
@@ -32,7 +34,10 @@ const WebSocket = createRequire(import.meta.url)(wsDir);
 const emit = (ev) => process.stdout.write(JSON.stringify(ev) + "\n");
 const conns = new Map();
 
-async function connect({ name, transport, url, token }) {
+const held = new Map();
+let nextHeld = 0;
+
+async function connect({ name, transport, url, token, hold }) {
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const stream =
     transport === "ws"
@@ -46,8 +51,15 @@ async function connect({ name, transport, url, token }) {
       emit({ ev: "update", name, sessionId: n.sessionId, kind: u.sessionUpdate, text });
     })
     .onRequest("session/request_permission", async ({ params: req }) => {
-      emit({ ev: "permission", name, sessionId: req.sessionId, title: req.toolCall?.title });
       const allow = req.options.find((o) => o.kind === "allow_once");
+      const reject = req.options.find((o) => o.kind === "reject_once");
+      if (hold) {
+        const id = ++nextHeld;
+        emit({ ev: "permission", name, sessionId: req.sessionId, title: req.toolCall?.title, id });
+        const yes = await new Promise((resolve) => held.set(id, resolve));
+        return { outcome: { outcome: "selected", optionId: (yes ? allow : reject).optionId } };
+      }
+      emit({ ev: "permission", name, sessionId: req.sessionId, title: req.toolCall?.title });
       return { outcome: { outcome: "selected", optionId: allow.optionId } };
     });
   const conn = app.connect(stream);
@@ -92,6 +104,10 @@ async function run(cmd) {
     case "drop":
       conns.get(cmd.name)?.close();
       conns.delete(cmd.name);
+      return {};
+    case "answer":
+      held.get(cmd.id)?.(cmd.allow);
+      held.delete(cmd.id);
       return {};
     case "exit":
       for (const c of conns.values()) c.close();
