@@ -41,8 +41,8 @@ type sessionStore struct {
 	moved   chan struct{}        // closed and replaced when a session changes hands
 	// settling: sessions taken over by a load or resume still under way.
 	settling map[*session]chan struct{}
-	closed  bool
-	stop    chan struct{} // ends the sweeper (Close)
+	closed   bool
+	stop     chan struct{} // ends the sweeper (Close)
 }
 
 // An orphan is a session without a connection, and the one it had.
@@ -54,9 +54,9 @@ type orphan struct {
 
 func newSessionStore(idle time.Duration) *sessionStore {
 	st := &sessionStore{
-		idle:    idle,
-		conns:   map[*connection]bool{},
-		orphans: map[string]orphan{},
+		idle:     idle,
+		conns:    map[*connection]bool{},
+		orphans:  map[string]orphan{},
 		moved:    make(chan struct{}),
 		stop:     make(chan struct{}),
 		settling: map[*session]chan struct{}{},
