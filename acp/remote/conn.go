@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -37,6 +38,9 @@ type conn struct {
 
 	http *httpState      // Streamable HTTP only
 	ws   *websocket.Conn // WebSocket only
+	// writingSince is when the WebSocket write under way began (unix ns;
+	// 0: none), for the stall watchdog (ws.go).
+	writingSince atomic.Int64
 }
 
 // newConn admits a connection, lets setup complete it and starts its

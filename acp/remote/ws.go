@@ -63,17 +63,16 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) {
 }
 
 // wsOut writes one agent message as a text frame. A client that does not
-// take it within MaxOutputStall stopped reading: the connection closes.
+// take it within MaxOutputStall stopped reading: the watchdog (ping)
+// closes the connection, which fails the write. The write itself carries
+// no deadline: a timer per message would cost more than the write (a
+// streamed turn is thousands of them).
 func wsOut(c *conn, line []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), c.srv.opts.MaxOutputStall)
-	defer cancel()
-	if err := c.ws.Write(ctx, websocket.MessageText, line); err != nil {
-		if ctx.Err() != nil {
-			c.srv.log.Warn("remote: closing a connection whose client stopped reading", "connection", c.id, "limit", "MaxOutputStall")
-			c.close(errStalled)
-		} else {
-			c.close(errClientEOF)
-		}
+	c.writingSince.Store(time.Now().UnixNano())
+	err := c.ws.Write(context.Background(), websocket.MessageText, line)
+	c.writingSince.Store(0)
+	if err != nil {
+		c.close(errClientEOF) // (a stall closed it already, saying so)
 		return err
 	}
 	return nil
@@ -81,14 +80,26 @@ func wsOut(c *conn, line []byte) error {
 
 // ping checks that the peer is still there: one that does not answer a
 // ping within PingInterval (a dropped network, a sleeping laptop) is gone,
-// and its connection closes instead of waiting for TCP to notice.
+// and its connection closes instead of waiting for TCP to notice. It is
+// also the watchdog of wsOut: a write under way for MaxOutputStall means
+// a client that stopped reading, and the connection closes.
 func (s *Server) ping(c *conn, ws *websocket.Conn) {
 	t := time.NewTicker(s.opts.PingInterval)
 	defer t.Stop()
+	stall := s.opts.MaxOutputStall
+	watch := time.NewTicker(max(stall/4, time.Millisecond))
+	defer watch.Stop()
 	for {
 		select {
 		case <-c.closedCh:
 			return
+		case <-watch.C:
+			if since := c.writingSince.Load(); since != 0 && time.Since(time.Unix(0, since)) >= stall {
+				s.log.Warn("remote: closing a connection whose client stopped reading", "connection", c.id, "limit", "MaxOutputStall")
+				c.close(errStalled)
+				ws.CloseNow()
+				return
+			}
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(c.ctx, s.opts.PingInterval)
 			err := ws.Ping(ctx)

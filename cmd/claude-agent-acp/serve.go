@@ -93,6 +93,7 @@ func serve(args []string, stderr io.Writer) int {
 		// name was rebound to 127.0.0.1 carries its own (DNS rebinding).
 		hosts = []string{"localhost", "127.0.0.1", "::1"}
 	}
+	log.Debug("serving ACP over the network", "batch", batchScheduling(log)) // main.go: as on stdio
 	maxLive, idle := hibernation(log)
 	// One agent for every connection, sharing the live sessions: a session
 	// outlives a connection that drops, and the client's next connection
