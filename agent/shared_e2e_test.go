@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
@@ -93,4 +94,33 @@ func TestSharedSessionEndsWithAgentClose(t *testing.T) {
 		t.Fatal("Agent.Close did not end the orphaned session")
 	}
 	clitest.NoOrphans(t)
+}
+
+// TestSharedOrphanClosedWhenIdle: an abandoned session hibernates as idle
+// sessions do: after IdleTimeout without a turn its CLI is closed, and a
+// later connection's load opens it again from its transcript.
+func TestSharedOrphanClosedWhenIdle(t *testing.T) {
+	sb := clitest.NewSandbox(t)
+	sb.API.Script(fakeapi.Text("Before."), fakeapi.Text("After."))
+	a := agent.New(agent.Config{Executable: sb.CLI, Env: sb.Env, Version: "test", SharedSessions: true, IdleTimeout: 300 * time.Millisecond})
+	t.Cleanup(a.Close)
+	h1 := agenttest.Start(t, agenttest.Options{Sandbox: sb, Agent: a})
+	h1.Initialize(acp.ClientCapabilities{})
+	sid := h1.NewSession(sb.WorkDir)
+	if _, err := h1.Prompt(sid, "one"); err != nil {
+		t.Fatal(err)
+	}
+	h1.Close()
+	clitest.NoOrphans(t) // waits for the idle orphan's CLI to be gone
+	h2 := agenttest.Start(t, agenttest.Options{Sandbox: sb, Agent: a})
+	h2.Initialize(acp.ClientCapabilities{})
+	if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{SessionID: acp.SessionID(sid), Cwd: sb.WorkDir, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := h2.Prompt(sid, "two"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after the load: %v %v", r, err)
+	}
+	if got := h2.AgentText(sid); !strings.Contains(got, "Before.") || !strings.Contains(got, "After.") {
+		t.Fatalf("the new connection saw %q", got)
+	}
 }

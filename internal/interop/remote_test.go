@@ -31,6 +31,7 @@ const remoteToken = "interop-test-token-0123456789abcdef"
 type served struct {
 	URL    string
 	cmd    *exec.Cmd
+	exited chan struct{} // closed once cmd has exited
 	mu     sync.Mutex
 	stderr bytes.Buffer
 }
@@ -53,7 +54,8 @@ func startServe(t *testing.T, sb *clitest.Sandbox, extraEnv ...string) *served {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &served{cmd: cmd}
+	s := &served{cmd: cmd, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(s.exited) }()
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -69,7 +71,7 @@ func startServe(t *testing.T, sb *clitest.Sandbox, extraEnv ...string) *served {
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
+		<-s.exited
 		pw.Close()
 		if strings.Contains(s.log(), remoteToken) {
 			t.Errorf("the server's log shows the token:\n%s", s.log())
@@ -381,5 +383,29 @@ func TestRemotePermissionWaitsForTheNextConnection(t *testing.T) {
 			}
 			d.do(map[string]any{"op": "exit"})
 		})
+	}
+}
+
+// TestRemoteSIGTERMEndsEverything: SIGTERM ends the server at once, with
+// every CLI: a connected client's running turn and a session whose
+// connection dropped mid-turn alike (startServe checks that no CLI is
+// left).
+func TestRemoteSIGTERMEndsEverything(t *testing.T) {
+	sb := clitest.NewSandbox(t)
+	sb.API.Script(fakeapi.Step{Kind: fakeapi.KindHang, Text: "Thinking", HangS: 120, Repeat: 2})
+	srv := startServe(t, sb)
+	d := startDriver(t)
+	for _, name := range []string{"gone", "here"} {
+		d.do(map[string]any{"op": "connect", "name": name, "transport": "ws", "url": srv.URL, "token": remoteToken})
+		sid := d.do(map[string]any{"op": "new", "name": name, "cwd": sb.WorkDir})["sessionId"].(string)
+		d.send(map[string]any{"op": "prompt", "name": name, "sessionId": sid, "text": "think forever", "tag": name})
+		d.await(name+"'s first chunk", isEvent("update", name, func(ev map[string]any) bool { return ev["kind"] == "agent_message_chunk" }))
+	}
+	d.do(map[string]any{"op": "drop", "name": "gone"})
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-srv.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not exit after SIGTERM")
 	}
 }
