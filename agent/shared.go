@@ -301,6 +301,11 @@ func outlives(ctx context.Context) bool {
 	return ctx.Value(outlivesKey{}) != nil && connectionGone(context.Cause(ctx))
 }
 
+// errTurnOutlives answers a prompt whose connection ended while its turn
+// goes on (the answer has nowhere to go; an *acp.Error keeps it out of the
+// connection's log of failed handlers).
+var errTurnOutlives = acp.NewInternalError("the connection ended; the turn goes on for the session's next connection")
+
 // withdrawal is the channel a turn treats as its client giving up on the
 // prompt ($/cancel_request): ctx.Done(), except on a shared connection,
 // whose end is not the client giving up.

@@ -105,7 +105,7 @@ func (a *connection) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pro
 		return out.resp, out.err
 	case <-ctx.Done():
 		if outlives(ctx) { // shared.go: the turn goes on for the client's next connection
-			return nil, context.Cause(ctx)
+			return nil, errTurnOutlives
 		}
 		// $/cancel_request for this prompt (or the connection ended):
 		// cancel just this turn and answer with its outcome.
