@@ -2,7 +2,16 @@ package main
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -110,4 +119,59 @@ func TestServeWarnsWithoutTLS(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "too short") {
 		t.Fatalf("a short token: %v %s", err, out)
 	}
+}
+
+// TestServeTLS: with --tls-cert and --tls-key, serve speaks HTTPS (and
+// says so), and a client that trusts the certificate is served.
+func TestServeTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool := writeSelfSigned(t, certFile, keyFile)
+	token := "tls-token-0123456789abcdef"
+	url, lines, _ := startServeCmd(t, []string{"CLAUDE_AGENT_ACP_TOKEN=" + token}, "--listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(url, "https://127.0.0.1:") || strings.Contains(strings.Join(lines, "\n"), "WARNING") {
+		t.Fatalf("serve said %q", lines)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Acp-Connection-Id") == "" {
+		t.Fatalf("initialize over TLS: %d", resp.StatusCode)
+	}
+}
+
+// writeSelfSigned writes a certificate for 127.0.0.1 and its key, and
+// returns a pool that trusts it.
+func writeSelfSigned(t *testing.T, certFile, keyFile string) *x509.CertPool {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return pool
 }
