@@ -86,8 +86,25 @@ func TestOriginAndHost(t *testing.T) {
 	}
 	resp = ts.request(t, http.MethodPost, initBody, "Origin", "https://editor.example")
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("allowed Origin: %d, want 200", resp.StatusCode)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "https://editor.example" ||
+		resp.Header.Get("Access-Control-Expose-Headers") != HeaderConnectionID {
+		t.Fatalf("allowed Origin: %d %v, want 200 with CORS headers", resp.StatusCode, resp.Header)
+	}
+	// A browser's preflight (no credentials) from an allowed origin is
+	// answered, and from another refused; neither opens anything.
+	started := ts.agent.ended.Load() + ts.agent.running.Load()
+	resp = ts.request(t, http.MethodOptions, "", "Authorization", "", "Origin", "https://editor.example", "Access-Control-Request-Method", "POST")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization") {
+		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp = ts.request(t, http.MethodOptions, "", "Authorization", "", "Origin", "https://evil.example", "Access-Control-Request-Method", "POST")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("preflight of another origin: %d %v", resp.StatusCode, resp.Header)
+	}
+	if ts.agent.ended.Load()+ts.agent.running.Load() != started {
+		t.Fatal("a preflight started a connection")
 	}
 	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(initBody))
 	req.Host = "rebound.evil.example"

@@ -188,9 +188,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusForbidden, "Host not allowed")
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !s.origins[strings.ToLower(origin)] {
-		s.refuse(w, r, http.StatusForbidden, "Origin not allowed")
-		return
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if !s.origins[strings.ToLower(origin)] {
+			s.refuse(w, r, http.StatusForbidden, "Origin not allowed")
+			return
+		}
+		if s.cors(w, r, origin) {
+			return // a preflight, answered
+		}
 	}
 	if !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="acp"`)
@@ -216,6 +221,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		textError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
 	}
+}
+
+// cors lets a page of an allowed origin use the server from a browser:
+// its requests may carry the token and the transport's headers, and read
+// Acp-Connection-Id. A preflight (OPTIONS, which carries no credentials)
+// is answered here, and says nothing but that; it reports true for one.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request, origin string) bool {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", HeaderConnectionID)
+	if r.Method != http.MethodOptions {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, "+HeaderConnectionID+", "+HeaderSessionID)
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
 }
 
 // authorized compares the request's bearer token with the server's in
