@@ -275,7 +275,7 @@ func (c *Conn) shutdown(cause error) {
 			f.cancel(cause)
 		}
 		for _, p := range pend {
-			p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + cause.Error()}}
+			p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + cause.Error(), cause: cause}}
 		}
 		c.mu.Lock()
 		c.cond.Broadcast()
@@ -337,7 +337,7 @@ func (c *Conn) drain() {
 	c.st.pending = map[string]*pending{}
 	c.mu.Unlock()
 	for _, p := range pend {
-		p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + ErrPeerClosed.Error()}}
+		p.ch <- inbound{err: &Error{Code: CodeInternalError, Message: "connection closed before the response: " + ErrPeerClosed.Error(), cause: ErrPeerClosed}}
 	}
 	c.baseCancel(ErrPeerClosed)
 	// Wait for the last message read to be handled (done signals each

@@ -29,7 +29,14 @@ type Error struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+
+	// cause is why the connection failed a call itself (it ended before
+	// the response), for errors.Is(err, ErrPeerClosed) and the like.
+	cause error
 }
+
+// Unwrap returns why the connection failed the call, if it did.
+func (e *Error) Unwrap() error { return e.cause }
 
 func (e *Error) Error() string {
 	if len(e.Data) > 0 {

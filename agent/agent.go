@@ -64,14 +64,22 @@ type Config struct {
 	MaxLiveSessions int
 	// IdleTimeout hibernates a session idle for that long (0: never).
 	IdleTimeout time.Duration
+	// SharedSessions makes the connections Serve runs share their live
+	// sessions, which then outlive the connection that opened them: a
+	// later connection's session/load or session/resume takes one over,
+	// turn and all (shared.go). For servers of many connections (`serve`);
+	// call Close when done. On stdio a client that goes away ends its
+	// sessions.
+	SharedSessions bool
 }
 
 // An Agent serves ACP for Claude Code. It holds only its configuration:
 // each call of Serve is one editor connection with its own sessions, and
 // Serve may be called again, or on several connections at once.
 type Agent struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	store *sessionStore // SharedSessions (shared.go)
 }
 
 // A connection is one editor connection and what lives in it: the
@@ -102,6 +110,8 @@ type connection struct {
 	// idLocks serialize load, resume and delete of one session id
 	// (lifecycle.go), so that two requests never start two CLIs for it.
 	idLocks idLocks
+
+	store *sessionStore // shared with the agent's other connections, or nil (shared.go)
 }
 
 // New returns an Agent with cfg (defaults filled in); Serve runs it.
@@ -120,12 +130,26 @@ func New(cfg Config) *Agent {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	return &Agent{cfg: cfg, log: log}
+	a := &Agent{cfg: cfg, log: log}
+	if cfg.SharedSessions {
+		a.store = newSessionStore(cfg.IdleTimeout)
+	}
+	return a
+}
+
+// Close ends the sessions that outlived their connections (SharedSessions)
+// at once, as a stopped agent ends every CLI; connections still serving
+// end theirs when their Serve's context ends. Without SharedSessions it
+// does nothing.
+func (a *Agent) Close() {
+	if a.store != nil {
+		a.store.close()
+	}
 }
 
 // newConnection is the state of one editor connection.
 func (a *Agent) newConnection() *connection {
-	return &connection{cfg: a.cfg, log: a.log, sessions: map[string]*session{}, connReady: make(chan struct{}), capWake: make(chan struct{}, 1)}
+	return &connection{cfg: a.cfg, log: a.log, sessions: map[string]*session{}, connReady: make(chan struct{}), capWake: make(chan struct{}, 1), store: a.store}
 }
 
 // attach runs the connection on conn, as serve does, for tests that drive
@@ -144,8 +168,13 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 }
 
 func (a *connection) serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	handler := a.methods()
+	if a.store != nil {
+		handler = sharedHandler(handler) // shared.go: turns outlive the connection
+		a.store.join(a)
+	}
 	a.conn = acp.NewConn(r, w, acp.Options{
-		Handler:          a.methods(),
+		Handler:          handler,
 		Logger:           a.log,
 		InitializeMethod: acp.MethodInitialize,
 		// The last line of defence: no frame leaves with a secret the
@@ -170,7 +199,9 @@ func (a *connection) serve(ctx context.Context, r io.Reader, w io.Writer) error 
 		// even the turn in flight.
 		fast = true
 	}
-	a.shutdown(fast)
+	if fast || a.store == nil || !a.detach() { // shared.go: the sessions outlive a client that went away
+		a.shutdown(fast)
+	}
 	a.conn.Close()
 	err := a.conn.Wait()
 	if errors.Is(err, acp.ErrPeerClosed) || errors.Is(err, acp.ErrShutdown) {

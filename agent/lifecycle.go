@@ -58,6 +58,7 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		return nil, false, err
 	}
 	defer unlock()
+	defer a.adopt(id)() // shared.go: a session another connection has becomes this one's
 
 	if s := a.liveSession(id); s != nil {
 		// A session that runs already keeps its CLI unless the request

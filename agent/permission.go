@@ -59,7 +59,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	if !s.waitReplays(ctx) { // lifecycle.go: the history goes first
 		return claude.Deny("The session was closed."), nil
 	}
+	var a *connection // the session's connection, which may change (shared.go)
 	ok := s.do(func() {
+		a = s.a
 		ts = s.tr.subagentRequestTool(req) // subagent.go: a subagent asks
 		if ts == nil {
 			ts = s.tr.tool(req.ToolUseID)
@@ -101,7 +103,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 			s.q.v2.ask(-1)
 		}
 	})
-	resp, err := s.a.requestPermission(ctx, s, params) // v2.go: in the connection's version
+	resp, err := s.askPermission(ctx, a, params) // shared.go; v2.go: in the connection's version
 	if err != nil {
 		return s.permissionFailed(ctx, req, err), nil
 	}

@@ -104,6 +104,9 @@ func (a *connection) prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pro
 	case out := <-t.done:
 		return out.resp, out.err
 	case <-ctx.Done():
+		if outlives(ctx) { // shared.go: the turn goes on for the client's next connection
+			return nil, errTurnOutlives
+		}
 		// $/cancel_request for this prompt (or the connection ended):
 		// cancel just this turn and answer with its outcome.
 		s.do(func() { s.cancelTurns([]*turn{t}) })
@@ -124,7 +127,7 @@ func (s *session) startTurn(ctx context.Context, prompt []acp.ContentBlock, v2 *
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: ctx.Done(), v2: v2}
+	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: withdrawal(ctx), v2: v2}
 	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
 	accept := func() {
 		s.goalPrompt(t)                                                                // goal.go: /goal typed as a prompt

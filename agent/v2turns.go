@@ -255,6 +255,9 @@ func (a *connection) promptV2(ctx context.Context, p *acpv2.PromptRequest) (*acp
 		}
 		return nil, acp.ErrRequestCancelled // withdrawn before insertion
 	case <-ctx.Done():
+		if outlives(ctx) { // shared.go: the turn goes on for the client's next connection
+			return nil, errTurnOutlives
+		}
 		// $/cancel_request: a held prompt is withdrawn; one inserted
 		// meanwhile has been answered.
 		s.do(func() {

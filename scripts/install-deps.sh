@@ -17,6 +17,9 @@ PKGS=(
   "acpx@0.19.1"
   # The AI-SDK ACP provider: internal/interop checks the tool calls it builds from our updates.
   "@mcpc-tech/acp-ai-provider@0.2.9"
+  # Node's WebSocket client: Node 20 has none built in, and the SDK's ws-client needs one that
+  # sends headers (the bearer token) on the upgrade; acp/remote's e2e tests pass it in.
+  "ws@8.23.1"
 )
 stamp="$DEPS/.installed-$(printf '%s\n' "${PKGS[@]}" | sha1sum | cut -c1-12)"
 if [ -f "$stamp" ]; then exit 0; fi

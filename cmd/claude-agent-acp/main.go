@@ -5,6 +5,7 @@
 // Usage:
 //
 //	claude-agent-acp             serve ACP on stdin/stdout
+//	claude-agent-acp serve       serve ACP over HTTP and WebSocket (serve.go)
 //	claude-agent-acp doctor      check the Claude Code CLI and credentials
 //	claude-agent-acp --cli ARGS  run the Claude Code CLI itself (terminal login)
 //	claude-agent-acp --version
@@ -55,6 +56,8 @@ const usage = `claude-agent-acp: an ACP agent for Claude Code.
 
 Usage:
   claude-agent-acp             serve ACP on stdin/stdout (what editors run)
+  claude-agent-acp serve       serve ACP over HTTP and WebSocket for remote clients
+                               (serve --help; docs/remote.md)
   claude-agent-acp doctor      check that Claude Code is installed and logged in
   claude-agent-acp --cli ARGS  run the Claude Code CLI with ARGS (e.g. auth login)
   claude-agent-acp --version   print the version
@@ -131,6 +134,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 0
 		case "doctor":
 			return doctor(stdout)
+		case "serve":
+			return serve(args[1:], stderr)
 		case "--cli":
 			return runCLI(args[1:], stderr)
 		default:

@@ -45,6 +45,10 @@ type Options struct {
 	// then sees the first one's config directory (its transcripts) and
 	// fake API, as a restarted agent process would.
 	Sandbox *clitest.Sandbox
+	// Agent, when set, serves the harness's connection instead of a new
+	// agent (Config is then not used): a second connection to the same
+	// agent, as `serve` runs them (agent.Config.SharedSessions).
+	Agent *agent.Agent
 }
 
 // Start runs an agent against a fresh sandbox and returns the harness.
