@@ -3,7 +3,7 @@ GO        ?= go
 DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 
-.PHONY: run build test deps vet vet-platforms test-windows dist fmt-check tidy-check unit bench bench-short fuzz-short bench-compare
+.PHONY: run build test test-lifecycle deps vet vet-platforms test-windows dist fmt-check tidy-check unit bench bench-short fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it).
 run: build
@@ -61,6 +61,13 @@ vet-platforms:
 	@set -e; for p in $(PLATFORMS); do \
 		echo "vet $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet -trimpath ./...; \
 	done
+
+## test-lifecycle: the random lifecycle test (agent TestLifecycleRandom, in memory) for longer
+## than make test runs it: LIFECYCLE_SEEDS sequences of LIFECYCLE_STEPS steps.
+LIFECYCLE_SEEDS ?= 2000
+LIFECYCLE_STEPS ?= 100
+test-lifecycle:
+	LIFECYCLE_SEEDS=$(LIFECYCLE_SEEDS) LIFECYCLE_STEPS=$(LIFECYCLE_STEPS) $(GO) test -count=1 -timeout 60m -run TestLifecycleRandom ./agent
 
 ## test-windows: the Windows unit tests of claude/ under Wine (installed with apt-get when
 ## missing and possible; skipped with a message otherwise). See docs/platforms.md.
