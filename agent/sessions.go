@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/v2conv"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -111,7 +112,7 @@ func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	a.mu.Lock()
 	a.sessions[id] = s
 	if a.v2 != nil && a.v2[id] == nil {
-		a.v2[id] = newV2Updates(setup.cwd) // v2.go
+		a.v2[id] = v2conv.NewUpdates(setup.cwd) // v2.go
 	}
 	a.mu.Unlock()
 	return s

@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/v2conv"
 )
 
 // Sessions that outlive their connection (Config.SharedSessions, for
@@ -199,7 +200,7 @@ func (a *connection) takeOver(id string) (s *session, ok bool) {
 	a.mu.Lock()
 	a.sessions[id] = s
 	if v2 && a.v2[id] == nil {
-		a.v2[id] = newV2Updates(dir)
+		a.v2[id] = v2conv.NewUpdates(dir)
 	}
 	if live {
 		if a.live == nil {

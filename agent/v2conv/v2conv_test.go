@@ -1,4 +1,4 @@
-package agent
+package v2conv
 
 import (
 	"encoding/json"
@@ -24,27 +24,27 @@ import (
 // compare the v2 updates as JSON; every v2 update is also checked against
 // the v2 schema inside a session/update notification.
 
-const v2convTestCwd = "/work/proj"
+const testCwd = "/work/proj"
 
-// v2convTestUnix skips tests whose expectations are written with Unix
+// testUnix skips tests whose expectations are written with Unix
 // paths.
-func v2convTestUnix(t *testing.T) {
+func testUnix(t *testing.T) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("expectations use Unix paths")
 	}
 }
 
-// v2convTestConverter is a converter with predictable synthetic ids
+// testConverter is a converter with predictable synthetic ids
 // (m1, m2, …).
-func v2convTestConverter() *v2Updates {
-	c := newV2Updates(v2convTestCwd)
+func testConverter() *Updates {
+	c := NewUpdates(testCwd)
 	n := 0
 	c.newID = func() string { n++; return "m" + strconv.Itoa(n) }
 	return c
 }
 
-func v2convTestV1(t *testing.T, line string) acp.SessionUpdate {
+func testV1(t *testing.T, line string) acp.SessionUpdate {
 	t.Helper()
 	var u acp.SessionUpdate
 	if err := json.Unmarshal([]byte(line), &u); err != nil {
@@ -53,22 +53,22 @@ func v2convTestV1(t *testing.T, line string) acp.SessionUpdate {
 	return u
 }
 
-// v2convTestRun converts v1 updates in order and returns the v2 updates as
+// testRun converts v1 updates in order and returns the v2 updates as
 // JSON, each validated as a session/update notification.
-func v2convTestRun(t *testing.T, c *v2Updates, v1 ...string) []string {
+func testRun(t *testing.T, c *Updates, v1 ...string) []string {
 	t.Helper()
 	var out []string
 	for _, l := range v1 {
-		for _, u := range c.convert(v2convTestV1(t, l)) {
-			out = append(out, v2convTestValidate(t, u))
+		for _, u := range c.convert(testV1(t, l)) {
+			out = append(out, testValidate(t, u))
 		}
 	}
 	return out
 }
 
-// v2convTestValidate checks u against the v2 schema as the agent sends it
+// testValidate checks u against the v2 schema as the agent sends it
 // and returns its JSON.
-func v2convTestValidate(t *testing.T, u acpv2.SessionUpdate) string {
+func testValidate(t *testing.T, u acpv2.SessionUpdate) string {
 	t.Helper()
 	b, err := json.Marshal(u)
 	if err != nil {
@@ -83,8 +83,8 @@ func v2convTestValidate(t *testing.T, u acpv2.SessionUpdate) string {
 	return string(b)
 }
 
-// v2convTestSame compares JSON documents regardless of member order.
-func v2convTestSame(t *testing.T, got, want []string) {
+// testSame compares JSON documents regardless of member order.
+func testSame(t *testing.T, got, want []string) {
 	t.Helper()
 	norm := func(ss []string) []any {
 		out := make([]any, 0, len(ss))
@@ -103,7 +103,7 @@ func v2convTestSame(t *testing.T, got, want []string) {
 }
 
 func TestV2ConvertUpdates(t *testing.T) {
-	v2convTestUnix(t)
+	testUnix(t)
 	tests := []struct {
 		name string
 		v1   []string
@@ -191,13 +191,13 @@ func TestV2ConvertUpdates(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v2convTestSame(t, v2convTestRun(t, v2convTestConverter(), tt.v1...), tt.want)
+			testSame(t, testRun(t, testConverter(), tt.v1...), tt.want)
 		})
 	}
 }
 
 func TestV2ConvertMessageIDs(t *testing.T) {
-	c := v2convTestConverter()
+	c := testConverter()
 	chunk := func(kind, id string) string {
 		s := `{"sessionUpdate":"` + kind + `","content":{"type":"text","text":"x"}`
 		if id != "" {
@@ -227,9 +227,9 @@ func TestV2ConvertMessageIDs(t *testing.T) {
 		{chunk("user_message_chunk", ""), "m7"},
 	}
 	for i, s := range steps {
-		out := c.convert(v2convTestV1(t, s.v1))
+		out := c.convert(testV1(t, s.v1))
 		for _, u := range out {
-			v2convTestValidate(t, u)
+			testValidate(t, u)
 		}
 		if s.wantID == "" {
 			continue
@@ -251,16 +251,16 @@ func TestV2ConvertMessageIDs(t *testing.T) {
 		}
 	}
 	// Without a test id source the ids are uuids.
-	u := newV2Updates("/").convert(v2convTestV1(t, chunk("agent_message_chunk", "")))
+	u := NewUpdates("/").convert(testV1(t, chunk("agent_message_chunk", "")))
 	if id := u[0].AgentMessageChunk.MessageID; len(id) != 36 {
 		t.Errorf("synthetic id %q is not a uuid", id)
 	}
 }
 
 func TestV2ConvertBashSequence(t *testing.T) {
-	v2convTestUnix(t)
-	c := v2convTestConverter()
-	got := v2convTestRun(t, c,
+	testUnix(t)
+	c := testConverter()
+	got := testRun(t, c,
 		`{"sessionUpdate":"tool_call","toolCallId":"toolu_1","title":"ls -la","name":"Bash","kind":"execute","status":"pending",`+
 			`"content":[{"type":"terminal","terminalId":"toolu_1"}],"rawInput":{"command":"ls -la","description":"List files"},`+
 			`"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1","cwd":"/work/proj"}}}`,
@@ -268,7 +268,7 @@ func TestV2ConvertBashSequence(t *testing.T) {
 		`{"sessionUpdate":"tool_call_update","toolCallId":"toolu_1","_meta":{"claudeCode":{"toolName":"Bash"},"terminal_output":{"terminal_id":"toolu_1","data":"b.go ✓\n"}}}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"toolu_1","status":"completed","_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}}}`,
 	)
-	v2convTestSame(t, got, []string{
+	testSame(t, got, []string{
 		`{"sessionUpdate":"terminal_update","terminalId":"toolu_1","command":"ls -la","cwd":"/work/proj"}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"toolu_1","title":"ls -la","name":"Bash","kind":"execute","status":"pending",` +
 			`"content":[{"type":"terminal","terminalId":"toolu_1"}],"rawInput":{"command":"ls -la","description":"List files"},"_meta":{"claudeCode":{"toolName":"Bash"}}}`,
@@ -285,8 +285,8 @@ func TestV2ConvertBashSequence(t *testing.T) {
 // A background command (terminal.go: in_progress once it left the
 // foreground) can be cancelled until it exits; a signal ends it.
 func TestV2ConvertBashBackground(t *testing.T) {
-	v2convTestUnix(t)
-	got := v2convTestRun(t, v2convTestConverter(),
+	testUnix(t)
+	got := testRun(t, testConverter(),
 		// The terminal is first seen in the content (no terminal_info).
 		`{"sessionUpdate":"tool_call","toolCallId":"toolu_2","title":"npm run dev","name":"Bash","kind":"execute","status":"pending",`+
 			`"content":[{"type":"terminal","terminalId":"toolu_2"}],"rawInput":{"command":"npm run dev","run_in_background":true},"_meta":{"claudeCode":{"toolName":"Bash"}}}`,
@@ -294,7 +294,7 @@ func TestV2ConvertBashBackground(t *testing.T) {
 		`{"sessionUpdate":"tool_call_update","toolCallId":"toolu_2","_meta":{"claudeCode":{"toolName":"Bash"},"terminal_output":{"terminal_id":"toolu_2","data":"ready"}}}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"toolu_2","status":"failed","_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_2","exit_code":null,"signal":"SIGTERM"}}}`,
 	)
-	v2convTestSame(t, got, []string{
+	testSame(t, got, []string{
 		`{"sessionUpdate":"terminal_update","terminalId":"toolu_2","command":"npm run dev","cwd":"/work/proj"}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"toolu_2","title":"npm run dev","name":"Bash","kind":"execute","status":"pending",` +
 			`"content":[{"type":"terminal","terminalId":"toolu_2"}],"rawInput":{"command":"npm run dev","run_in_background":true},"_meta":{"claudeCode":{"toolName":"Bash"}}}`,
@@ -306,8 +306,8 @@ func TestV2ConvertBashBackground(t *testing.T) {
 	})
 }
 
-// v2convTestFile is the text of lines l1…ln, each with its line break.
-func v2convTestFile(n int, edit map[int][]string) string {
+// testFile is the text of lines l1…ln, each with its line break.
+func testFile(n int, edit map[int][]string) string {
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
 		lines, ok := edit[i]
@@ -321,11 +321,11 @@ func v2convTestFile(n int, edit map[int][]string) string {
 	return b.String()
 }
 
-// v2convTestPatchOf converts an edit call's v1 content and locations and
+// testPatchOf converts an edit call's v1 content and locations and
 // returns the file's diff.
-func v2convTestPatchOf(t *testing.T, content []acp.ToolCallContent, locs []acp.ToolCallLocation) []*acpv2.Diff {
+func testPatchOf(t *testing.T, content []acp.ToolCallContent, locs []acp.ToolCallLocation) []*acpv2.Diff {
 	t.Helper()
-	c := v2convTestConverter()
+	c := testConverter()
 	u := acp.SessionUpdate{ToolCall: &acp.ToolCall{
 		ToolCallID: "e1", Title: "Edit a.txt", Name: acp.Some("Edit"), Kind: acp.ToolKindEdit,
 		Content: content, Locations: locs, RawInput: json.RawMessage(`{}`),
@@ -333,7 +333,7 @@ func v2convTestPatchOf(t *testing.T, content []acp.ToolCallContent, locs []acp.T
 	out := c.convert(u)
 	var diffs []*acpv2.Diff
 	for _, u := range out {
-		v2convTestValidate(t, u)
+		testValidate(t, u)
 		if u.ToolCallUpdate == nil {
 			continue
 		}
@@ -348,19 +348,19 @@ func v2convTestPatchOf(t *testing.T, content []acp.ToolCallContent, locs []acp.T
 }
 
 func TestV2ConvertGitPatch(t *testing.T) {
-	v2convTestUnix(t)
-	path := v2convTestCwd + "/a.txt"
-	old := v2convTestFile(20, nil)
+	testUnix(t)
+	path := testCwd + "/a.txt"
+	old := testFile(20, nil)
 	// Line 3 becomes two lines, line 17 another: the second hunk's old
 	// start is its new start minus the first hunk's growth.
-	new := v2convTestFile(20, map[int][]string{3: {"L3a", "L3b"}, 17: {"L17"}})
+	new := testFile(20, map[int][]string{3: {"L3a", "L3b"}, 17: {"L17"}})
 	content, locs := toolview.FileDiff(path, old, new, false)
 	if len(content) != 2 {
 		t.Fatalf("%d hunks, want 2", len(content))
 	}
 
 	t.Run("two hunks", func(t *testing.T) {
-		d := v2convTestPatchOf(t, content, locs)
+		d := testPatchOf(t, content, locs)
 		if len(d) != 1 {
 			t.Fatalf("%d diffs, want one for the file", len(d))
 		}
@@ -377,14 +377,14 @@ func TestV2ConvertGitPatch(t *testing.T) {
 		if p.Format != acpv2.DiffPatchFormatGitPatch || d[0].Changes[0].Modify == nil || d[0].Changes[0].Modify.Path != acpv2.AbsolutePath(path) {
 			t.Errorf("diff %+v", d[0])
 		}
-		if got := v2convTestApply(t, old, p.Text); got != new {
+		if got := testApply(t, old, p.Text); got != new {
 			t.Errorf("applied:\n%s\nwant:\n%s", got, new)
 		}
 	})
 
 	t.Run("new file", func(t *testing.T) {
 		c, l := toolview.FileDiff(path, "", "one\ntwo\n", true)
-		d := v2convTestPatchOf(t, c, l)
+		d := testPatchOf(t, c, l)
 		p, _ := d[0].Patch.Get()
 		want := "diff --git /work/proj/a.txt /work/proj/a.txt\nnew file mode 100644\n--- /dev/null\n+++ /work/proj/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"
 		if p.Text != want || d[0].Changes[0].Add == nil {
@@ -394,7 +394,7 @@ func TestV2ConvertGitPatch(t *testing.T) {
 
 	t.Run("new file without final line break", func(t *testing.T) {
 		c, _ := toolview.FileDiff(path, "", "only", true)
-		d := v2convTestPatchOf(t, c, nil) // a created file needs no position
+		d := testPatchOf(t, c, nil) // a created file needs no position
 		p, _ := d[0].Patch.Get()
 		want := "diff --git /work/proj/a.txt /work/proj/a.txt\nnew file mode 100644\n--- /dev/null\n+++ /work/proj/a.txt\n@@ -0,0 +1 @@\n+only\n\\ No newline at end of file\n"
 		if p.Text != want {
@@ -409,7 +409,7 @@ func TestV2ConvertGitPatch(t *testing.T) {
 			{"/tmp/q\"é", `"/tmp/q\"\303\251"`},
 		} {
 			c, l := toolview.FileDiff(tc.path, "a\n", "b\n", false)
-			d := v2convTestPatchOf(t, c, l)
+			d := testPatchOf(t, c, l)
 			p, _ := d[0].Patch.Get()
 			want := fmt.Sprintf("diff --git %[1]s %[1]s\n--- %[1]s\n+++ %[1]s\n@@ -1 +1 @@\n-a\n+b\n", tc.quoted)
 			if p.Text != want || d[0].Changes[0].Modify.Path != acpv2.AbsolutePath(tc.path) {
@@ -426,7 +426,7 @@ func TestV2ConvertGitPatch(t *testing.T) {
 			map[string]any{"old_string": "l9", "new_string": "L9"},
 		}})
 		for _, l := range [][]acp.ToolCallLocation{nil, {{Path: path}}, {{Path: path, Line: acp.Some(uint32(3))}}} {
-			d := v2convTestPatchOf(t, c, l)
+			d := testPatchOf(t, c, l)
 			if len(d) != 1 || d[0].Patch.IsSet() || d[0].Changes[0].Modify == nil {
 				t.Errorf("locations %v: %+v, want one modify change without a patch", l, d)
 			}
@@ -435,21 +435,21 @@ func TestV2ConvertGitPatch(t *testing.T) {
 
 	t.Run("overlapping positions", func(t *testing.T) {
 		bad := []acp.ToolCallLocation{{Path: path, Line: acp.Some(uint32(5))}, {Path: path, Line: acp.Some(uint32(6))}}
-		if d := v2convTestPatchOf(t, content, bad); d[0].Patch.IsSet() {
+		if d := testPatchOf(t, content, bad); d[0].Patch.IsSet() {
 			t.Errorf("patch from inconsistent positions:\n%s", d[0].Patch)
 		}
 	})
 
 	t.Run("two files in one call", func(t *testing.T) {
 		c1, l1 := toolview.FileDiff(path, old, new, false)
-		c2, l2 := toolview.FileDiff(v2convTestCwd+"/b.txt", "x\n", "y\n", false)
+		c2, l2 := toolview.FileDiff(testCwd+"/b.txt", "x\n", "y\n", false)
 		content := append(append(append([]acp.ToolCallContent{}, c1[0], toolview.TextContent("between")), c2...), c1[1])
-		d := v2convTestPatchOf(t, content, append(l1, l2...))
+		d := testPatchOf(t, content, append(l1, l2...))
 		if len(d) != 2 || !d[0].Patch.IsSet() || !d[1].Patch.IsSet() {
 			t.Fatalf("diffs %+v", d)
 		}
 		p, _ := d[0].Patch.Get()
-		if got := v2convTestApply(t, old, p.Text); got != new {
+		if got := testApply(t, old, p.Text); got != new {
 			t.Errorf("first file applied:\n%s", got)
 		}
 	})
@@ -463,7 +463,7 @@ func TestV2ConvertGitPatch(t *testing.T) {
 			t.Fatal("bad structuredPatch")
 		}
 		c, l := toolview.HunksContent(path, hs)
-		conv := v2convTestConverter()
+		conv := testConverter()
 		v1 := []acp.SessionUpdate{
 			{ToolCall: &acp.ToolCall{ToolCallID: "e2", Title: "Edit a.txt", Kind: acp.ToolKindEdit, Locations: l}},
 			{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "e2", Status: acp.Some(acp.ToolCallStatusCompleted), Content: acp.Some(c)}},
@@ -471,7 +471,7 @@ func TestV2ConvertGitPatch(t *testing.T) {
 		var last acpv2.SessionUpdate
 		for _, u := range v1 {
 			for _, v := range conv.convert(u) {
-				v2convTestValidate(t, v)
+				testValidate(t, v)
 				last = v
 			}
 		}
@@ -488,7 +488,7 @@ func TestV2ConvertGitPatch(t *testing.T) {
 // Any edit's hunks, as diff.go cuts them, give a patch that turns the old
 // file into the new one.
 func TestV2ConvertGitPatchApplies(t *testing.T) {
-	v2convTestUnix(t)
+	testUnix(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	randFile := func(n int) []string {
 		out := make([]string, n)
@@ -525,22 +525,22 @@ func TestV2ConvertGitPatchApplies(t *testing.T) {
 		if old == new {
 			continue
 		}
-		content, locs := toolview.FileDiff(v2convTestCwd+"/f", old, new, false)
-		d := v2convTestPatchOf(t, content, locs)
+		content, locs := toolview.FileDiff(testCwd+"/f", old, new, false)
+		d := testPatchOf(t, content, locs)
 		p, ok := d[0].Patch.Get()
 		if !ok {
 			t.Fatalf("case %d: no patch for\n%q →\n%q", i, old, new)
 		}
-		if got := v2convTestApply(t, old, p.Text); got != new {
+		if got := testApply(t, old, p.Text); got != new {
 			t.Fatalf("case %d: patch\n%s\nturns %q into %q, want %q", i, p.Text, old, got, new)
 		}
 	}
 }
 
-// v2convTestApply applies a one-file patch of v2convGitPatch's kind to
+// testApply applies a one-file patch of gitPatch's kind to
 // text (whose lines all end with a line break), checking every context
 // and removed line and every hunk position.
-func v2convTestApply(t *testing.T, text, patch string) string {
+func testApply(t *testing.T, text, patch string) string {
 	t.Helper()
 	var old []string
 	if text != "" {
@@ -609,7 +609,7 @@ func v2convTestApply(t *testing.T, text, patch string) string {
 
 func TestV2ConvertHunkBody(t *testing.T) {
 	var b strings.Builder
-	v2convHunkBody(&b, []string{"a", "b", "c", "d"}, []string{"a", "x", "c", "y", "d"})
+	hunkBody(&b, []string{"a", "b", "c", "d"}, []string{"a", "x", "c", "y", "d"})
 	if want := " a\n-b\n+x\n c\n+y\n d\n"; b.String() != want {
 		t.Errorf("body:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -620,7 +620,7 @@ func TestV2ConvertHunkBody(t *testing.T) {
 		big[i], other[i] = "o"+strconv.Itoa(i), "n"+strconv.Itoa(i)
 	}
 	b.Reset()
-	v2convHunkBody(&b, big, other)
+	hunkBody(&b, big, other)
 	if got := strings.Count(b.String(), "\n-"); got != 1099 || !strings.HasPrefix(b.String(), "-o0\n") || !strings.HasSuffix(b.String(), "+n1099\n") {
 		t.Errorf("coarse body: %d removals", got)
 	}
@@ -634,18 +634,18 @@ func TestV2ConvertMCPServers(t *testing.T) {
 		}
 		return out
 	}
-	got, err := v1MCPServers(decode(`[{"type":"stdio","name":"fs","command":"/usr/bin/fs","env":[{"name":"A","value":"1"}]},` +
+	got, err := MCPServers(decode(`[{"type":"stdio","name":"fs","command":"/usr/bin/fs","env":[{"name":"A","value":"1"}]},` +
 		`{"type":"http","name":"web","url":"https://x.test/mcp","headers":[{"name":"Authorization","value":"Bearer t"}]}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(got)
-	v2convTestSame(t, []string{string(b)}, []string{`[{"name":"fs","command":"/usr/bin/fs","args":[],"env":[{"name":"A","value":"1"}]},` +
+	testSame(t, []string{string(b)}, []string{`[{"name":"fs","command":"/usr/bin/fs","args":[],"env":[{"name":"A","value":"1"}]},` +
 		`{"type":"http","name":"web","url":"https://x.test/mcp","headers":[{"name":"Authorization","value":"Bearer t"}]}]`})
 	for _, s := range got {
 		acptest.Validate(t, "McpServer", s)
 	}
-	if got, err := v1MCPServers(nil); err != nil || len(got) != 0 {
+	if got, err := MCPServers(nil); err != nil || len(got) != 0 {
 		t.Errorf("no servers: %v %v", got, err)
 	}
 
@@ -655,7 +655,7 @@ func TestV2ConvertMCPServers(t *testing.T) {
 		{`[{"type":"stdio","name":"a","command":"/a"},{"type":"http","name":"a","url":"https://x.test"}]`, `{"name":"a"}`, "Duplicate MCP server name a"},
 		{`[{"type":"stdio","name":"a","command":"/a"},{"type":"sse","name":"a","url":"https://x.test"}]`, `{"name":"a"}`, "Duplicate MCP server name a"},
 	} {
-		_, err := v1MCPServers(decode(tc.in))
+		_, err := MCPServers(decode(tc.in))
 		var e *acp.Error
 		if !errors.As(err, &e) || e.Code != acp.CodeInvalidParams || string(e.Data) != tc.data || e.Message != tc.msg {
 			t.Errorf("%s: %v, want -32602 %s %q", tc.in, err, tc.data, tc.msg)
@@ -664,7 +664,7 @@ func TestV2ConvertMCPServers(t *testing.T) {
 }
 
 func TestV2ConvertPermission(t *testing.T) {
-	v2convTestUnix(t)
+	testUnix(t)
 	opts := []acp.PermissionOption{
 		{OptionID: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		{OptionID: "allow_always", Name: "Always allow `npm test`", Kind: acp.PermissionOptionKindAllowAlways},
@@ -674,7 +674,7 @@ func TestV2ConvertPermission(t *testing.T) {
 	meta := func(tool string) map[string]json.RawMessage {
 		return map[string]json.RawMessage{"claudeCode": json.RawMessage(`{"toolName":"` + tool + `"}`)}
 	}
-	path := v2convTestCwd + "/src/a.go"
+	path := testCwd + "/src/a.go"
 	content, locs := toolview.FileDiff(path, "a\n", "b\n", false)
 	tests := []struct {
 		name string
@@ -713,12 +713,12 @@ func TestV2ConvertPermission(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := v2PermissionRequest(&acp.RequestPermissionRequest{SessionID: "s1", ToolCall: tt.tc, Options: opts}, v2convTestCwd)
+			req := PermissionRequest(&acp.RequestPermissionRequest{SessionID: "s1", ToolCall: tt.tc, Options: opts}, testCwd)
 			b, err := json.Marshal(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			v2convTestSame(t, []string{string(b)}, []string{tt.want})
+			testSame(t, []string{string(b)}, []string{tt.want})
 			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":%q,"params":%s}`, acpv2.MethodSessionRequestPermission, b)
 			acptest.ValidateLine(t, acptest.Line{Version: 2, FromAgent: true}, []byte(line))
 		})
@@ -733,26 +733,26 @@ func TestV2ConvertPermission(t *testing.T) {
 		if err := json.Unmarshal([]byte(tc.resp), &resp); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(v1PermissionOutcome(&resp))
-		v2convTestSame(t, []string{string(b)}, []string{tc.want})
+		b, _ := json.Marshal(PermissionOutcome(&resp))
+		testSame(t, []string{string(b)}, []string{tc.want})
 	}
-	if b, _ := json.Marshal(v1PermissionOutcome(nil)); string(b) != `{"outcome":{"outcome":"cancelled"}}` {
+	if b, _ := json.Marshal(PermissionOutcome(nil)); string(b) != `{"outcome":{"outcome":"cancelled"}}` {
 		t.Errorf("no answer: %s", b)
 	}
 }
 
 func TestV2ConvertSessionInfo(t *testing.T) {
 	in := acp.SessionInfo{SessionID: "s1", Cwd: "/w", AdditionalDirectories: []string{"/x"}, Title: acp.Some("T"), UpdatedAt: acp.Some("2026-01-02T03:04:05Z")}
-	got := v2SessionInfo(in)
+	got := SessionInfo(in)
 	acptest.ValidateV2Def(t, "SessionInfo", got)
 	a, _ := json.Marshal(in)
 	b, _ := json.Marshal(got)
-	v2convTestSame(t, []string{string(b)}, []string{string(a)})
+	testSame(t, []string{string(b)}, []string{string(a)})
 }
 
 // Updates of one session may come from several goroutines.
 func TestV2ConvertConcurrent(t *testing.T) {
-	c := newV2Updates("/w")
+	c := NewUpdates("/w")
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -785,7 +785,7 @@ func TestV2ConvertCoversV1Variants(t *testing.T) {
 		u := acp.SessionUpdate{}
 		v := reflect.New(f.Type.Elem())
 		reflect.ValueOf(&u).Elem().Field(i).Set(v)
-		if out := newV2Updates("/w").convert(u); len(out) == 0 && !strings.HasSuffix(f.Name, "Chunk") {
+		if out := NewUpdates("/w").convert(u); len(out) == 0 && !strings.HasSuffix(f.Name, "Chunk") {
 			t.Errorf("%s converts to nothing", f.Name)
 		}
 	}
@@ -795,16 +795,16 @@ func TestV2ConvertCoversV1Variants(t *testing.T) {
 // (tool_call_content_chunk), nothing for an unchanged list, and the whole
 // list when it changed otherwise.
 func TestV2ConvertContentChunks(t *testing.T) {
-	c := v2convTestConverter()
+	c := testConverter()
 	text := func(s string) string { return `{"type":"content","content":{"type":"text","text":"` + s + `"}}` }
-	got := v2convTestRun(t, c,
+	got := testRun(t, c,
 		`{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Task","kind":"think","status":"pending","content":[`+text("a")+`]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"in_progress","content":[`+text("a")+`,`+text("b")+`]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","content":[`+text("a")+`,`+text("b")+`,`+text("c")+`]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":"Task done","content":[`+text("a")+`,`+text("b")+`,`+text("c")+`]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed","content":[`+text("z")+`]}`,
 	)
-	v2convTestSame(t, got, []string{
+	testSame(t, got, []string{
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":"Task","kind":"think","status":"pending","content":[` + text("a") + `]}`,
 		`{"sessionUpdate":"tool_call_content_chunk","toolCallId":"t1","content":` + text("b") + `}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"in_progress"}`,

@@ -1,4 +1,25 @@
-package agent
+// Package v2conv makes ACP v2 from the core's v1 (docs/acp-v2.md, "session/update
+// mapping"). The adapter core reports what happens as v1 session updates;
+// a v2 connection passes each through a per-session Updates, which turns
+// it into zero or more v2 updates. What v2 needs beyond a field-by-field
+// copy is recovered here from what the v1 update already carries:
+//
+//   - message ids, required on v2 chunks, are kept where the core set them
+//     and otherwise made up, one per run of chunks of one kind;
+//   - Zed's terminal _meta (terminal_info / terminal_output /
+//     terminal_exit, which the core emits when the client declared
+//     terminal_output) become v2's agent-owned terminals: terminal_update
+//     and terminal_output_chunk;
+//   - per-hunk v1 diffs become one v2 diff per file, with a git patch
+//     rebuilt from the hunks and their locations;
+//   - plans, commands and config options take their v2 shapes; modes and
+//     v1-only updates are dropped.
+//
+// The v1 surface itself is untouched: v1 connections never see this code.
+//
+// It imports acp and acpv2, never package agent: the compiler keeps v1
+// untouched by v2 (internal/archtest).
+package v2conv
 
 import (
 	"encoding/base64"
@@ -16,33 +37,14 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 )
 
-// ACP v2 from the core's v1 updates (docs/acp-v2.md, "session/update
-// mapping"). The adapter core reports what happens as v1 session updates;
-// a v2 connection passes each through a per-session v2Updates, which turns
-// it into zero or more v2 updates. What v2 needs beyond a field-by-field
-// copy is recovered here from what the v1 update already carries:
-//
-//   - message ids, required on v2 chunks, are kept where the core set them
-//     and otherwise made up, one per run of chunks of one kind;
-//   - Zed's terminal _meta (terminal_info / terminal_output /
-//     terminal_exit, which the core emits when the client declared
-//     terminal_output) become v2's agent-owned terminals: terminal_update
-//     and terminal_output_chunk;
-//   - per-hunk v1 diffs become one v2 diff per file, with a git patch
-//     rebuilt from the hunks and their locations;
-//   - plans, commands and config options take their v2 shapes; modes and
-//     v1-only updates are dropped.
-//
-// The v1 surface itself is untouched: v1 connections never see this code.
-
-// v2Updates converts one session's v1 updates. Updates of a session may be
+// Updates converts one session's v1 updates. Updates of a session may be
 // reported from several goroutines (the session's own, a background
 // command's poller), so the state has its own lock.
-type v2Updates struct {
+type Updates struct {
 	cwd   string
 	newID func() string // a fresh synthetic message id (uuid; tests may replace it)
 
-	// sendMu makes converting and sending one step (v2.go), so that two
+	// sendMu makes converting and sending one step (Send), so that two
 	// goroutines' updates cannot leave in another order than converted.
 	sendMu sync.Mutex
 
@@ -54,13 +56,13 @@ type v2Updates struct {
 		kind string
 		id   acpv2.MessageID
 	}
-	tools map[acp.ToolCallID]*v2Tool     // open tool calls
-	terms map[acp.TerminalID]*v2Terminal // terminals announced to the client
+	tools map[acp.ToolCallID]*toolState     // open tool calls
+	terms map[acp.TerminalID]*terminalState // terminals announced to the client
 }
 
-// v2Tool is what the converter remembers of an open tool call: what later
+// toolState is what the converter remembers of an open tool call: what later
 // updates need but do not repeat (v1 updates carry only what changed).
-type v2Tool struct {
+type toolState struct {
 	name    string                 // Claude's tool name
 	command string                 // rawInput.command, for the terminal and the permission
 	locs    []acp.ToolCallLocation // the last locations reported: the diffs' positions
@@ -68,25 +70,47 @@ type v2Tool struct {
 	content []string               // the content items the client has, encoded
 }
 
-// v2Terminal is what the client was told of a terminal.
-type v2Terminal struct {
+// terminalState is what the client was told of a terminal.
+type terminalState struct {
 	command     string
 	cancellable bool // capabilities.cancel was sent (a background command)
 	exited      bool
 }
 
-func newV2Updates(cwd string) *v2Updates {
-	return &v2Updates{
+func NewUpdates(cwd string) *Updates {
+	return &Updates{
 		cwd:   cwd,
 		newID: uuid.NewString,
-		tools: map[acp.ToolCallID]*v2Tool{},
-		terms: map[acp.TerminalID]*v2Terminal{},
+		tools: map[acp.ToolCallID]*toolState{},
+		terms: map[acp.TerminalID]*terminalState{},
 	}
+}
+
+// Cwd is the session's working directory, which paths are made absolute
+// against.
+func (c *Updates) Cwd() string { return c.cwd }
+
+// Send converts u and hands what v2 makes of it to send, as one step:
+// two goroutines' updates of one session leave in the order converted.
+func (c *Updates) Send(u acp.SessionUpdate, send func(...acpv2.SessionUpdate) error) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	return send(c.convert(u)...)
+}
+
+// SendState sends updates v2 has and v1 does not (the prompt lifecycle) in
+// order with the converted ones; like any update that is not a chunk, they
+// end a run of chunks without message ids.
+func (c *Updates) SendState(us []acpv2.SessionUpdate, send func(...acpv2.SessionUpdate) error) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	c.endRun()
+	return send(us...)
 }
 
 // convert maps one v1 update to the v2 updates that say the same, in the
 // order they must be sent. Updates without a v2 equivalent give nothing.
-func (c *v2Updates) convert(u acp.SessionUpdate) []acpv2.SessionUpdate {
+func (c *Updates) convert(u acp.SessionUpdate) []acpv2.SessionUpdate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if u.UserMessageChunk == nil && u.AgentMessageChunk == nil && u.AgentThoughtChunk == nil {
@@ -110,15 +134,15 @@ func (c *v2Updates) convert(u acp.SessionUpdate) []acpv2.SessionUpdate {
 	case u.ToolCallUpdate != nil:
 		return c.toolUpdate(u.ToolCallUpdate, false)
 	case u.Plan != nil:
-		return []acpv2.SessionUpdate{{PlanUpdate: v2convPlan(u.Plan)}}
+		return []acpv2.SessionUpdate{{PlanUpdate: plan(u.Plan)}}
 	case u.AvailableCommandsUpdate != nil:
 		return []acpv2.SessionUpdate{{AvailableCommandsUpdate: &acpv2.AvailableCommandsUpdate{
-			AvailableCommands: v2Commands(u.AvailableCommandsUpdate.AvailableCommands),
+			AvailableCommands: Commands(u.AvailableCommandsUpdate.AvailableCommands),
 			Meta:              u.AvailableCommandsUpdate.Meta,
 		}}}
 	case u.ConfigOptionUpdate != nil:
 		return []acpv2.SessionUpdate{{ConfigOptionUpdate: &acpv2.ConfigOptionUpdate{
-			ConfigOptions: v2ConfigOptions(u.ConfigOptionUpdate.ConfigOptions),
+			ConfigOptions: ConfigOptions(u.ConfigOptionUpdate.ConfigOptions),
 			Meta:          u.ConfigOptionUpdate.Meta,
 		}}}
 	case u.SessionInfoUpdate != nil:
@@ -138,10 +162,10 @@ func (c *v2Updates) convert(u acp.SessionUpdate) []acpv2.SessionUpdate {
 			Severity: acpv2.NoticeSeverity(n.Severity), Title: n.Title, Description: n.Description, Meta: n.Meta,
 		}}}
 	case u.CompactionUpdate != nil:
-		return []acpv2.SessionUpdate{{CompactionUpdate: v2convCompaction(u.CompactionUpdate)}}
+		return []acpv2.SessionUpdate{{CompactionUpdate: compaction(u.CompactionUpdate)}}
 	case u.CompactionSummaryChunk != nil:
 		ch := u.CompactionSummaryChunk
-		if b, ok := v2convBlock(ch.Content); ok {
+		if b, ok := block(ch.Content); ok {
 			return []acpv2.SessionUpdate{{CompactionSummaryChunk: &acpv2.CompactionSummaryChunk{
 				CompactionID: acpv2.CompactionID(ch.CompactionID), Content: b, Meta: ch.Meta,
 			}}}
@@ -154,8 +178,8 @@ func (c *v2Updates) convert(u acp.SessionUpdate) []acpv2.SessionUpdate {
 }
 
 // endRun ends the run of chunks without message ids: updates sent beside
-// the converter (v2turns.go) are not chunks either.
-func (c *v2Updates) endRun() {
+// the converter (SendState) are not chunks either.
+func (c *Updates) endRun() {
 	c.mu.Lock()
 	c.run.kind, c.run.id = "", ""
 	c.mu.Unlock()
@@ -163,7 +187,7 @@ func (c *v2Updates) endRun() {
 
 // chunk gives a v1 chunk the messageId v2 requires: its own when it has
 // one, else the synthetic id of the current run of chunks of this kind.
-func (c *v2Updates) chunk(kind string, ch *acp.ContentChunk) (*acpv2.ContentChunk, bool) {
+func (c *Updates) chunk(kind string, ch *acp.ContentChunk) (*acpv2.ContentChunk, bool) {
 	id, _ := ch.MessageID.Get()
 	mid := acpv2.MessageID(id)
 	if mid == "" {
@@ -175,7 +199,7 @@ func (c *v2Updates) chunk(kind string, ch *acp.ContentChunk) (*acpv2.ContentChun
 		// A message with its own id ends any synthetic one.
 		c.run.kind, c.run.id = "", ""
 	}
-	b, ok := v2convBlock(ch.Content)
+	b, ok := block(ch.Content)
 	if !ok {
 		return nil, false
 	}
@@ -185,7 +209,7 @@ func (c *v2Updates) chunk(kind string, ch *acp.ContentChunk) (*acpv2.ContentChun
 // toolCall is the first report of a call: in v2 an upsert like any other,
 // so it becomes a tool_call_update with every field v1 announced, and the
 // defaults of a v1 tool_call (status pending) made explicit.
-func (c *v2Updates) toolCall(tc *acp.ToolCall) []acpv2.SessionUpdate {
+func (c *Updates) toolCall(tc *acp.ToolCall) []acpv2.SessionUpdate {
 	u := &acp.ToolCallUpdate{
 		ToolCallID: tc.ToolCallID,
 		Name:       tc.Name,
@@ -215,16 +239,16 @@ func (c *v2Updates) toolCall(tc *acp.ToolCall) []acpv2.SessionUpdate {
 // toolUpdate converts a tool call report. Terminal _meta comes out as
 // terminal updates around the tool_call_update: a terminal is announced
 // before the content that shows it, and exits before the call finishes.
-func (c *v2Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.SessionUpdate {
+func (c *Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.SessionUpdate {
 	st := c.tools[u.ToolCallID]
 	if st == nil {
-		st = &v2Tool{}
+		st = &toolState{}
 		c.tools[u.ToolCallID] = st
 	}
-	if name := v2convToolName(u); name != "" {
+	if name := toolName(u); name != "" {
 		st.name = name
 	}
-	if cmd := v2convCommand(u.RawInput); cmd != "" {
+	if cmd := command(u.RawInput); cmd != "" {
 		st.command = cmd
 	}
 	if locs, ok := u.Locations.Get(); ok {
@@ -232,7 +256,7 @@ func (c *v2Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.Sessio
 	} else if u.Locations.IsNull() {
 		st.locs = nil
 	}
-	meta, ev := v2convSplitTerminalMeta(u.Meta)
+	meta, ev := splitTerminalMeta(u.Meta)
 
 	var out []acpv2.SessionUpdate
 	if ev.info != nil {
@@ -279,7 +303,7 @@ func (c *v2Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.Sessio
 		out = c.exitTerminal(out, ev.exit)
 	}
 
-	patch := v2convToolPatch(u, st.locs, c.cwd)
+	patch := toolPatch(u, st.locs, c.cwd)
 	patch.Meta = meta
 	if first && !patch.Name.IsSet() && st.name != "" {
 		patch.Name = acpv2.Some(st.name)
@@ -289,7 +313,7 @@ func (c *v2Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.Sessio
 	// A v1 update that only carried terminal _meta (output; the core's
 	// claudeCode key repeats what the call's first report said) changes
 	// nothing in the call itself.
-	if first || v2convPatchHasFields(&patch) || !ev.any() && len(chunks) == 0 {
+	if first || patchHasFields(&patch) || !ev.any() && len(chunks) == 0 {
 		out = append(out, acpv2.SessionUpdate{ToolCallUpdate: &patch})
 	}
 
@@ -307,7 +331,7 @@ func (c *v2Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.Sessio
 // whole list each time; when the new list starts with what the client
 // has, v2 needs just the items after it (tool_call_content_chunk), and an
 // unchanged list nothing at all. Anything else replaces the list.
-func (st *v2Tool) appendContent(patch *acpv2.ToolCallUpdate, first bool) []acpv2.SessionUpdate {
+func (st *toolState) appendContent(patch *acpv2.ToolCallUpdate, first bool) []acpv2.SessionUpdate {
 	content, ok := patch.Content.Get()
 	if !ok {
 		if patch.Content.IsNull() {
@@ -337,11 +361,11 @@ func (st *v2Tool) appendContent(patch *acpv2.ToolCallUpdate, first bool) []acpv2
 
 // openTerminal announces a terminal the first time it is seen: its
 // command and working directory.
-func (c *v2Updates) openTerminal(out []acpv2.SessionUpdate, st *v2Tool, id acp.TerminalID, cwd string) []acpv2.SessionUpdate {
+func (c *Updates) openTerminal(out []acpv2.SessionUpdate, st *toolState, id acp.TerminalID, cwd string) []acpv2.SessionUpdate {
 	if id == "" || c.terms[id] != nil {
 		return out
 	}
-	t := &v2Terminal{command: st.command}
+	t := &terminalState{command: st.command}
 	c.terms[id] = t
 	st.terms = append(st.terms, id)
 	tu := &acpv2.TerminalUpdate{TerminalID: acpv2.TerminalID(id)}
@@ -359,7 +383,7 @@ func (c *v2Updates) openTerminal(out []acpv2.SessionUpdate, st *v2Tool, id acp.T
 
 // exitTerminal reports a command's end; a terminal that could be cancelled
 // stops saying so.
-func (c *v2Updates) exitTerminal(out []acpv2.SessionUpdate, ex *v2convTerminalExit) []acpv2.SessionUpdate {
+func (c *Updates) exitTerminal(out []acpv2.SessionUpdate, ex *terminalExit) []acpv2.SessionUpdate {
 	id := acp.TerminalID(ex.TerminalID)
 	var status acpv2.TerminalExitStatus
 	if ex.ExitCode != nil {
@@ -381,33 +405,33 @@ func (c *v2Updates) exitTerminal(out []acpv2.SessionUpdate, ex *v2convTerminalEx
 
 // Zed's terminal _meta on v1 tool call reports (terminal.go, tools.go).
 type (
-	v2convTerminalInfo struct {
+	terminalInfo struct {
 		TerminalID string `json:"terminal_id"`
 		Cwd        string `json:"cwd"`
 	}
-	v2convTerminalOutput struct {
+	terminalOutput struct {
 		TerminalID string `json:"terminal_id"`
 		Data       string `json:"data"`
 	}
-	v2convTerminalExit struct {
+	terminalExit struct {
 		TerminalID string  `json:"terminal_id"`
 		ExitCode   *int64  `json:"exit_code"`
 		Signal     *string `json:"signal"`
 	}
-	v2convTerminalEvents struct {
-		info   *v2convTerminalInfo
-		output []v2convTerminalOutput
-		exit   *v2convTerminalExit
+	terminalEvents struct {
+		info   *terminalInfo
+		output []terminalOutput
+		exit   *terminalExit
 	}
 )
 
-func (e *v2convTerminalEvents) any() bool { return e.info != nil || len(e.output) > 0 || e.exit != nil }
+func (e *terminalEvents) any() bool { return e.info != nil || len(e.output) > 0 || e.exit != nil }
 
-// v2convSplitTerminalMeta takes the terminal keys out of a tool call's
+// splitTerminalMeta takes the terminal keys out of a tool call's
 // _meta (v2 has native terminals; the keys are v1-only) and decodes them.
 // The rest of _meta is kept: v2 patches it by key.
-func v2convSplitTerminalMeta(meta map[string]json.RawMessage) (map[string]json.RawMessage, v2convTerminalEvents) {
-	var ev v2convTerminalEvents
+func splitTerminalMeta(meta map[string]json.RawMessage) (map[string]json.RawMessage, terminalEvents) {
+	var ev terminalEvents
 	if meta == nil {
 		return nil, ev
 	}
@@ -415,17 +439,17 @@ func v2convSplitTerminalMeta(meta map[string]json.RawMessage) (map[string]json.R
 	for k, v := range meta {
 		switch k {
 		case "terminal_info":
-			var i v2convTerminalInfo
+			var i terminalInfo
 			if json.Unmarshal(v, &i) == nil && i.TerminalID != "" {
 				ev.info = &i
 			}
 		case "terminal_output":
-			var o v2convTerminalOutput
+			var o terminalOutput
 			if json.Unmarshal(v, &o) == nil && o.TerminalID != "" && o.Data != "" {
 				ev.output = append(ev.output, o)
 			}
 		case "terminal_exit":
-			var x v2convTerminalExit
+			var x terminalExit
 			if json.Unmarshal(v, &x) == nil && x.TerminalID != "" {
 				ev.exit = &x
 			}
@@ -439,9 +463,9 @@ func v2convSplitTerminalMeta(meta map[string]json.RawMessage) (map[string]json.R
 	return rest, ev
 }
 
-// v2convToolName is Claude's tool name of a report: its name, else the
+// toolName is Claude's tool name of a report: its name, else the
 // core's _meta.claudeCode.toolName.
-func v2convToolName(u *acp.ToolCallUpdate) string {
+func toolName(u *acp.ToolCallUpdate) string {
 	if n, _ := u.Name.Get(); n != "" {
 		return n
 	}
@@ -454,8 +478,8 @@ func v2convToolName(u *acp.ToolCallUpdate) string {
 	return ""
 }
 
-// v2convCommand is rawInput.command (Bash, PowerShell), or "".
-func v2convCommand(raw json.RawMessage) string {
+// command is rawInput.command (Bash, PowerShell), or "".
+func command(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
@@ -466,11 +490,11 @@ func v2convCommand(raw json.RawMessage) string {
 	return in.Command
 }
 
-// v2convToolPatch converts a v1 tool call update field by field: absent
+// toolPatch converts a v1 tool call update field by field: absent
 // stays absent (unchanged), values are converted, null content or
 // locations clear. locs are the call's current locations, which position
 // the diffs' hunks. _meta is left to the caller.
-func v2convToolPatch(u *acp.ToolCallUpdate, locs []acp.ToolCallLocation, cwd string) acpv2.ToolCallUpdate {
+func toolPatch(u *acp.ToolCallUpdate, locs []acp.ToolCallLocation, cwd string) acpv2.ToolCallUpdate {
 	p := acpv2.ToolCallUpdate{ToolCallID: acpv2.ToolCallID(u.ToolCallID), RawInput: u.RawInput, RawOutput: u.RawOutput}
 	if n, _ := u.Name.Get(); n != "" {
 		p.Name = acpv2.Some(n)
@@ -486,27 +510,27 @@ func v2convToolPatch(u *acp.ToolCallUpdate, locs []acp.ToolCallLocation, cwd str
 	}
 	switch content, ok := u.Content.Get(); {
 	case ok:
-		p.Content = acpv2.Some(v2convToolContent(content, locs, cwd))
+		p.Content = acpv2.Some(toolContent(content, locs, cwd))
 	case u.Content.IsNull():
 		p.Content = acpv2.Null[[]acpv2.ToolCallContent]()
 	}
 	switch l, ok := u.Locations.Get(); {
 	case ok:
-		p.Locations = acpv2.Some(v2convLocations(l, cwd))
+		p.Locations = acpv2.Some(locations(l, cwd))
 	case u.Locations.IsNull():
 		p.Locations = acpv2.Null[[]acpv2.ToolCallLocation]()
 	}
 	return p
 }
 
-// v2convPatchHasFields reports whether a patch changes anything but _meta.
-func v2convPatchHasFields(p *acpv2.ToolCallUpdate) bool {
+// patchHasFields reports whether a patch changes anything but _meta.
+func patchHasFields(p *acpv2.ToolCallUpdate) bool {
 	return !p.Name.IsZero() || !p.Title.IsZero() || !p.Kind.IsZero() || !p.Status.IsZero() ||
 		!p.Content.IsZero() || !p.Locations.IsZero() || p.RawInput != nil || p.RawOutput != nil ||
 		!p.Capabilities.IsZero()
 }
 
-func v2convLocations(locs []acp.ToolCallLocation, cwd string) []acpv2.ToolCallLocation {
+func locations(locs []acp.ToolCallLocation, cwd string) []acpv2.ToolCallLocation {
 	out := make([]acpv2.ToolCallLocation, 0, len(locs))
 	for _, l := range locs {
 		v := acpv2.ToolCallLocation{Path: acpv2.AbsolutePath(toolview.AbsPath(l.Path, cwd)), Meta: l.Meta}
@@ -518,12 +542,12 @@ func v2convLocations(locs []acp.ToolCallLocation, cwd string) []acpv2.ToolCallLo
 	return out
 }
 
-// v2convToolContent converts a tool call's content list. Text and other
+// toolContent converts a tool call's content list. Text and other
 // blocks and terminals map one to one; the diffs of one file (v1: one item
 // per hunk) become a single v2 diff where the file's first hunk was.
 // Unknown v1 items are left out (v2 reserves unknown types for later
 // versions).
-func v2convToolContent(content []acp.ToolCallContent, locs []acp.ToolCallLocation, cwd string) []acpv2.ToolCallContent {
+func toolContent(content []acp.ToolCallContent, locs []acp.ToolCallLocation, cwd string) []acpv2.ToolCallContent {
 	out := make([]acpv2.ToolCallContent, 0, len(content))
 	byPath := map[string][]*acp.Diff{}
 	var paths []string // in order of first appearance
@@ -531,7 +555,7 @@ func v2convToolContent(content []acp.ToolCallContent, locs []acp.ToolCallLocatio
 	for _, ct := range content {
 		switch {
 		case ct.Content != nil:
-			if b, ok := v2convBlock(ct.Content.Content); ok {
+			if b, ok := block(ct.Content.Content); ok {
 				out = append(out, acpv2.ToolCallContent{Content: &acpv2.Content{Content: b, Meta: ct.Content.Meta}})
 			}
 		case ct.Terminal != nil:
@@ -549,15 +573,15 @@ func v2convToolContent(content []acp.ToolCallContent, locs []acp.ToolCallLocatio
 		}
 	}
 	for _, p := range paths {
-		out[slot[p]] = acpv2.ToolCallContent{Diff: v2convDiff(p, byPath[p], locs, cwd)}
+		out[slot[p]] = acpv2.ToolCallContent{Diff: diff(p, byPath[p], locs, cwd)}
 	}
 	return out
 }
 
-// v2convDiff is the v2 diff of one file from its v1 diff items: the change
+// diff is the v2 diff of one file from its v1 diff items: the change
 // (added when the first item has no old text, else modified) and, when the
 // hunks' positions are known and consistent, a git patch.
-func v2convDiff(path string, items []*acp.Diff, locs []acp.ToolCallLocation, cwd string) *acpv2.Diff {
+func diff(path string, items []*acp.Diff, locs []acp.ToolCallLocation, cwd string) *acpv2.Diff {
 	abs := toolview.AbsPath(path, cwd)
 	ch := acpv2.DiffChange{FileType: acpv2.Some(acpv2.DiffFileTypeText)}
 	pc := &acpv2.DiffPathChange{Path: acpv2.AbsolutePath(abs)}
@@ -574,13 +598,13 @@ func v2convDiff(path string, items []*acp.Diff, locs []acp.ToolCallLocation, cwd
 			lines = append(lines, line)
 		}
 	}
-	if text, ok := v2convGitPatch(abs, items, lines); ok {
+	if text, ok := gitPatch(abs, items, lines); ok {
 		d.Patch = acpv2.Some(acpv2.DiffPatch{Format: acpv2.DiffPatchFormatGitPatch, Text: text})
 	}
 	return d
 }
 
-// v2convGitPatch writes the git patch of one file from its v1 hunks.
+// gitPatch writes the git patch of one file from its v1 hunks.
 //
 // A v1 hunk is {oldText, newText}: its lines with context, without
 // positions; diff.go puts the hunk's 1-based start in the new file on the
@@ -593,9 +617,9 @@ func v2convDiff(path string, items []*acp.Diff, locs []acp.ToolCallLocation, cwd
 // Paths are absolute and unprefixed, as the v2 schema requires of
 // git_patch ("every path MUST be absolute … MUST NOT have a prefix such as
 // Git's default a/ and b/").
-func v2convGitPatch(path string, items []*acp.Diff, newStarts []uint32) (string, bool) {
+func gitPatch(path string, items []*acp.Diff, newStarts []uint32) (string, bool) {
 	var b strings.Builder
-	qp := v2convGitQuote(path)
+	qp := gitQuote(path)
 	if len(items) == 1 && !items[0].OldText.IsSet() {
 		text := items[0].NewText
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
@@ -604,7 +628,7 @@ func v2convGitPatch(path string, items []*acp.Diff, newStarts []uint32) (string,
 		}
 		fmt.Fprintf(&b, "diff --git %s %s\nnew file mode 100644\n--- /dev/null\n+++ %s\n", qp, qp, qp)
 		if len(lines) > 0 {
-			fmt.Fprintf(&b, "@@ -0,0 %s @@\n", v2convRange('+', 1, len(lines)))
+			fmt.Fprintf(&b, "@@ -0,0 %s @@\n", hunkRange('+', 1, len(lines)))
 			for _, l := range lines {
 				b.WriteString("+" + l + "\n")
 			}
@@ -625,34 +649,34 @@ func v2convGitPatch(path string, items []*acp.Diff, newStarts []uint32) (string,
 		if !ok || newStarts[i] == 0 {
 			return "", false
 		}
-		ol, nl := v2convLines(old), v2convLines(it.NewText)
+		ol, nl := lines(old), lines(it.NewText)
 		newStart := int(newStarts[i])
 		oldStart := newStart - shift
 		if newStart < nextNew || oldStart < 1 {
 			return "", false
 		}
-		fmt.Fprintf(&b, "@@ %s %s @@\n", v2convRange('-', oldStart, len(ol)), v2convRange('+', newStart, len(nl)))
-		v2convHunkBody(&b, ol, nl)
+		fmt.Fprintf(&b, "@@ %s %s @@\n", hunkRange('-', oldStart, len(ol)), hunkRange('+', newStart, len(nl)))
+		hunkBody(&b, ol, nl)
 		shift += len(nl) - len(ol)
 		nextNew = newStart + len(nl)
 	}
 	return b.String(), true
 }
 
-// v2convLines splits a hunk side back into the lines diff.go joined with
+// lines splits a hunk side back into the lines diff.go joined with
 // "\n". An empty side is no lines (a side of one empty line reads the
 // same; diff.go cannot tell them apart either, and context makes it rare).
-func v2convLines(s string) []string {
+func lines(s string) []string {
 	if s == "" {
 		return nil
 	}
 	return strings.Split(s, "\n")
 }
 
-// v2convRange is a hunk header range as git writes it: "-start,count",
+// range is a hunk header range as git writes it: "-start,count",
 // the count left out when it is 1, and an empty range starting at the
 // line before it.
-func v2convRange(sign byte, start, count int) string {
+func hunkRange(sign byte, start, count int) string {
 	if count == 0 {
 		start--
 	}
@@ -662,16 +686,16 @@ func v2convRange(sign byte, start, count int) string {
 	return string(sign) + strconv.Itoa(start) + "," + strconv.Itoa(count)
 }
 
-// v2convMaxDiffCells bounds the LCS table of one hunk (old × new lines of
+// maxDiffCells bounds the LCS table of one hunk (old × new lines of
 // its changed middle); past it the middle is written as all removed, then
 // all added, which is still a correct patch.
-const v2convMaxDiffCells = 1 << 20
+const maxDiffCells = 1 << 20
 
-// v2convHunkBody writes a hunk's lines: context ' ', removed '-', added
+// hunkBody writes a hunk's lines: context ' ', removed '-', added
 // '+', from a line diff of its two sides (v1 hunks do not say which lines
 // changed). Common first and last lines are context; the middle is
 // aligned on a longest common subsequence.
-func v2convHunkBody(b *strings.Builder, a, c []string) {
+func hunkBody(b *strings.Builder, a, c []string) {
 	pre := 0
 	for pre < len(a) && pre < len(c) && a[pre] == c[pre] {
 		pre++
@@ -690,7 +714,7 @@ func v2convHunkBody(b *strings.Builder, a, c []string) {
 	}
 	x, y := a[pre:len(a)-suf], c[pre:len(c)-suf]
 	n, m := len(x), len(y)
-	if n*m > v2convMaxDiffCells {
+	if n*m > maxDiffCells {
 		for _, s := range x {
 			line('-', s)
 		}
@@ -729,10 +753,10 @@ func v2convHunkBody(b *strings.Builder, a, c []string) {
 	}
 }
 
-// v2convGitQuote quotes a path as git does when it has to (core.quotePath,
+// gitQuote quotes a path as git does when it has to (core.quotePath,
 // the default): in double quotes, with C escapes and octal for control
 // characters and bytes outside ASCII. Other paths are written as they are.
-func v2convGitQuote(p string) string {
+func gitQuote(p string) string {
 	need := false
 	for i := 0; i < len(p); i++ {
 		if c := p[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
@@ -777,10 +801,10 @@ func v2convGitQuote(p string) string {
 	return b.String()
 }
 
-// v2convBlock converts a content block. v1 and v2 blocks have the same
+// block converts a content block. v1 and v2 blocks have the same
 // JSON (v2 only types some members more narrowly), so the block goes
 // through its JSON; one v2 cannot hold (a negative size, say) is dropped.
-func v2convBlock(b acp.ContentBlock) (acpv2.ContentBlock, bool) {
+func block(b acp.ContentBlock) (acpv2.ContentBlock, bool) {
 	var out acpv2.ContentBlock
 	raw, err := json.Marshal(b)
 	if err != nil || json.Unmarshal(raw, &out) != nil {
@@ -792,9 +816,9 @@ func v2convBlock(b acp.ContentBlock) (acpv2.ContentBlock, bool) {
 	return out, true
 }
 
-// v2convPlan: v1's one plan per session is v2's item plan "todos", sent
+// plan: v1's one plan per session is v2's item plan "todos", sent
 // whole every time as before.
-func v2convPlan(p *acp.Plan) *acpv2.PlanUpdate {
+func plan(p *acp.Plan) *acpv2.PlanUpdate {
 	entries := make([]acpv2.PlanEntry, 0, len(p.Entries))
 	for _, e := range p.Entries {
 		entries = append(entries, acpv2.PlanEntry{
@@ -810,7 +834,7 @@ func v2convPlan(p *acp.Plan) *acpv2.PlanUpdate {
 	}
 }
 
-func v2convCompaction(cu *acp.CompactionUpdate) *acpv2.CompactionUpdate {
+func compaction(cu *acp.CompactionUpdate) *acpv2.CompactionUpdate {
 	out := &acpv2.CompactionUpdate{
 		CompactionID: acpv2.CompactionID(cu.CompactionID),
 		Status:       acpv2.CompactionStatus(cu.Status),
@@ -821,7 +845,7 @@ func v2convCompaction(cu *acp.CompactionUpdate) *acpv2.CompactionUpdate {
 	case ok:
 		blocks := make([]acpv2.ContentBlock, 0, len(summary))
 		for _, b := range summary {
-			if v, ok := v2convBlock(b); ok {
+			if v, ok := block(b); ok {
 				blocks = append(blocks, v)
 			}
 		}
@@ -832,10 +856,10 @@ func v2convCompaction(cu *acp.CompactionUpdate) *acpv2.CompactionUpdate {
 	return out
 }
 
-// v2ConfigOptions converts config options: v2 names the id configId and a
+// ConfigOptions converts config options: v2 names the id configId and a
 // select group's id groupId. Options of a type v1 does not know are left
 // out.
-func v2ConfigOptions(opts []acp.SessionConfigOption) []acpv2.SessionConfigOption {
+func ConfigOptions(opts []acp.SessionConfigOption) []acpv2.SessionConfigOption {
 	out := make([]acpv2.SessionConfigOption, 0, len(opts))
 	for _, o := range opts {
 		v := acpv2.SessionConfigOption{
@@ -856,12 +880,12 @@ func v2ConfigOptions(opts []acp.SessionConfigOption) []acpv2.SessionConfigOption
 					sel.Options.Grouped = append(sel.Options.Grouped, acpv2.SessionConfigSelectGroup{
 						GroupID: acpv2.SessionConfigGroupID(grp.Group),
 						Name:    grp.Name,
-						Options: v2convSelectOptions(grp.Options),
+						Options: selectOptions(grp.Options),
 						Meta:    grp.Meta,
 					})
 				}
 			} else {
-				sel.Options.Ungrouped = v2convSelectOptions(o.Select.Options.Ungrouped)
+				sel.Options.Ungrouped = selectOptions(o.Select.Options.Ungrouped)
 			}
 			v.Select = sel
 		case o.Boolean != nil:
@@ -874,7 +898,7 @@ func v2ConfigOptions(opts []acp.SessionConfigOption) []acpv2.SessionConfigOption
 	return out
 }
 
-func v2convSelectOptions(opts []acp.SessionConfigSelectOption) []acpv2.SessionConfigSelectOption {
+func selectOptions(opts []acp.SessionConfigSelectOption) []acpv2.SessionConfigSelectOption {
 	out := make([]acpv2.SessionConfigSelectOption, 0, len(opts))
 	for _, o := range opts {
 		out = append(out, acpv2.SessionConfigSelectOption{
@@ -884,9 +908,9 @@ func v2convSelectOptions(opts []acp.SessionConfigSelectOption) []acpv2.SessionCo
 	return out
 }
 
-// v2Commands converts slash commands: each is typed "command" in v2, and
+// Commands converts slash commands: each is typed "command" in v2, and
 // its free-text input "text".
-func v2Commands(cmds []acp.AvailableCommand) []acpv2.AvailableCommand {
+func Commands(cmds []acp.AvailableCommand) []acpv2.AvailableCommand {
 	out := make([]acpv2.AvailableCommand, 0, len(cmds))
 	for _, k := range cmds {
 		cmd := &acpv2.Command{Name: k.Name, Description: k.Description, Meta: k.Meta}
@@ -899,9 +923,9 @@ func v2Commands(cmds []acp.AvailableCommand) []acpv2.AvailableCommand {
 	return out
 }
 
-// v2SessionInfo converts a session/list entry (same members; v2 types the
+// SessionInfo converts a session/list entry (same members; v2 types the
 // paths as absolute).
-func v2SessionInfo(s acp.SessionInfo) acpv2.SessionInfo {
+func SessionInfo(s acp.SessionInfo) acpv2.SessionInfo {
 	out := acpv2.SessionInfo{
 		SessionID: acpv2.SessionID(s.SessionID),
 		Cwd:       acpv2.AbsolutePath(s.Cwd),
@@ -915,12 +939,12 @@ func v2SessionInfo(s acp.SessionInfo) acpv2.SessionInfo {
 	return out
 }
 
-// v1MCPServers turns a v2 session's MCP servers into the v1 ones the core
+// MCPServers turns a v2 session's MCP servers into the v1 ones the core
 // configures the CLI with (mcp.go, which checks commands, URLs and names
 // further). As the SDK's assertSupportedMcpServers: a name seen before is
 // -32602 {name}; a transport other than stdio and http (sse is gone in
 // v2; unknown and "_" types) is -32602 {type}.
-func v1MCPServers(servers []acpv2.MCPServer) ([]acp.MCPServer, error) {
+func MCPServers(servers []acpv2.MCPServer) ([]acp.MCPServer, error) {
 	out := make([]acp.MCPServer, 0, len(servers))
 	names := map[string]bool{}
 	for _, srv := range servers {
@@ -940,12 +964,12 @@ func v1MCPServers(servers []acpv2.MCPServer) ([]acp.MCPServer, error) {
 				name = *u.Name
 			}
 			if names[name] && u.Name != nil {
-				return nil, v2convMCPError(map[string]any{"name": name}, "Duplicate MCP server name "+name)
+				return nil, mcpError(map[string]any{"name": name}, "Duplicate MCP server name "+name)
 			}
-			return nil, v2convMCPError(map[string]any{"type": u.Type}, fmt.Sprint("Unsupported MCP server transport ", u.Type))
+			return nil, mcpError(map[string]any{"type": u.Type}, fmt.Sprint("Unsupported MCP server transport ", u.Type))
 		}
 		if names[name] {
-			return nil, v2convMCPError(map[string]any{"name": name}, "Duplicate MCP server name "+name)
+			return nil, mcpError(map[string]any{"name": name}, "Duplicate MCP server name "+name)
 		}
 		names[name] = true
 		switch typ {
@@ -972,29 +996,29 @@ func v1MCPServers(servers []acpv2.MCPServer) ([]acp.MCPServer, error) {
 	return out, nil
 }
 
-// v2convMCPError is -32602 with the SDK's data and message (acp's
+// mcpError is -32602 with the SDK's data and message (acp's
 // NewInvalidParams has {path, reason} data instead).
-func v2convMCPError(data any, message string) *acp.Error {
+func mcpError(data any, message string) *acp.Error {
 	return (&acp.Error{Code: acp.CodeInvalidParams, Message: message}).WithData(data)
 }
 
-// v2PermissionRequest is the v2 form of a permission request the core
+// PermissionRequest is the v2 form of a permission request the core
 // built for v1 (permission.go): v2 wants a title of its own and says what
 // is asked about as a subject. A command (Bash, PowerShell) is asked as
 // the command, with the call's id; anything else carries the full tool
 // call, which the client applies as an upsert before asking. Options and
 // _meta are unchanged.
-func v2PermissionRequest(req *acp.RequestPermissionRequest, cwd string) *acpv2.RequestPermissionRequest {
+func PermissionRequest(req *acp.RequestPermissionRequest, cwd string) *acpv2.RequestPermissionRequest {
 	tc := &req.ToolCall
-	name := v2convToolName(tc)
+	name := toolName(tc)
 	out := &acpv2.RequestPermissionRequest{SessionID: acpv2.SessionID(req.SessionID), Meta: req.Meta}
 	for _, o := range req.Options {
 		out.Options = append(out.Options, acpv2.PermissionOption{
 			OptionID: acpv2.PermissionOptionID(o.OptionID), Name: o.Name, Kind: acpv2.PermissionOptionKind(o.Kind), Meta: o.Meta,
 		})
 	}
-	if cmd := v2convCommand(tc.RawInput); cmd != "" && (name == "Bash" || name == "PowerShell") {
-		out.Title = "Run " + v2convCode(v2convFirstLine(cmd)) + "?"
+	if cmd := command(tc.RawInput); cmd != "" && (name == "Bash" || name == "PowerShell") {
+		out.Title = "Run " + code(FirstLine(cmd)) + "?"
 		var in struct {
 			Description string `json:"description"`
 		}
@@ -1013,15 +1037,15 @@ func v2PermissionRequest(req *acp.RequestPermissionRequest, cwd string) *acpv2.R
 	case name == "ExitPlanMode":
 		out.Title = "Approve the plan?"
 	case title != "":
-		out.Title = strings.TrimSuffix(v2convFirstLine(title), "?") + "?"
+		out.Title = strings.TrimSuffix(FirstLine(title), "?") + "?"
 	case name != "":
 		out.Title = "Allow " + name + "?"
 	default:
 		out.Title = "Allow this tool call?"
 	}
 	locs, _ := tc.Locations.Get()
-	patch := v2convToolPatch(tc, locs, cwd)
-	patch.Meta, _ = v2convSplitTerminalMeta(tc.Meta)
+	patch := toolPatch(tc, locs, cwd)
+	patch.Meta, _ = splitTerminalMeta(tc.Meta)
 	if !patch.Name.IsSet() && name != "" {
 		patch.Name = acpv2.Some(name)
 	}
@@ -1029,9 +1053,9 @@ func v2PermissionRequest(req *acp.RequestPermissionRequest, cwd string) *acpv2.R
 	return out
 }
 
-// v2convFirstLine keeps a title to one line: a multi-line command or
+// FirstLine keeps a title to one line: a multi-line command or
 // title is cut at its first line break, with an ellipsis.
-func v2convFirstLine(s string) string {
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return strings.TrimRight(s[:i], " \r") + " …"
@@ -1039,19 +1063,19 @@ func v2convFirstLine(s string) string {
 	return s
 }
 
-// v2convCode puts s in a Markdown code span, with a longer fence when s
+// code puts s in a Markdown code span, with a longer fence when s
 // holds backticks itself.
-func v2convCode(s string) string {
+func code(s string) string {
 	if !strings.Contains(s, "`") {
 		return "`" + s + "`"
 	}
 	return "`` " + s + " ``"
 }
 
-// v1PermissionOutcome is the v1 answer the core understands: the selected
+// PermissionOutcome is the v1 answer the core understands: the selected
 // option, or cancelled for anything else (a cancelled or unknown outcome,
 // no answer), which denies the call as before.
-func v1PermissionOutcome(resp *acpv2.RequestPermissionResponse) acp.RequestPermissionResponse {
+func PermissionOutcome(resp *acpv2.RequestPermissionResponse) acp.RequestPermissionResponse {
 	if resp != nil && resp.Outcome.Selected != nil {
 		sel := resp.Outcome.Selected
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
