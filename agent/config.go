@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -252,7 +253,7 @@ func (c *sessionConfig) followFastMode(state string, raw json.RawMessage) {
 // observeFastMode tells the user when fast mode was turned off (advisor)
 // and updates the option.
 func (s *session) observeFastMode(state string, raw json.RawMessage) {
-	s.adv.observeFastMode(s.tr.current, state, raw)
+	s.adv.ObserveFastMode(s.tr.current.id(), state, raw)
 	s.conf.followFastMode(state, raw)
 	s.publishConfig()
 }
@@ -309,7 +310,7 @@ func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionCo
 	}
 	if info.SupportsFastMode {
 		desc := "Faster responses on supported models"
-		if why, ok := fastModeReasons[c.fastReason]; ok && c.fastState != "on" {
+		if why, ok := failure.FastModeReason(c.fastReason); ok && c.fastState != "on" {
 			desc += " — " + why
 		}
 		opts = append(opts, c.switchOption(configFast, "Fast mode", desc, c.fastState == "on"))

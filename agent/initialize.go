@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 )
 
@@ -88,7 +89,7 @@ func readClientCaps(c acp.ClientCapabilities) clientCaps {
 	if metaBool(c.Meta, "terminal_output") || metaBool(c.Meta, "terminal_output_delta") {
 		cc.terminalOutput = true
 	}
-	cc.sessionFailure = airmeta.Parse(c.Meta).Has(airSessionFailure)
+	cc.sessionFailure = airmeta.Parse(c.Meta).Has(failure.Capability)
 	return cc
 }
 

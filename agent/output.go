@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
@@ -90,7 +91,7 @@ func (s *session) handle(m claude.Message) {
 		if s.tr.current == nil && !s.tr.backgroundSubagentFrame(m) {
 			s.q.v2.autonomousOutput()
 		}
-		s.failureSawAssistant(b) // failure_live.go: a real answer ends some failures
+		s.fail.SawAssistant(b) // agent/failure: a real answer ends some failures
 		s.tr.translate(m)
 	case *claude.UserFrame:
 		s.tr.translate(m)
@@ -321,12 +322,6 @@ func (s *session) onResult(r *claude.ResultMessage) {
 	s.flushHeld()
 }
 
-var loginHint = sync.OnceValue(func() *regexp.Regexp {
-
-	return regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)
-
-})
-
 // outcome maps a CLI result to the prompt's answer: a stop reason, or a
 // JSON-RPC error carrying Claude's own message.
 func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse, error) {
@@ -337,13 +332,13 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 	// the live and the loaded transcript agree. Login prompts are left out, as
 	// in the replay; the authRequired error says it.
 	showErrorText := func() {
-		if s.fail.failuresOn() || t.apiErrorText == "" || loginHint().MatchString(t.apiErrorText) {
+		if s.fail.On() || t.apiErrorText == "" || failure.LoginHint().MatchString(t.apiErrorText) {
 			return
 		}
 		s.tr.chunk(false, scrub.Text(t.apiErrorText), t.apiErrorMsgID)
 	}
-	if resp, ok := s.typedOutcome(t, r); ok {
-		return resp, nil // a capable client's failure record (failure_live.go)
+	if resp, ok := s.fail.Outcome(t.uuid, t.apiError, t.apiErrorText, r); ok {
+		return resp, nil // a capable client's failure record (agent/failure)
 	}
 	switch {
 	case r.StopReason == "refusal":
@@ -364,7 +359,7 @@ func (s *session) outcome(t *turn, r *claude.ResultMessage) (*acp.PromptResponse
 		showErrorText()
 		// scrub: API error bodies can repeat keys, URLs and paths.
 		text := scrub.Text(firstNonEmpty(r.Result, t.apiErrorText, strings.Join(r.Errors, "; "), "Claude Code reported an error without a message."))
-		if isAuthError(t.apiError) || loginHint().MatchString(text) {
+		if failure.IsAuthError(t.apiError) || failure.LoginHint().MatchString(text) {
 			return nil, acp.NewAuthRequired(text)
 		}
 		e := acp.NewInternalError(text)
@@ -474,20 +469,20 @@ func (s *session) onOther(m claude.Message) {
 		s.modelFromCLI(b.Model)
 		s.cmds.learnFromInit(m.Raw) // commands.go
 		s.cmds.publish(s.id, s.a.notify)
-		s.observeFastMode(b.FastModeState, m.Raw) // config.go, failure_live.go
+		s.observeFastMode(b.FastModeState, m.Raw) // config.go, agent/failure
 	case *claude.APIRetry:
-		s.adv.onAPIRetry(s.tr.current, b) // failure_live.go
+		s.adv.OnAPIRetry(s.tr.current.id(), b)
 	case *claude.ModelRefusalFallback:
-		s.adv.onRefusalFallback(s.tr.current, b) // failure_live.go
+		s.adv.OnRefusalFallback(s.tr.current.id(), b)
 		if b.Direction != "revert" && b.Scope != "local" {
 			s.followModelSwap(b.FallbackModel) // config.go: after the notice that explains it
 		}
 	case *claude.ModelFallback:
-		s.adv.onModelFallback(s.tr.current, b) // failure_live.go
+		s.adv.OnModelFallback(s.tr.current.id(), b)
 	case *claude.ActiveGoal:
 		s.onActiveGoal(b) // goal.go
 	case *claude.Informational:
-		s.adv.onInformational(s.tr.current, b) // notices.go
+		s.adv.OnInformational(s.tr.current.id(), b)
 	case *claude.SessionTitleChanged:
 		s.a.sendTitle(s.id, &s.title, s.title.renamed(b)) // title.go
 	case *claude.TaskEvent:
@@ -495,7 +490,7 @@ func (s *session) onOther(m claude.Message) {
 	case *claude.SessionStateChanged:
 		s.onCLIState(b) // turn.go: idle with a turn still open lost its result
 	default:
-		s.failureFrame(m) // failure_live.go: worker shutdown, auth status
+		s.fail.Frame(m) // agent/failure: worker shutdown, auth status
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -30,8 +31,8 @@ type replayer struct {
 	a    *connection
 	id   string
 	tr   *translator
-	fail failureState // typed failures found in history (failure_replay.go)
-	mode string       // permission mode of the last prompt
+	fail failure.State // typed failures found in history (agent/failure)
+	mode string        // permission mode of the last prompt
 	// subagents are the session's subagent transcripts by launching
 	// tool_use id (subagent_replay.go).
 	subagents map[string]transcript.Subagent
@@ -43,11 +44,44 @@ type replayer struct {
 
 func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
 	log := a.log.With("session", id, "replay", true)
-	return &replayer{
-		a: a, id: id,
-		tr:   newTranslator(a, id, setup.cwd, log, past{}),
-		fail: newFailureState(a, id, log),
+	rp := &replayer{a: a, id: id, tr: newTranslator(a, id, setup.cwd, log, past{})}
+	newFailures(a, id, log, &rp.fail)
+	return rp
+}
+
+// mirrorFailures hands the replay's revisions and active usage limits to
+// the live session of the same id.
+func (rp *replayer) mirrorFailures() {
+	snap, ok := rp.fail.Snapshot()
+	if !ok {
+		return
 	}
+	if live := rp.a.liveSession(rp.id); live != nil {
+		live.do(func() { live.fail.Restore(snap) })
+	}
+}
+
+// replayFailure restores a typed failure of history (agent/failure) and
+// reports whether it replaces rec's own text.
+func replayFailure(f *failure.State, rec *transcript.Record) bool {
+	return f.ReplayRecord(rec, rec != nil && rec.Type == transcript.TypeUser && rec.Message != nil && isPromptRecord(rec))
+}
+
+// isPromptRecord reports a user record that is a prompt the user sent (its
+// uuid is the live turn id), not a tool result or a CLI-injected message.
+func isPromptRecord(r *transcript.Record) bool {
+	if r.IsMeta || r.IsCompactSummary || hiddenOrigin(r.Origin) {
+		return false
+	}
+	for _, b := range r.Message.Content {
+		if b.Type == "tool_result" {
+			return false
+		}
+		if b.Type == "text" && strings.HasPrefix(b.Text, "[Request interrupted by user") {
+			return false
+		}
+	}
+	return true
 }
 
 // replay sends the active branch of the transcript at path as
@@ -179,8 +213,8 @@ func isModelEcho(rec *transcript.Record) bool {
 // replayRecord replays one record.
 func (rp *replayer) replayRecord(rec *transcript.Record) {
 	rp.goal.record(rec)
-	if rp.fail.replayFailureRecord(rec) {
-		return // a typed failure record replaces the prose (failure_replay.go)
+	if replayFailure(&rp.fail, rec) {
+		return // a typed failure record replaces the prose (agent/failure)
 	}
 	if rec.Type == transcript.TypeSystem && rec.Subtype == "compact_boundary" && !rec.IsSidechain {
 		rp.compacted(rec) // compact.go
@@ -204,7 +238,7 @@ func (rp *replayer) assistant(rec *transcript.Record) {
 		// Claude's own error text is agent text, as it was live for a
 		// client without typed failures (session.outcome), scrubbed
 		// the same way. Login prompts are left out, live and here.
-		if text := blocksText(m.Content); text != "" && !loginHint().MatchString(text) {
+		if text := blocksText(m.Content); text != "" && !failure.LoginHint().MatchString(text) {
 			rp.tr.chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))
 		}
 		return

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -37,14 +37,14 @@ type session struct {
 	// merged is burst's scratch list of the frames it merges into one
 	// chunk: empty between bursts, nil while one uses it.
 	merged []claude.Message
-	q      turnQueue     // the prompts (turn.go)
-	conf   sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
-	tr     *translator   // the CLI's output as updates (translate.go)
-	cmds   commandState  // slash commands (commands.go)
-	fail   failureState  // the session failure extension (failure.go)
-	adv    advisor       // what the user is told besides Claude's answer (notices.go)
-	goal   goalState     // the session's /goal (goal.go)
-	title  titleState    // what the client was told of the title (title.go)
+	q      turnQueue       // the prompts (turn.go)
+	conf   sessionConfig   // mode, model and the rest of what the CLI runs with (config.go)
+	tr     *translator     // the CLI's output as updates (translate.go)
+	cmds   commandState    // slash commands (commands.go)
+	fail   failure.State   // the session failure extension (agent/failure)
+	adv    failure.Advisor // what the user is told besides Claude's answer (agent/failure)
+	goal   goalState       // the session's /goal (goal.go)
+	title  titleState      // what the client was told of the title (title.go)
 }
 
 // cliState is the CLI process behind a session, owned by its goroutine.
@@ -146,8 +146,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	a.mu.Unlock()
 	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})
 	s.tr.sched = &schedule{} // schedule.go: the live CLI's cron jobs and wake-ups
-	s.fail = newFailureState(a, id, s.log)
-	s.adv = newAdvisor(a, id, &s.fail)
+	s.adv = newFailures(a, id, s.log, &s.fail)
 	// Everything the goroutine owns is set before it starts.
 	s.conf.opts.CanUseTool = s.canUseTool
 	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
@@ -426,7 +425,10 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	s.cli.hibernated = false
 	s.a.liveChanged(s, true)
 	s.lastActive = time.Now() // hibernate.go
-	s.failureStarted(p)
+	s.fail.Started()
+	if init := p.InitializeResponse(); init != nil {
+		s.observeFastMode(init.FastModeState, init.Raw)
+	}
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p, st) // config.go: pending settings, config and command lists
 	s.sendQueued()      // turn.go: now, or once what holds them back is over
@@ -448,7 +450,7 @@ func (s *session) onExit() {
 		s.log.Warn("Claude Code exited during a turn", "error", err)
 	}
 	if len(s.q.turns) == 0 {
-		s.failureExitIdle(err)
+		s.fail.ExitIdle(err)
 	}
 	clear(s.q.cancelledIDs) // the next CLI never saw them
 
@@ -460,7 +462,7 @@ func (s *session) onExit() {
 	if len(s.q.turns) > 0 {
 		s.startCLI() // prompts held back (holdSends) go to a new CLI
 	}
-	s.fail.shutdownArmed = false
+	s.fail.Disarm()
 }
 
 // close stops the CLI and ends the session goroutine (session/close, the
@@ -547,32 +549,4 @@ func (a *connection) startupTimeout() time.Duration {
 		return a.cfg.StartupTimeout
 	}
 	return claude.DefaultStartupTimeout
-}
-
-// startError and exitError turn CLI failures into errors a person can act
-// on, using Claude's own words (the stderr tail) where it gave some, less
-// what must not be shown (scrub: keys, URLs, headers, private paths).
-func startError(err error) error {
-	if errors.Is(err, claude.ErrSessionLocked) {
-		return sessionOpenElsewhere() // sessionlock.go
-	}
-	var se *claude.StartupError
-	if errors.As(err, &se) {
-		return acp.NewInternalError("Claude Code could not start: " + scrub.Text(se.Error()))
-	}
-	if errors.Is(err, claude.ErrNotFound) {
-		return acp.NewInternalError(err.Error())
-	}
-	return acp.NewInternalError("Claude Code could not start: " + scrub.Text(err.Error()))
-}
-
-func exitError(err error) error {
-	msg := "The Claude Code process exited unexpectedly"
-	var ee *claude.ExitError
-	if errors.As(err, &ee) {
-		msg += ": " + scrub.Text(ee.Error())
-	} else if err != nil && !errors.Is(err, claude.ErrClosed) {
-		msg += ": " + scrub.Text(err.Error())
-	}
-	return acp.NewInternalError(msg + ". Send your prompt again to continue the session.")
 }

@@ -188,8 +188,8 @@ func (a *connection) takeOver(id string) (s *session, ok bool) {
 	if !s.do(func() {
 		s.a = a
 		s.tr.sink, s.tr.terminals, s.tr.subagents = a.notify, terminals, subagents
-		s.fail.send, s.fail.enabled = a.send, failures
-		s.adv.sink, s.adv.notices = a.notify, notices
+		s.fail.Rebind(failures, a.send)
+		s.adv.Rebind(notices, a.notify)
 		if s.q.v2 != nil {
 			s.q.v2.sink = func(us ...acpv2.SessionUpdate) { a.sendStateV2(id, us...) }
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -89,7 +88,8 @@ func (s *session) checkStored() {
 	}
 	st.warned = why
 	s.log.Warn("the turn was not saved", "why", why)
-	s.adv.notSaved(s.tr.current, why)
+	title, details := notSavedText(why)
+	s.adv.NotSaved(s.tr.current.id(), why, title, details)
 }
 
 // holdsRecord reports whether the end of the transcript at path has the
@@ -150,20 +150,7 @@ func storageProblem(dir, configDir string) string {
 	return ""
 }
 
-// notSaved tells the user that the conversation is not being saved, in
-// the form the client negotiated.
-func (v *advisor) notSaved(current *turn, why string) {
-	title, details := notSavedText(why)
-	switch {
-	case v.fail.failuresOn():
-		v.publishNotice(current, "not_saved:"+why, title, details)
-	case v.notices:
-		v.sendNotice(acp.NoticeSeverityWarning, title, details, "Conversation not saved")
-	default:
-		v.transcriptLine("**Warning:** " + title + " " + details)
-	}
-}
-
+// notSavedText says why the conversation is not being saved and what to do.
 func notSavedText(why string) (title, details string) {
 	if why == storageReadOnly {
 		return "This conversation is not being saved: Claude Code's config directory is read-only.",

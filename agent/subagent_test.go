@@ -45,8 +45,7 @@ func newSubProbe(t *testing.T, caps acp.ClientCapabilities) *subProbe {
 	close(quit)
 	p.s = &session{a: a, id: "root", log: a.log, quit: quit, inbox: closedMailbox(), q: turnQueue{cancelledIDs: map[string]bool{}}}
 	p.s.tr = newTranslator(a, "root", "", a.log, now{p.s})
-	p.s.fail = newFailureState(a, "root", a.log)
-	p.s.adv = newAdvisor(a, "root", &p.s.fail)
+	p.s.adv = newFailures(a, "root", a.log, &p.s.fail)
 	t.Cleanup(func() {
 		_ = a.conn.Close()
 		_ = client.Close()

@@ -43,6 +43,14 @@ type turn struct {
 	v2 *v2Turn // the v2 prompt lifecycle (v2turns.go); nil on v1
 }
 
+// id is the turn's uuid, "" for no turn (work of no prompt).
+func (t *turn) id() string {
+	if t == nil {
+		return ""
+	}
+	return t.uuid
+}
+
 // turnPhase is where a turn's message is, as far as the CLI is concerned.
 type turnPhase uint8
 
@@ -501,7 +509,7 @@ func (s *session) resultLost(t *turn) {
 	if !t.settled {
 		s.log.Warn("Claude Code went idle without the turn's result")
 		s.settleOpenTools(t, "The turn ended before this tool finished.") // settle.go
-		s.settleNoResult(t)                                               // failure_live.go
+		s.settleNoResult(t)                                               // failed.go
 	}
 	s.flushHeld()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/v2conv"
@@ -68,7 +69,7 @@ func readClientCapsV2(c acpv2.ClientCapabilities) clientCaps {
 	}
 	auth, _ := c.Auth.Get()
 	cc := clientCaps{raw: raw, terminalAuth: auth.Terminal.IsSet(), terminalOutput: true}
-	cc.sessionFailure = airmeta.Parse(c.Meta).Has(airSessionFailure)
+	cc.sessionFailure = airmeta.Parse(c.Meta).Has(failure.Capability)
 	return cc
 }
 

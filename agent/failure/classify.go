@@ -1,7 +1,9 @@
-package agent
+package failure
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
@@ -27,7 +29,9 @@ var usageLimitPrefixes = []string{
 	"Your seat type doesn't include extra usage",
 }
 
-func isUsageLimitText(text string) bool {
+// IsUsageLimitText reports whether text is one of the CLI's synthetic
+// usage-limit messages.
+func IsUsageLimitText(text string) bool {
 	for _, p := range usageLimitPrefixes {
 		if strings.HasPrefix(text, p) {
 			return true
@@ -36,79 +40,81 @@ func isUsageLimitText(text string) bool {
 	return false
 }
 
-// classifyTerminal decides whether a turn's result is a failure and which.
+// ClassifyTerminal decides whether a turn's result is a failure and which.
 // Refusals and the max_tokens stop reason are not failures: they keep their
-// ACP stop reasons for every client.
-func classifyTerminal(t *turn, r *claude.ResultMessage) (kind failureKind, text string, failed bool) {
+// ACP stop reasons for every client. apiError and apiErrorText are what the
+// turn's top-level synthetic assistant message said (its error kind and
+// text), if it had one.
+func ClassifyTerminal(apiError, apiErrorText string, r *claude.ResultMessage) (kind Kind, text string, failed bool) {
 	errs := userErrors(r.Errors)
 	switch r.Subtype {
 	case "error_max_budget_usd":
-		return kindBudget, errs, r.IsError
+		return KindBudget, errs, r.IsError
 	case "error_max_turns":
-		return kindContext, errs, r.IsError
+		return KindContext, errs, r.IsError
 	case "error_max_structured_output_retries":
-		return kindProvider, errs, r.IsError
+		return KindProvider, errs, r.IsError
 	}
 	if !r.IsError {
 		return "", "", false
 	}
 	// Claude's top-level assistant error text first, then the result.
-	text = firstNonEmpty(t.apiErrorText, r.Result, errs)
-	return errorKind(t.apiError, r.APIError, r.APIErrorType, r.TerminalReason, text), text, true
+	text = firstNonEmpty(apiErrorText, r.Result, errs)
+	return ErrorKind(apiError, r.APIError, r.APIErrorType, r.TerminalReason, text), text, true
 }
 
-// errorKind maps the SDK's error kind (SDKAssistantMessageError) plus the
+// ErrorKind maps the SDK's error kind (SDKAssistantMessageError) plus the
 // refinements the CLI gives (api_error, the HTTP error type, the terminal
 // reason, a usage-limit text) to a failure kind. Unknown kinds are provider
 // failures: they never become success.
-func errorKind(sdkError, apiError, apiErrorType, terminalReason, text string) failureKind {
+func ErrorKind(sdkError, apiError, apiErrorType, terminalReason, text string) Kind {
 	switch {
-	case isUsageLimitText(text), apiError == "usage_limit_reached", strings.Contains(text, "spend_limit"):
-		return kindQuota
+	case IsUsageLimitText(text), apiError == "usage_limit_reached", strings.Contains(text, "spend_limit"):
+		return KindQuota
 	case terminalReason == "prompt_too_long":
-		return kindContext
+		return KindContext
 	}
 	// An unreachable API ends the turn as server_error (api_error
 	// connection_failed): a provider failure (service) by the contract's
 	// table, whose connection category is for retries without an HTTP
-	// response, transport loss and worker shutdown (retryKind, kindTransport,
-	// kindShutdown).
+	// response, transport loss and worker shutdown (retryKind, KindTransport,
+	// KindShutdown).
 	switch sdkError {
 	case "authentication_failed", "oauth_org_not_allowed":
-		return kindAuthRequired
+		return KindAuthRequired
 	case "verification_required", "cloud_credential_error":
-		return kindAccessDenied
+		return KindAccessDenied
 	case "billing_error", "account_on_hold":
-		return kindQuota
+		return KindQuota
 	case "rate_limit":
-		return kindRateLimited
+		return KindRateLimited
 	case "overloaded":
-		return kindOverloaded
+		return KindOverloaded
 	case "invalid_request", "model_not_found":
-		return kindBadRequest
+		return KindBadRequest
 	case "max_output_tokens":
-		return kindOutputLimit
+		return KindOutputLimit
 	case "", "unknown":
-		if loginHint().MatchString(text) {
-			return kindAuthRequired // the synthetic login message
+		if LoginHint().MatchString(text) {
+			return KindAuthRequired // the synthetic login message
 		}
 		if apiErrorType == "invalid_request_error" {
-			return kindBadRequest // a 400 the SDK could not name
+			return KindBadRequest // a 400 the SDK could not name
 		}
 	}
-	return kindProvider
+	return KindProvider
 }
 
 // retryKind classifies a system/api_retry; ok is false for retries the
 // extension does not report (authentication: the terminal failure says it).
-func retryKind(b *claude.APIRetry) (failureKind, bool) {
+func retryKind(b *claude.APIRetry) (Kind, bool) {
 	switch {
 	case b.Error == "authentication_failed" || b.Error == "oauth_org_not_allowed":
 		return "", false
 	case b.ErrorStatus == nil:
-		return kindNetwork, true // no HTTP response at all
+		return KindNetwork, true // no HTTP response at all
 	}
-	return errorKind(b.Error, "", "", "", ""), true
+	return ErrorKind(b.Error, "", "", "", ""), true
 }
 
 // userErrors joins the result's error strings that are meant for people;
@@ -127,11 +133,11 @@ func userErrors(errs []string) string {
 // into a title and details.
 const titleMax = 300
 
-// failureText turns Claude's text into a title and, only when it does not
+// Text turns Claude's text into a title and, only when it does not
 // fit, details. It never passes on URLs, endpoints, tokens, headers,
 // environment values or private paths. "" means Claude said nothing usable
 // and the policy's own title applies.
-func failureText(text string) (title, details string) {
+func Text(text string) (title, details string) {
 	text = strings.TrimSpace(scrub.Text(text))
 	if utf8.RuneCountInString(text) <= titleMax {
 		return text, ""
@@ -158,4 +164,26 @@ func runeOffset(s string, n int) int {
 		n--
 	}
 	return len(s)
+}
+
+// LoginHint matches Claude's synthetic "please log in" text: a failure
+// that only a login cures, whatever the SDK called it.
+var LoginHint = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\brun /login\b|\bclaude /login\b`)
+})
+
+// IsAuthError reports the SDK error kinds that are authentication
+// failures: a legacy client gets them as ACP's authRequired (-32000),
+// like the synthetic login message.
+func IsAuthError(sdkError string) bool {
+	return sdkError == "authentication_failed" || sdkError == "oauth_org_not_allowed"
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
