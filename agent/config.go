@@ -180,7 +180,7 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 			prev, proc = s.conf.model, s.cli.proc
 			s.conf.setModel(value)
 			if proc != nil && prev != value {
-				s.tr.modelEchoes++ // the CLI's "Set model to" is not conversation (output.go)
+				s.tr.ExpectModelEcho() // the CLI's "Set model to" is not conversation
 			}
 		}
 	})
@@ -193,7 +193,7 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 	if err := proc.SetModel(ctx, cliModel(value)); err != nil {
 		s.do(func() {
 			s.conf.setModel(prev)
-			s.tr.modelEchoes = max(0, s.tr.modelEchoes-1)
+			s.tr.ModelEchoRefused()
 		})
 		return acp.NewInternalError("Claude Code could not switch the model: " + err.Error())
 	}
@@ -253,7 +253,7 @@ func (c *sessionConfig) followFastMode(state string, raw json.RawMessage) {
 // observeFastMode tells the user when fast mode was turned off (advisor)
 // and updates the option.
 func (s *session) observeFastMode(state string, raw json.RawMessage) {
-	s.adv.ObserveFastMode(s.tr.current.id(), state, raw)
+	s.adv.ObserveFastMode(s.q.current.id(), state, raw)
 	s.conf.followFastMode(state, raw)
 	s.publishConfig()
 }
@@ -533,9 +533,9 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 			func() { s.setModeID(was) })
 	}
 	if model := s.conf.opts.Model; model != spawned.Model {
-		s.tr.modelEchoes++ // as in applyModel
+		s.tr.ExpectModelEcho() // as in applyModel
 		s.tell(p, "model", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetModel(ctx, model) },
-			func() { s.tr.modelEchoes = max(0, s.tr.modelEchoes-1) })
+			s.tr.ModelEchoRefused)
 	}
 	if effort := s.conf.opts.Effort; effort != "" && effort != spawned.Effort {
 		s.tell(p, "effort", func(ctx context.Context) (*claude.Call, error) {
@@ -582,7 +582,7 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 // has begun streaming the answer, or until the turn ends if it streams
 // nothing (askWindowNow).
 func (s *session) askContextWindow(p *claude.Process) {
-	s.tr.out.sizePending = true
+	s.tr.AskingSize()
 	if len(s.q.turns) > 0 {
 		s.cli.windowFrom = p
 		return
@@ -609,7 +609,7 @@ func (s *session) beginWindowQuestion(p *claude.Process) {
 	call, err := p.BeginGetContextUsage(wctx)
 	cancel()
 	if err != nil {
-		s.tr.learnSize(0) // no answer coming: what was held goes out
+		s.tr.LearnSize(0) // no answer coming: what was held goes out
 		return
 	}
 	go func() {
@@ -625,7 +625,7 @@ func (s *session) beginWindowQuestion(p *claude.Process) {
 		}
 		s.post(func() {
 			if s.cli.proc == p {
-				s.tr.learnSize(firstNonZero(r.RawMaxTokens, r.MaxTokens))
+				s.tr.LearnSize(firstNonZero(r.RawMaxTokens, r.MaxTokens))
 			}
 		})
 	}()

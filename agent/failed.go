@@ -32,7 +32,7 @@ func (s *session) settleStartFailure(t *turn, err error) {
 		s.q.settle(t, nil, startError(err))
 		return
 	}
-	s.q.settle(t, s.fail.StartFailed(t.uuid, err, openElsewhereText), nil) // sessionlock.go
+	s.q.settle(t, s.fail.StartFailed(t.UUID, err, openElsewhereText), nil) // sessionlock.go
 }
 
 // settleLost answers a turn whose CLI went away (it exited, or a write to
@@ -42,7 +42,7 @@ func (s *session) settleLost(t *turn, err error) {
 		s.q.settle(t, nil, exitError(err))
 		return
 	}
-	s.q.settle(t, s.fail.Lost(t.uuid), nil)
+	s.q.settle(t, s.fail.Lost(t.UUID), nil)
 }
 
 // settleNoResult answers a turn whose result never came although the CLI
@@ -53,7 +53,7 @@ func (s *session) settleNoResult(t *turn) {
 		s.q.settle(t, nil, acp.NewInternalError(failure.NoResultText+"; its answer may be incomplete. Send your prompt again to continue."))
 		return
 	}
-	s.q.settle(t, s.fail.NoResult(t.uuid), nil)
+	s.q.settle(t, s.fail.NoResult(t.UUID), nil)
 }
 
 // failureBoundary runs at every result, before the turn settles (t nil:
@@ -73,12 +73,13 @@ func (s *session) failureBoundary(t *turn, r *claude.ResultMessage) {
 	// shows it before its JSON-RPC error. There is no request to answer
 	// with an error. Login prompts are left out, as everywhere for these
 	// clients.
-	_, text, failed := failure.ClassifyTerminal("", s.tr.out.idleError, r)
+	idleText, idleID := s.tr.IdleError()
+	_, text, failed := failure.ClassifyTerminal("", idleText, r)
 	if !failed || text == "" || failure.LoginHint().MatchString(text) {
 		return
 	}
 	s.log.Warn("failure with no open turn", "error", r.APIError)
-	s.tr.chunk(false, scrub.Text(text), s.tr.out.idleErrorID)
+	s.tr.Chunk(false, scrub.Text(text), idleID)
 }
 
 // startError and exitError turn CLI failures into errors a person can act

@@ -15,6 +15,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -66,7 +67,7 @@ func (p *failureProbe) shadow(id string) *session {
 	quit := make(chan struct{})
 	close(quit)
 	s := &session{a: p.a, id: id, log: p.a.log, quit: quit, inbox: closedMailbox(), q: turnQueue{cancelledIDs: map[string]bool{}}}
-	s.tr = newTranslator(p.a, id, "", p.a.log, now{s})
+	s.tr = p.a.newTranslator(id, "", p.a.log, now{s})
 	s.adv = newFailures(p.a, id, p.a.log, &s.fail)
 	return s
 }
@@ -83,7 +84,7 @@ func (p *failureProbe) frame(line string) {
 
 // startTurn registers a turn the CLI has started.
 func (p *failureProbe) startTurn(uuid string) *turn {
-	t := &turn{uuid: uuid, done: make(chan turnOutcome, 1), phase: turnSent}
+	t := &turn{Turn: translate.Turn{UUID: uuid}, done: make(chan turnOutcome, 1), phase: turnSent}
 	p.s.q.turns = append(p.s.q.turns, t)
 	p.frame(`{"type":"command_lifecycle","command_uuid":"` + uuid + `","state":"started"}`)
 	return t
@@ -534,7 +535,7 @@ func TestFailureRecoveryState(t *testing.T) {
 		t.Fatalf("a real answer must recover the quota: %v", got)
 	}
 	// Transport loss: until the runtime is replaced, not by a real answer.
-	t5 := &turn{uuid: "x1", done: make(chan turnOutcome, 1)}
+	t5 := &turn{Turn: translate.Turn{UUID: "x1"}, done: make(chan turnOutcome, 1)}
 	p.s.settleLost(t5, nil)
 	o := outcomeOf(t, t5)
 	if r, _ := recordIn(t, o.resp.Meta); r.Category != "connection" || !reflect.DeepEqual(r.Actions, []string{"new_session"}) || r.Title != "The connection to Claude was lost." {

@@ -80,11 +80,10 @@ func (s *session) restart(setup *sessionSetup) bool {
 	p := s.cli.proc
 	if p != nil {
 		s.cli.proc, s.cli.msgs = nil, nil
-		s.tr.stopBackground() // terminal.go: its background commands end with it
-		s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
-		s.tr.sched.cliGone()  // schedule.go: and its session-only jobs
-		s.tr.current = nil
-		s.tr.out.reset()
+		s.tr.StopBackground() // its background commands end with it
+		s.tr.CLIGone()        // and its subagents and session-only jobs
+		s.setCurrent(nil)
+		s.tr.Reset()
 	}
 	// Without a CLI attached, cancelTurns answers and withdraws but sends
 	// the dying CLI nothing.
@@ -92,7 +91,7 @@ func (s *session) restart(setup *sessionSetup) bool {
 	clear(s.q.cancelledIDs) // the next CLI never saw them
 	s.conf.opts.Dir, s.conf.opts.AddDirs, s.conf.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
 	s.conf.takeMeta(setup)
-	s.tr.cwd = setup.cwd
+	s.tr.SetCwd(setup.cwd)
 	if p == nil {
 		return false
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -73,6 +74,12 @@ type goalState struct {
 	pending *goalPending
 	frames  bool  // this CLI reports active_goal itself
 	read    int64 // how far goalMet has read the transcript
+}
+
+// busy reports a goal that keeps the CLI: one active, or a /goal command
+// not yet confirmed.
+func (g *goalState) busy() bool {
+	return g.snap != nil && g.snap.Status == "active" || g.pending != nil
 }
 
 // goalPending is an optimistic snapshot waiting for the CLI.
@@ -184,11 +191,11 @@ func (s *session) goalResult(r *claude.ResultMessage) {
 		s.goalMet(g.Objective, 0)
 	}
 	p := s.goal.pending
-	if p == nil || p.turn != s.tr.current && !p.turn.settled {
+	if p == nil || p.turn != s.q.current && !p.turn.Settled {
 		return
 	}
 	s.goal.pending = nil
-	if p.turn == s.tr.current && r.IsError || p.turn != s.tr.current && p.turn.phase != turnRunning {
+	if p.turn == s.q.current && r.IsError || p.turn != s.q.current && p.turn.phase != turnRunning {
 		s.publishGoal(p.prev)
 	}
 }
@@ -349,10 +356,10 @@ func (a *connection) goalControl(ctx context.Context, p *goalRequest) (struct{},
 	if err != nil {
 		return struct{}{}, err
 	}
-	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
-	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock("/goal clear")}, UUID: t.uuid}
+	t := &turn{Turn: translate.Turn{UUID: uuid.NewString()}, done: make(chan turnOutcome, 1)}
+	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock("/goal clear")}, UUID: t.UUID}
 	if !s.do(func() {
-		if s.tr.current != nil && !s.tr.current.settled {
+		if s.q.current != nil && !s.q.current.Settled {
 			t.msg.Priority = claude.PriorityNow // not behind the Stop-hook loop
 		}
 		s.goalPrompt(t)

@@ -7,12 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"encoding/json"
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
+	"log/slog"
 )
 
 // A replayer turns a stored conversation back into the session/update
@@ -30,7 +33,8 @@ import (
 type replayer struct {
 	a    *connection
 	id   string
-	tr   *translator
+	log  *slog.Logger
+	tr   *translate.Translator
 	fail failure.State // typed failures found in history (agent/failure)
 	mode string        // permission mode of the last prompt
 	// subagents are the session's subagent transcripts by launching
@@ -44,7 +48,7 @@ type replayer struct {
 
 func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
 	log := a.log.With("session", id, "replay", true)
-	rp := &replayer{a: a, id: id, tr: newTranslator(a, id, setup.cwd, log, past{})}
+	rp := &replayer{a: a, id: id, log: log, tr: a.newTranslator(id, setup.cwd, log, translate.Past{})}
 	newFailures(a, id, log, &rp.fail)
 	return rp
 }
@@ -206,8 +210,7 @@ func isModelEcho(rec *transcript.Record) bool {
 	if rec.Type != transcript.TypeUser || rec.IsSidechain || rec.Message == nil || len(rec.Message.Content) != 1 {
 		return false
 	}
-	out, ok := localCommandOutput(blocksText(rec.Message.Content))
-	return ok && strings.HasPrefix(out, modelEchoPrefix)
+	return translate.IsModelEcho(blocksText(rec.Message.Content))
 }
 
 // replayRecord replays one record.
@@ -239,14 +242,14 @@ func (rp *replayer) assistant(rec *transcript.Record) {
 		// client without typed failures (session.outcome), scrubbed
 		// the same way. Login prompts are left out, live and here.
 		if text := blocksText(m.Content); text != "" && !failure.LoginHint().MatchString(text) {
-			rp.tr.chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))
+			rp.tr.Chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))
 		}
 		return
 	}
 	// Live, text that streamed is not repeated from the consolidated
 	// frame; nothing streams in a replay, and each record is one block.
-	clear(rp.tr.out.streamed)
-	rp.tr.translate(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
+	rp.tr.ForgetStreamed()
+	rp.tr.Translate(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
 		Base: claude.Base{Type: "assistant", UUID: rec.UUID, SessionID: rec.SessionID},
 		Message: claude.APIMessage{
 			ID: m.ID, Type: "message", Role: "assistant", Model: m.Model,
@@ -264,13 +267,9 @@ func (rp *replayer) user(rec *transcript.Record) {
 	if rec.PermissionMode != "" {
 		rp.mode = rec.PermissionMode
 	}
-	for _, b := range promptconv.FromClaude(rec.Message.Content) {
-		rp.tr.notify(rp.id, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{
-			Content: b, MessageID: acp.Some(acp.MessageID(rec.UUID)),
-		}})
-	}
+	rp.tr.UserMessage(rec.UUID, promptconv.FromClaude(rec.Message.Content))
 	// Tool results and local command output, as live.
-	rp.tr.translate(claude.Message{Type: "user", Body: &claude.UserFrame{
+	rp.tr.Translate(claude.Message{Type: "user", Body: &claude.UserFrame{
 		Base:          claude.Base{Type: "user", UUID: rec.UUID, SessionID: rec.SessionID},
 		Message:       claude.UserMessageBody{Role: "user", Content: claude.Content(rec.Message.Content)},
 		ToolUseResult: rec.ToolUseResult,
@@ -301,4 +300,20 @@ func blocksText(c transcript.Content) string {
 		}
 	}
 	return sb.String()
+}
+
+// compacted replays a stored compact boundary as the frame the CLI printed
+// live; the transcript writes its counts in camelCase.
+func (rp *replayer) compacted(rec *transcript.Record) {
+	var m struct {
+		Trigger    string `json:"trigger"`
+		PreTokens  int64  `json:"preTokens"`
+		PostTokens int64  `json:"postTokens"`
+		DurationMS int64  `json:"durationMs"`
+	}
+	_ = json.Unmarshal(rec.CompactMetadata, &m)
+	b := &claude.CompactBoundary{Base: claude.Base{Type: "system", Subtype: "compact_boundary", UUID: rec.UUID, SessionID: rec.SessionID}}
+	b.CompactMetadata.Trigger, b.CompactMetadata.PreTokens = m.Trigger, m.PreTokens
+	b.CompactMetadata.PostTokens, b.CompactMetadata.DurationMS = m.PostTokens, m.DurationMS
+	rp.tr.Translate(claude.Message{Type: "system", Subtype: "compact_boundary", Body: b})
 }

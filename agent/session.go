@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -37,14 +38,15 @@ type session struct {
 	// merged is burst's scratch list of the frames it merges into one
 	// chunk: empty between bursts, nil while one uses it.
 	merged []claude.Message
-	q      turnQueue       // the prompts (turn.go)
-	conf   sessionConfig   // mode, model and the rest of what the CLI runs with (config.go)
-	tr     *translator     // the CLI's output as updates (translate.go)
-	cmds   commandState    // slash commands (commands.go)
-	fail   failure.State   // the session failure extension (agent/failure)
-	adv    failure.Advisor // what the user is told besides Claude's answer (agent/failure)
-	goal   goalState       // the session's /goal (goal.go)
-	title  titleState      // what the client was told of the title (title.go)
+	q      turnQueue             // the prompts (turn.go)
+	stored storedState           // whether the turns are saved (stored.go)
+	conf   sessionConfig         // mode, model and the rest of what the CLI runs with (config.go)
+	tr     *translate.Translator // the CLI's output as updates (agent/translate)
+	cmds   commandState          // slash commands (commands.go)
+	fail   failure.State         // the session failure extension (agent/failure)
+	adv    failure.Advisor       // what the user is told besides Claude's answer (agent/failure)
+	goal   goalState             // the session's /goal (goal.go)
+	title  titleState            // what the client was told of the title (title.go)
 }
 
 // cliState is the CLI process behind a session, owned by its goroutine.
@@ -85,13 +87,16 @@ type cliState struct {
 type turnQueue struct {
 	turns    []*turn // unsettled turns, oldest first
 	accepted int     // prompts accepted so far
+	// current is the turn the CLI is working on (nil: none); its Turn is
+	// the translator's Current (session.setCurrent).
+	current *turn
 	// interrupting counts interrupts not yet answered by the CLI.
 	interrupting int
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
 	// starts one anyway its output is dropped.
 	cancelledIDs map[string]bool
 	// openRequests are client requests (permission prompts) per turn.
-	openRequests map[*turn][]*openRequest
+	openRequests map[*translate.Turn][]*openRequest
 	// v2 reports the session's activity on v2 connections (v2turns.go).
 	v2 *v2Lifecycle
 	// waiters wait, outside the session goroutine, for a condition on
@@ -144,8 +149,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 		s.q.v2 = newV2Lifecycle(a, id)
 	}
 	a.mu.Unlock()
-	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})
-	s.tr.sched = &schedule{} // schedule.go: the live CLI's cron jobs and wake-ups
+	s.tr = a.newTranslator(id, opts.Dir, s.log, now{s})
 	s.adv = newFailures(a, id, s.log, &s.fail)
 	// Everything the goroutine owns is set before it starts.
 	s.conf.opts.CanUseTool = s.canUseTool
@@ -350,7 +354,7 @@ func (s *session) onSpawned(p *claude.Process) {
 	}
 	s.cli.early = p
 	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
-		if t.phase == turnQueued && !t.settled && s.earlyOpen(t) {
+		if t.phase == turnQueued && !t.Settled && s.earlyOpen(t) {
 			s.sendEarly(t)
 		}
 	}
@@ -361,14 +365,14 @@ func (s *session) onSpawned(p *claude.Process) {
 // waits in it, and no earlier prompt is still held (prompts reach the CLI
 // in order).
 func (s *session) earlyOpen(t *turn) bool {
-	if s.cli.early == nil || !s.unchangedSinceSpawn() || s.q.holdSends(s.tr.current) || s.q.oneAtATime(s.tr.current) {
+	if s.cli.early == nil || !s.unchangedSinceSpawn() || s.q.holdSends(s.q.current) || s.q.oneAtATime(s.q.current) {
 		return false
 	}
 	for _, o := range s.q.turns {
 		if o == t {
 			return true
 		}
-		if o.phase == turnQueued && !o.settled {
+		if o.phase == turnQueued && !o.Settled {
 			return false
 		}
 	}
@@ -440,12 +444,11 @@ func (s *session) onExit() {
 	err := s.cli.proc.Err()
 	s.cli.proc, s.cli.msgs = nil, nil
 	s.a.liveChanged(s, false)
-	s.tr.flushHeld()                              // heldtext.go: what it streamed last goes first
-	s.tr.sched.cliGone()                          // schedule.go: its session-only jobs died with it
-	s.tr.subagentsLost()                          // subagent_sessions.go: its subagents too
-	s.settleOpenTools(nil, "Claude Code exited.") // settle.go: and its commands and tool calls
-	s.tr.current = nil
-	s.tr.out.reset()
+	s.tr.FlushHeld()                            // what it streamed last goes first
+	s.tr.CLIGone()                              // its session-only jobs and its subagents died with it
+	s.tr.SettleOpen(nil, "Claude Code exited.") // and its commands and tool calls
+	s.setCurrent(nil)
+	s.tr.Reset()
 	if len(s.q.turns) > 0 {
 		s.log.Warn("Claude Code exited during a turn", "error", err)
 	}
@@ -484,8 +487,8 @@ func (s *session) stop(fast bool) {
 		inFlight := false
 		s.do(func() {
 			inFlight = s.inFlight()
-			s.settleOpenTools(nil, "the session was closed") // settle.go
-			for _, t := range slices.Clone(s.q.turns) {      // settle edits s.q.turns
+			s.tr.SettleOpen(nil, "the session was closed") // agent/translate
+			for _, t := range slices.Clone(s.q.turns) {    // settle edits s.q.turns
 				s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 			}
 			p, retired = s.cli.proc, s.cli.retired
@@ -528,20 +531,7 @@ func (s *session) stop(fast bool) {
 // not yet over), an interrupt or a permission request open, a command or
 // subagent running in the background.
 func (s *session) inFlight() bool {
-	if s.tr.current != nil || len(s.q.cancelledIDs) > 0 || s.q.interrupting > 0 || len(s.q.openRequests) > 0 || len(s.tr.bgTasks) > 0 {
-		return true
-	}
-	for _, t := range s.q.turns {
-		if t.phase != turnQueued {
-			return true
-		}
-	}
-	for _, c := range s.tr.sub.byLaunch {
-		if !c.done {
-			return true
-		}
-	}
-	return false
+	return s.q.inFlight() || s.tr.Running()
 }
 
 func (a *connection) startupTimeout() time.Duration {

@@ -187,7 +187,7 @@ func (a *connection) takeOver(id string) (s *session, ok bool) {
 	var dir string
 	if !s.do(func() {
 		s.a = a
-		s.tr.sink, s.tr.terminals, s.tr.subagents = a.notify, terminals, subagents
+		s.tr.Rebind(a.notify, terminals, subagents)
 		s.fail.Rebind(failures, a.send)
 		s.adv.Rebind(notices, a.notify)
 		if s.q.v2 != nil {

@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ type planTask struct {
 }
 
 // planFromInput publishes a TodoWrite list as soon as its input is whole.
-func (tr *translator) planFromInput(ts *toolState) {
+func (tr *Translator) planFromInput(ts *toolState) {
 	if ts.name != "TodoWrite" {
 		return
 	}
@@ -97,7 +97,7 @@ func todoListFast(raw []byte) (todos []todo, ok bool) {
 
 // planResult applies a Task* call once Claude Code has run it, using the
 // structured result (task ids are assigned by Claude Code).
-func (tr *translator) planResult(ts *toolState, isError bool, structured json.RawMessage) {
+func (tr *Translator) planResult(ts *toolState, isError bool, structured json.RawMessage) {
 	if isError || ts.name == "TodoWrite" {
 		return
 	}
@@ -195,7 +195,7 @@ func planEntry(content, activeForm, status string) acp.PlanEntry {
 }
 
 // sendPlan publishes the full list unless it is what the client has.
-func (tr *translator) sendPlan(entries []acp.PlanEntry) {
+func (tr *Translator) sendPlan(entries []acp.PlanEntry) {
 	j := planKey(entries)
 	if j == tr.plan.sent {
 		return

@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"bufio"
@@ -19,23 +19,22 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
 )
 
-// updating reports the -update flag (defined with the transcript goldens,
-// golden_test.go): rewrite the goldens instead of comparing.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+var update = flag.Bool("update", false, "rewrite the translation goldens instead of comparing")
 
-// TestTranslateGoldens feeds CLI frames to a translator and compares the
+// updating reports the -update flag: rewrite the goldens instead of
+// comparing.
+func updating() bool { return *update }
+
+// TestTranslateGoldens feeds CLI frames to a Translator and compares the
 // session/update notifications it writes with the golden ones. No CLI, no
-// pipes, no Node: each testdata/translate/*.txtar names frames the real
+// pipes, no Node: each testdata/*.txtar names frames the real
 // CLI printed (claude/testdata/cli-frames.jsonl, by name, in order) or
 // gives them inline, and lists the notifications expected, each of which
 // must also be valid ACP. Run with -update to rewrite the goldens after a
 // deliberate change, and read the diff.
 func TestTranslateGoldens(t *testing.T) {
 	recorded := recordedFrames(t)
-	files, _ := filepath.Glob("testdata/translate/*.txtar")
+	files, _ := filepath.Glob("testdata/*.txtar")
 	if len(files) == 0 {
 		t.Fatal("no goldens")
 	}
@@ -71,7 +70,7 @@ func TestTranslateGoldens(t *testing.T) {
 					if err != nil {
 						t.Fatalf("frame %s: %v", line, err)
 					}
-					tr.translate(m)
+					tr.Translate(m)
 				}
 			}
 			for _, l := range strings.Split(strings.TrimSpace(got.String()), "\n") {
@@ -103,11 +102,10 @@ func TestTranslateGoldens(t *testing.T) {
 // goldenTranslator translates for session "s1", working on a turn, in a
 // world whose disk has none of the files the frames name, into out (one
 // session/update notification per line).
-func goldenTranslator(out *bytes.Buffer) *translator {
-	tr := &translator{
-		id: "s1", cwd: "/home/me/work", log: slog.New(slog.DiscardHandler), world: goldenWorld{},
-		current: &turn{uuid: "turn-1", phase: turnRunning},
-		sink: func(sid string, u acp.SessionUpdate) {
+func goldenTranslator(out *bytes.Buffer) *Translator {
+	tr := New(Config{
+		SessionID: "s1", Cwd: "/home/me/work", Log: slog.New(slog.DiscardHandler), World: goldenWorld{},
+		Sink: func(sid string, u acp.SessionUpdate) {
 			b, err := json.Marshal(&acp.SessionNotification{SessionID: acp.SessionID(sid), Update: u})
 			if err != nil {
 				panic(err)
@@ -116,8 +114,8 @@ func goldenTranslator(out *bytes.Buffer) *translator {
 			out.Write(b)
 			out.WriteString("}\n")
 		},
-	}
-	tr.out.reset()
+	})
+	tr.Current = &Turn{UUID: "turn-1"}
 	return tr
 }
 
@@ -125,20 +123,20 @@ func goldenTranslator(out *bytes.Buffer) *translator {
 // (from a disk that lacks the frames' files), no command is followed.
 type goldenWorld struct{}
 
-func (goldenWorld) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+func (goldenWorld) Preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
 	return toolview.PreContent(name, in, cwd)
 }
-func (goldenWorld) commandsRun() bool                    { return false }
-func (goldenWorld) poll(*bgTask, func(*bgTask))          {}
-func (goldenWorld) taskOutput(string, string) *os.File   { return nil }
-func (goldenWorld) taskOutputs(string) map[string]string { return nil }
+func (goldenWorld) Live() bool                           { return false }
+func (goldenWorld) Poll(<-chan struct{}, func())         {}
+func (goldenWorld) TaskOutput(string, string) *os.File   { return nil }
+func (goldenWorld) TaskOutputs(string) map[string]string { return nil }
 
 // recorded is claude/testdata/cli-frames.jsonl: frames of the real CLI,
 // each named "<scenario>#<n>".
 type recorded map[string][][]byte
 
 func recordedFrames(t *testing.T) recorded {
-	f, err := os.Open("../claude/testdata/cli-frames.jsonl")
+	f, err := os.Open("../../claude/testdata/cli-frames.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
-package agent
+package translate
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -34,55 +33,14 @@ import (
 // runs in the background, so cancelling a later prompt does not withdraw
 // them.
 
-// subagentMode is how a client wants subagent work shown.
-type subagentMode int
+// SubagentMode is how a client wants subagent work shown.
+type SubagentMode int
 
 const (
-	subagentsFlat subagentMode = iota
-	subagentsTranscript
-	subagentsSessions
+	SubagentsFlat       SubagentMode = iota // the launching call's card only
+	SubagentsTranscript                     // the subagent's work in the parent's transcript
+	SubagentsSessions                       // a child session per subagent
 )
-
-// subagentMode reads the client's declaration. Sessions win over the
-// transcript flag: a client that can show child sessions wants the text
-// there, not on the parent.
-func (a *connection) subagentMode() subagentMode {
-	a.mu.Lock()
-	raw := a.client.raw
-	a.mu.Unlock()
-	if isJSONObject(raw.Extra["subagents"]) {
-		return subagentsSessions
-	}
-	if metaBool(raw.Meta, "subagent-transcript") {
-		return subagentsTranscript
-	}
-	return subagentsFlat
-}
-
-func isJSONObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
-}
-
-// subagentOptions asks the CLI for what the client can show: subagent text
-// only streams out of the CLI with forwardSubagentText, and a client that
-// can stop each child itself gets perTaskStopAffordance, so that
-// cancelling the parent's prompt stops its foreground subagents but spares
-// the background ones (observed on CLI 2.1.332; without it an interrupt
-// kills background subagents too).
-func (a *connection) subagentOptions(o *claude.Options) {
-	mode := a.subagentMode()
-	if mode == subagentsFlat {
-		return
-	}
-	if o.InitializeExtra == nil {
-		o.InitializeExtra = map[string]any{}
-	}
-	o.InitializeExtra["forwardSubagentText"] = true
-	if mode == subagentsSessions {
-		o.InitializeExtra["perTaskStopAffordance"] = true
-	}
-}
 
 // subagent is one subagent run, known from its task_started frame or its
 // first frame.
@@ -93,7 +51,7 @@ type subagent struct {
 	title      string // the call's description
 	kind       string // subagent_type
 	background bool
-	turn       *turn // the prompt a foreground subagent works for
+	turn       *Turn // the prompt a foreground subagent works for
 	announced  bool  // subagent_update sent (sessions mode)
 	prompted   bool  // its launch prompt was seen
 	state      string
@@ -113,7 +71,7 @@ type subagentState struct {
 
 // subagent finds the run launched by the call, creating it on first sight,
 // and learns its agent id when a frame names it.
-func (tr *translator) subagent(launch, agentID string) *subagent {
+func (tr *Translator) subagent(launch, agentID string) *subagent {
 	st := &tr.sub
 	if st.byLaunch == nil {
 		st.byLaunch, st.byAgent = map[string]*subagent{}, map[string]*subagent{}
@@ -123,7 +81,7 @@ func (tr *translator) subagent(launch, agentID string) *subagent {
 		c = st.byAgent[agentID]
 	}
 	if c == nil {
-		c = &subagent{launch: launch, owner: tr.id, turn: tr.current, streamed: map[string]bool{}}
+		c = &subagent{launch: launch, owner: tr.id, turn: tr.Current, streamed: map[string]bool{}}
 		if ts := tr.tool(launch); ts != nil {
 			c.owner, c.turn = tr.toolSession(ts), ts.turn
 			c.title, c.kind = str(ts.in, "description"), str(ts.in, "subagent_type")
@@ -144,7 +102,7 @@ func (tr *translator) subagent(launch, agentID string) *subagent {
 }
 
 // toolSession is the session a call is reported on.
-func (tr *translator) toolSession(ts *toolState) string {
+func (tr *Translator) toolSession(ts *toolState) string {
 	if ts.sid != "" {
 		return ts.sid
 	}
@@ -153,15 +111,15 @@ func (tr *translator) toolSession(ts *toolState) string {
 
 // subagentSession is where a subagent's own traffic goes: its child
 // session for a sessions client (once its id is known), else the parent.
-func (tr *translator) subagentSession(c *subagent) string {
-	if c.agentID != "" && tr.subagents == subagentsSessions {
+func (tr *Translator) subagentSession(c *subagent) string {
+	if c.agentID != "" && tr.subagents == SubagentsSessions {
 		return c.agentID
 	}
 	return tr.id
 }
 
-// handleSubagentFrame routes a frame that carries parent_tool_use_id.
-func (tr *translator) handleSubagentFrame(m claude.Message) {
+// HandleSubagentFrame routes a frame that carries parent_tool_use_id.
+func (tr *Translator) HandleSubagentFrame(m claude.Message) {
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
 		tr.onSubagentStream(b)
@@ -172,9 +130,9 @@ func (tr *translator) handleSubagentFrame(m claude.Message) {
 	}
 }
 
-// backgroundSubagentFrame reports a frame of a background subagent: it is
+// BackgroundSubagentFrame reports a frame of a background subagent: it is
 // not part of the prompt that happens to be running.
-func (tr *translator) backgroundSubagentFrame(m claude.Message) bool {
+func (tr *Translator) BackgroundSubagentFrame(m claude.Message) bool {
 	var launch string
 	switch b := m.Body.(type) {
 	case *claude.StreamEvent:
@@ -190,7 +148,7 @@ func (tr *translator) backgroundSubagentFrame(m claude.Message) bool {
 
 // onSubagentStream forwards streamed subagent text (CLI 2.1.332 sends only
 // consolidated frames for subagents; later versions may stream).
-func (tr *translator) onSubagentStream(e *claude.StreamEvent) {
+func (tr *Translator) onSubagentStream(e *claude.StreamEvent) {
 	c := tr.subagent(e.ParentToolUseID, "")
 	if c.done || e.Event.Type != "content_block_delta" || e.Event.Delta == nil {
 		return
@@ -204,7 +162,7 @@ func (tr *translator) onSubagentStream(e *claude.StreamEvent) {
 	}
 }
 
-func (tr *translator) onSubagentAssistant(m *claude.AssistantMessage) {
+func (tr *Translator) onSubagentAssistant(m *claude.AssistantMessage) {
 	c := tr.subagent(m.ParentToolUseID, m.AgentID)
 	if c.done || m.IsAPIErrorMessage || m.Message.Model == claude.SyntheticModel {
 		return // the subagent's own API errors end up in its report
@@ -231,7 +189,7 @@ func (tr *translator) onSubagentAssistant(m *claude.AssistantMessage) {
 
 // onSubagentUser finishes the subagent's tool calls and shows its launch
 // prompt (the first text it is given) to a sessions client.
-func (tr *translator) onSubagentUser(u *claude.UserFrame) {
+func (tr *Translator) onSubagentUser(u *claude.UserFrame) {
 	c := tr.subagent(u.ParentToolUseID, u.AgentID)
 	if c.done {
 		return
@@ -259,7 +217,7 @@ func (tr *translator) onSubagentUser(u *claude.UserFrame) {
 // adoptTool makes a call the subagent's: related to its launch, reported
 // where the subagent's traffic goes, and owned by its prompt (none for a
 // background subagent).
-func (tr *translator) adoptTool(ts *toolState, c *subagent) {
+func (tr *Translator) adoptTool(ts *toolState, c *subagent) {
 	ts.parent, ts.turn = c.launch, c.turn
 	if sid := tr.subagentSession(c); sid != tr.id {
 		ts.sid = sid
@@ -269,9 +227,9 @@ func (tr *translator) adoptTool(ts *toolState, c *subagent) {
 // subagentChunk sends subagent text or thought: to a transcript client on
 // the parent with the launching call as parentToolUseId, to a sessions
 // client on the child. Flat clients do not get it.
-func (tr *translator) subagentChunk(c *subagent, thought bool, text, messageID string) {
+func (tr *Translator) subagentChunk(c *subagent, thought bool, text, messageID string) {
 	mode := tr.subagents
-	if text == "" || mode == subagentsFlat {
+	if text == "" || mode == SubagentsFlat {
 		return
 	}
 	if !thought {
@@ -295,7 +253,7 @@ func (tr *translator) subagentChunk(c *subagent, thought bool, text, messageID s
 // subagentRequestTool is the call a subagent's permission request is
 // about, adopted by that subagent if the client has not seen it yet; nil
 // for requests of the main loop.
-func (tr *translator) subagentRequestTool(req claude.CanUseToolRequest) *toolState {
+func (tr *Translator) subagentRequestTool(req claude.CanUseToolRequest) *toolState {
 	if req.AgentID == "" {
 		return nil
 	}
@@ -313,7 +271,7 @@ func (tr *translator) subagentRequestTool(req claude.CanUseToolRequest) *toolSta
 
 // onSubagentTask follows local_agent tasks: task_started names the run
 // (id, title, background or not), task_notification ends it.
-func (tr *translator) onSubagentTask(ev *claude.TaskEvent) {
+func (tr *Translator) onSubagentTask(ev *claude.TaskEvent) {
 	switch ev.Subtype {
 	case "task_started":
 		if ev.TaskType != "local_agent" || ev.ToolUseID == "" {
@@ -327,7 +285,7 @@ func (tr *translator) onSubagentTask(ev *claude.TaskEvent) {
 		case c.background:
 			c.turn = nil
 		case c.turn == nil:
-			c.turn = tr.current // the prompt waits for it
+			c.turn = tr.Current // the prompt waits for it
 		}
 		tr.announceSubagent(c)
 	case "task_notification":

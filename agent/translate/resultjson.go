@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"bytes"
@@ -261,7 +261,7 @@ func (r *editStructured) decode(b []byte) bool {
 // Equal content gives equal keys, as with viewKey; the content of a
 // result is often a whole file or a long command output, which its
 // notification encodes anyway.
-func (tr *translator) contentKey(c []acp.ToolCallContent) uint64 {
+func (tr *Translator) contentKey(c []acp.ToolCallContent) uint64 {
 	if c == nil {
 		return 0
 	}

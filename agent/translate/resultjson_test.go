@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"bytes"
@@ -118,7 +118,7 @@ func TestContentKey(t *testing.T) {
 		{diff("/a", acp.Null[string](), "n")}, {diff("/an", acp.Opt[string]{}, "")}, {term}, {img}, {img, term},
 		{text("t1")}, {{Unknown: json.RawMessage(`{"type":"new"}`)}},
 	}
-	tr := &translator{}
+	tr := &Translator{}
 	for i, a := range contents {
 		for j, b := range contents {
 			ja, _ := acp.AppendJSON(nil, &a)

@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"strings"
@@ -34,25 +34,25 @@ type heldText struct {
 
 // streamChunk is chunk for a streamed delta: what may be a secret's start
 // waits for the next delta.
-func (tr *translator) streamChunk(thought bool, text, messageID string) {
+func (tr *Translator) streamChunk(thought bool, text, messageID string) {
 	h := &tr.out.heldText
 	if h.stream.Holding() && (h.thought != thought || h.messageID != messageID) {
-		tr.flushHeld()
+		tr.FlushHeld()
 	}
 	out := h.stream.Next(text)
 	if h.stream.Holding() && (h.thought != thought || h.messageID != messageID) {
 		h.thought, h.messageID = thought, strings.Clone(messageID) // the frame's bytes are recycled
 	}
-	tr.chunk(thought, out, messageID)
+	tr.Chunk(thought, out, messageID)
 }
 
-// flushHeld sends the streamed text held back, if any.
-func (tr *translator) flushHeld() {
+// FlushHeld sends the streamed text held back, if any.
+func (tr *Translator) FlushHeld() {
 	h := &tr.out.heldText
 	if !h.stream.Holding() {
 		return
 	}
-	tr.chunk(h.thought, h.stream.Flush(), h.messageID)
+	tr.Chunk(h.thought, h.stream.Flush(), h.messageID)
 }
 
 // continuesStream reports whether m is a text or thinking delta of the

@@ -1,15 +1,12 @@
-package agent
+package translate
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
 // Live output of foreground Bash commands. Claude Code reports no output
@@ -28,6 +25,10 @@ import (
 // result (terminal clients).
 const shownMax = 8 << 20
 
+// IsTaskID reports whether id looks like a CLI task's id (or a CLI
+// session's): what the task output files are named after.
+func IsTaskID(id string) bool { return taskIDRE().MatchString(id) }
+
 var taskIDRE = sync.OnceValue(func() *regexp.Regexp {
 
 	return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -36,7 +37,7 @@ var taskIDRE = sync.OnceValue(func() *regexp.Regexp {
 
 // followForeground starts streaming a foreground command's output when
 // Claude Code announces its task.
-func (tr *translator) followForeground(ev *claude.TaskEvent) {
+func (tr *Translator) followForeground(ev *claude.TaskEvent) {
 	if ev.TaskType != "local_bash" || ev.IsBackgrounded || ev.ToolUseID == "" {
 		return
 	}
@@ -44,7 +45,7 @@ func (tr *translator) followForeground(ev *claude.TaskEvent) {
 	if ts == nil || tr.bgTasks[ev.TaskID] != nil || !taskIDRE().MatchString(ev.TaskID) || !taskIDRE().MatchString(ev.SessionID) {
 		return
 	}
-	f := tr.world.taskOutput(ev.SessionID, ev.TaskID)
+	f := tr.world.TaskOutput(ev.SessionID, ev.TaskID)
 	if f == nil {
 		return // no live output; the result shows it all
 	}
@@ -53,14 +54,14 @@ func (tr *translator) followForeground(ev *claude.TaskEvent) {
 }
 
 // followTask streams a running foreground command's output file.
-func (tr *translator) followTask(ts *toolState, taskID string, f *os.File) {
+func (tr *Translator) followTask(ts *toolState, taskID string, f *os.File) {
 	bg := &bgTask{taskID: taskID, ts: ts, foreground: true, f: f, stop: make(chan struct{})}
 	if tr.bgTasks == nil {
 		tr.bgTasks = map[string]*bgTask{}
 	}
 	tr.bgTasks[taskID] = bg
 	tr.pollBackground(bg) // what the first seconds printed
-	tr.world.poll(bg, func(bg *bgTask) { bg.pollForeground(tr) })
+	tr.world.Poll(bg.stop, func() { bg.pollForeground(tr) })
 }
 
 // Commands shorter than the ~2–3 s after which Claude Code names their
@@ -78,22 +79,23 @@ func (tr *translator) followTask(ts *toolState, taskID string, f *os.File) {
 // task_started, as before.
 
 // watchForeground starts looking for a foreground command's output file.
-func (tr *translator) watchForeground(ts *toolState) {
+func (tr *Translator) watchForeground(ts *toolState) {
 	if ts.watching || !ts.complete || ts.name != "Bash" && ts.name != "PowerShell" || ts.in["run_in_background"] == true || tr.foregroundOf(ts) != nil {
 		return
 	}
-	before := tr.world.taskOutputs(tr.id)
+	before := tr.world.TaskOutputs(tr.id)
 	if before == nil {
 		return // a replay: nothing runs
 	}
 	ts.watching, ts.outputsBefore = true, before
-	tr.world.poll(&bgTask{ts: ts, stop: make(chan struct{})}, tr.discoverForeground)
+	w := &bgTask{ts: ts, stop: make(chan struct{})}
+	tr.world.Poll(w.stop, func() { tr.discoverForeground(w) })
 }
 
 // discoverForeground is one look for a watched command's output file.
-func (tr *translator) discoverForeground(w *bgTask) {
+func (tr *Translator) discoverForeground(w *bgTask) {
 	ts := w.ts
-	if t := ts.turn; tr.tools[ts.id] != ts || !ts.watching || tr.foregroundOf(ts) != nil || t != nil && (t.cancelled || t.settled) {
+	if t := ts.turn; tr.tools[ts.id] != ts || !ts.watching || tr.foregroundOf(ts) != nil || t != nil && t.Settled {
 		ts.watching = false
 		close(w.stop)
 		return
@@ -104,7 +106,7 @@ func (tr *translator) discoverForeground(w *bgTask) {
 		}
 	}
 	var found string
-	for id := range tr.world.taskOutputs(tr.id) {
+	for id := range tr.world.TaskOutputs(tr.id) {
 		if _, old := ts.outputsBefore[id]; old || !strings.HasPrefix(id, "b") || tr.bgTasks[id] != nil {
 			continue
 		}
@@ -116,7 +118,7 @@ func (tr *translator) discoverForeground(w *bgTask) {
 	if found == "" {
 		return
 	}
-	f := tr.world.taskOutput(tr.id, found)
+	f := tr.world.TaskOutput(tr.id, found)
 	if f == nil {
 		return
 	}
@@ -127,74 +129,19 @@ func (tr *translator) discoverForeground(w *bgTask) {
 
 // pollForeground forwards new output, unless the call's turn was already
 // answered (a cancelled turn reports nothing more).
-func (bg *bgTask) pollForeground(tr *translator) {
+func (bg *bgTask) pollForeground(tr *Translator) {
 	if tr.bgTasks[bg.taskID] != bg {
 		return
 	}
-	if t := bg.ts.turn; bg.foreground && t != nil && (t.cancelled || t.settled) {
+	if t := bg.ts.turn; bg.foreground && t != nil && t.Settled {
 		bg.drop(tr)
 		return
 	}
 	tr.pollBackground(bg)
 }
 
-// taskOutput opens a task's output file where Claude Code writes it
-// (tasksDirs).
-func (c *sessionConfig) taskOutput(sessionID, taskID string) *os.File {
-	for _, dir := range c.tasksDirs(sessionID) {
-		if f, err := os.Open(filepath.Join(dir, taskID+".output")); err == nil {
-			return f
-		}
-	}
-	return nil
-}
-
-// taskOutputs lists the output files in the session's tasks directories,
-// by task id.
-func (c *sessionConfig) taskOutputs(sessionID string) map[string]string {
-	out := map[string]string{}
-	for _, dir := range c.tasksDirs(sessionID) {
-		names, _ := filepath.Glob(filepath.Join(dir, "*.output"))
-		for _, p := range names {
-			if id := strings.TrimSuffix(filepath.Base(p), ".output"); taskIDRE().MatchString(id) {
-				out[id] = p
-			}
-		}
-	}
-	return out
-}
-
-// tasksDirs are where the CLI keeps a session's task output files: under
-// CLAUDE_CODE_TMPDIR, else the TMPDIR of its environment, else /tmp
-// (Node's os.tmpdir), in claude-<uid>, the munged working directory (as
-// given and with symlinks resolved) and the CLI session id.
-func (c *sessionConfig) tasksDirs(sessionID string) []string {
-	env := c.opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	base := envValue(env, "CLAUDE_CODE_TMPDIR")
-	if base == "" {
-		base = firstNonEmpty(envValue(env, "TMPDIR"), envValue(env, "TMP"), envValue(env, "TEMP"), "/tmp")
-		if len(base) > 1 {
-			base = strings.TrimRight(base, "/")
-		}
-	}
-	dirs := []string{c.opts.Dir}
-	if real, err := filepath.EvalSymlinks(dirs[0]); err == nil && real != dirs[0] {
-		dirs = append(dirs, real)
-	}
-	var out []string
-	for _, dir := range dirs {
-		if dir != "" {
-			out = append(out, filepath.Join(base, "claude-"+strconv.Itoa(os.Getuid()), transcript.MungePath(dir), sessionID, "tasks"))
-		}
-	}
-	return out
-}
-
 // foregroundOf is the live follower of a call, if any.
-func (tr *translator) foregroundOf(ts *toolState) *bgTask {
+func (tr *Translator) foregroundOf(ts *toolState) *bgTask {
 	for _, bg := range tr.bgTasks {
 		if bg.foreground && bg.ts == ts {
 			return bg
@@ -210,7 +157,7 @@ func (tr *translator) foregroundOf(ts *toolState) *bgTask {
 // the command printed (truncated or reformatted), the terminal keeps the
 // command's own output. Other clients get out in full, replacing the live
 // block.
-func (bg *bgTask) endForeground(tr *translator, out string) string {
+func (bg *bgTask) endForeground(tr *Translator, out string) string {
 	bg.drain(tr)
 	bg.drop(tr)
 	if !bg.ts.terminal || bg.off == 0 {
@@ -228,7 +175,7 @@ func (bg *bgTask) endForeground(tr *translator, out string) string {
 }
 
 // drain forwards everything left in the output file.
-func (bg *bgTask) drain(tr *translator) {
+func (bg *bgTask) drain(tr *Translator) {
 	for i := 0; i < 64; i++ { // at most 16 MiB more
 		off := bg.off
 		tr.pollBackground(bg)
@@ -239,7 +186,7 @@ func (bg *bgTask) drain(tr *translator) {
 }
 
 // dropTask stops following a task without reporting anything.
-func (bg *bgTask) drop(tr *translator) {
+func (bg *bgTask) drop(tr *Translator) {
 	select {
 	case <-bg.stop:
 	default:

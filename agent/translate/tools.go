@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ import (
 // toolState is what the session knows of one tool call.
 type toolState struct {
 	id, name string
-	turn     *turn
+	turn     *Turn
 	parent   string // the Agent/Task call a subagent's call belongs to
 	sid      string // the child session it is reported on ("" = this one; subagent.go)
 	seq      int    // the order calls were made in (settle.go)
@@ -66,7 +66,7 @@ type toolPatch struct {
 	metaOnly bool
 }
 
-func (tr *translator) tool(id string) *toolState {
+func (tr *Translator) tool(id string) *toolState {
 	if tr.tools == nil {
 		tr.tools = map[string]*toolState{}
 	}
@@ -74,9 +74,9 @@ func (tr *translator) tool(id string) *toolState {
 }
 
 // newTool registers a call the session has not seen before.
-func (tr *translator) newTool(id, name string) *toolState {
+func (tr *Translator) newTool(id, name string) *toolState {
 	tr.toolSeq++
-	ts := &toolState{id: id, name: name, turn: tr.current, in: map[string]any{}, seq: tr.toolSeq}
+	ts := &toolState{id: id, name: name, turn: tr.Current, in: map[string]any{}, seq: tr.toolSeq}
 	ts.terminal = (name == "Bash" || name == "PowerShell") && tr.terminals
 	tr.tool(id)
 	tr.tools[id] = ts
@@ -86,7 +86,7 @@ func (tr *translator) newTool(id, name string) *toolState {
 // toolStarted registers a call as soon as the model starts it, so its
 // name is known whatever comes next; it is announced when its input is
 // whole (toolInputComplete), so that its first report carries rawInput.
-func (tr *translator) toolStarted(cb *claude.ContentBlock) {
+func (tr *Translator) toolStarted(cb *claude.ContentBlock) {
 	if tr.tool(cb.ID) == nil {
 		tr.newTool(cb.ID, cb.Name)
 	}
@@ -94,7 +94,7 @@ func (tr *translator) toolStarted(cb *claude.ContentBlock) {
 
 // toolInputComplete announces the call once its input is whole: rawInput,
 // and content such as the diff of an edit.
-func (tr *translator) toolInputComplete(b claude.ContentBlock) {
+func (tr *Translator) toolInputComplete(b claude.ContentBlock) {
 	ts := tr.tool(b.ID)
 	if ts == nil {
 		ts = tr.newTool(b.ID, b.Name)
@@ -107,7 +107,7 @@ func (tr *translator) toolInputComplete(b claude.ContentBlock) {
 		}
 	}
 	if !ts.reported {
-		tr.reportTool(ts)
+		tr.reportTool(ts, nil)
 	} else {
 		tr.updateTool(ts, toolPatch{})
 	}
@@ -122,12 +122,12 @@ func (ts *toolState) setInput(raw json.RawMessage) {
 }
 
 // view is the call's presentation now.
-func (tr *translator) view(ts *toolState) toolview.View {
+func (tr *Translator) view(ts *toolState) toolview.View {
 	v := toolview.Describe(ts.name, ts.in, tr.cwd)
 	if ts.complete {
 		var content []acp.ToolCallContent
 		var locs []acp.ToolCallLocation
-		content, locs = tr.world.preview(ts.name, ts.in, tr.cwd)
+		content, locs = tr.world.Preview(ts.name, ts.in, tr.cwd)
 		v.Content = content
 		if len(locs) > 0 {
 			v.Locations = locs
@@ -139,9 +139,13 @@ func (tr *translator) view(ts *toolState) toolview.View {
 	return v
 }
 
-// reportTool sends the first report of a call.
-func (tr *translator) reportTool(ts *toolState) {
-	v := tr.view(ts)
+// reportTool sends the first report of a call, with its view v (nil: the
+// view now).
+func (tr *Translator) reportTool(ts *toolState, v *toolview.View) {
+	if v == nil {
+		view := tr.view(ts)
+		v = &view
+	}
 	raw := ts.raw
 	if raw == nil { // a call whose input was never seen (only its result)
 		raw = json.RawMessage(`{}`)
@@ -171,10 +175,10 @@ func (tr *translator) reportTool(ts *toolState) {
 }
 
 // viewKey identifies a part of a call's view by its JSON (a 64-bit hash
-// of the in-place encoding, in a buffer the translator reuses): an update
+// of the in-place encoding, in a buffer the Translator reuses): an update
 // carries the part only when its key changed, without keeping the JSON
 // itself. The hash is maphash's (keys never leave the process).
-func (tr *translator) viewKey(v any) uint64 {
+func (tr *Translator) viewKey(v any) uint64 {
 	b, err := acp.AppendJSON(tr.keyBuf[:0], v)
 	if err != nil {
 		b = mustJSON(v)
@@ -187,13 +191,13 @@ var viewKeySeed = maphash.MakeSeed()
 
 // updateTool sends what changed in the call's view since the last report,
 // plus the patch. Nothing is sent when nothing changed.
-func (tr *translator) updateTool(ts *toolState, p toolPatch) {
+func (tr *Translator) updateTool(ts *toolState, p toolPatch) {
 	tr.sendToolUpdate(ts, tr.view(ts), p)
 }
 
-func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch) {
+func (tr *Translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch) {
 	if !ts.reported {
-		tr.reportTool(ts)
+		tr.reportTool(ts, nil)
 	}
 	u := &acp.ToolCallUpdate{ToolCallID: acp.ToolCallID(ts.id)}
 	changed := false
@@ -228,7 +232,7 @@ func (tr *translator) sendToolUpdate(ts *toolState, v toolview.View, p toolPatch
 // toolMeta is the _meta of every report: the Claude tool name (and the
 // subagent call it belongs to, or that it launches subagents), plus extra
 // keys.
-func (tr *translator) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
+func (tr *Translator) toolMeta(ts *toolState, extra map[string]json.RawMessage) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{"claudeCode": claudeCodeMeta(ts.name, ts.parent, ts.name == "Agent" || ts.name == "Task")}
 	for k, v := range extra {
 		m[k] = v
@@ -237,7 +241,7 @@ func (tr *translator) toolMeta(ts *toolState, extra map[string]json.RawMessage) 
 }
 
 // toolResult finishes a call with its result.
-func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, structured json.RawMessage) {
+func (tr *Translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, structured json.RawMessage) {
 	ts := tr.tool(b.ToolUseID)
 	if ts == nil {
 		if u.ParentToolUseID != "" {
@@ -430,7 +434,7 @@ func str(in map[string]any, k string) string {
 // structured tool_use_result belongs to the frame's single result. A
 // subagent's frame only finishes calls the client has seen (those it was
 // asked to permit).
-func (tr *translator) toolResults(u *claude.UserFrame) {
+func (tr *Translator) toolResults(u *claude.UserFrame) {
 	n := 0
 	for _, b := range u.Message.Content {
 		if b.Type == "tool_result" {

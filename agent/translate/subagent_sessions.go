@@ -1,12 +1,9 @@
-package agent
+package translate
 
 import (
-	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
 // Subagent sessions (the ACP subagents draft). A client that declares
@@ -53,8 +50,8 @@ type workState struct {
 
 // announceSubagent sends the child's first subagent_update, once its id is
 // known, on the session its launching call was reported on.
-func (tr *translator) announceSubagent(c *subagent) {
-	if c.announced || c.agentID == "" || tr.subagents != subagentsSessions {
+func (tr *Translator) announceSubagent(c *subagent) {
+	if c.announced || c.agentID == "" || tr.subagents != SubagentsSessions {
 		return
 	}
 	c.announced, c.state = true, "running/"
@@ -70,8 +67,8 @@ func (tr *translator) announceSubagent(c *subagent) {
 }
 
 // setSubagentState reports a change of the child's work state.
-func (tr *translator) setSubagentState(c *subagent, w workState) {
-	if !c.announced || tr.subagents != subagentsSessions {
+func (tr *Translator) setSubagentState(c *subagent, w workState) {
+	if !c.announced || tr.subagents != SubagentsSessions {
 		return
 	}
 	key := w.State + "/" + w.StopReason
@@ -86,7 +83,7 @@ func (tr *translator) setSubagentState(c *subagent, w workState) {
 
 // subagentPrompt shows the task the parent gave the child as a message
 // from the parent session, in the child's transcript.
-func (tr *translator) subagentPrompt(c *subagent, text string) {
+func (tr *Translator) subagentPrompt(c *subagent, text string) {
 	tr.announceSubagent(c)
 	if !c.announced {
 		return
@@ -110,8 +107,8 @@ func (c *subagent) noteReply(messageID, text string) {
 }
 
 // subagentReply sends a completed child's reply to its parent.
-func (tr *translator) subagentReply(c *subagent) {
-	if !c.announced || tr.subagents != subagentsSessions || c.reply == "" {
+func (tr *Translator) subagentReply(c *subagent) {
+	if !c.announced || tr.subagents != SubagentsSessions || c.reply == "" {
 		return
 	}
 	tr.notify(c.owner, acp.SessionUpdate{Unknown: mustJSON(map[string]any{
@@ -128,8 +125,8 @@ func (tr *translator) subagentReply(c *subagent) {
 // parent on the child. The CLI's result names the child it reached
 // ({"success":true,"pin":{"id":<agent id>,…}}); the input says what was
 // sent ("message").
-func (tr *translator) subagentFollowUp(ts *toolState, result string) {
-	if tr.subagents != subagentsSessions {
+func (tr *Translator) subagentFollowUp(ts *toolState, result string) {
+	if tr.subagents != SubagentsSessions {
 		return
 	}
 	var r struct {
@@ -161,7 +158,7 @@ func (tr *translator) subagentFollowUp(ts *toolState, result string) {
 
 // subagentAsking counts a child's open permission requests: while one is
 // open the child requires action.
-func (tr *translator) subagentAsking(ts *toolState, delta int) {
+func (tr *Translator) subagentAsking(ts *toolState, delta int) {
 	if ts == nil || ts.parent == "" {
 		return
 	}
@@ -179,7 +176,7 @@ func (tr *translator) subagentAsking(ts *toolState, delta int) {
 
 // finishSubagent ends a run with the CLI's task status. Calls it left open
 // (stopped mid-tool) end as failed, so no call stays pending forever.
-func (tr *translator) finishSubagent(c *subagent, status, summary string) {
+func (tr *Translator) finishSubagent(c *subagent, status, summary string) {
 	c.done = true
 	for id, ts := range tr.tools {
 		if ts.parent == c.launch && ts.reported && status != "completed" && tr.bgTaskOf(ts) == "" {
@@ -202,7 +199,7 @@ func (tr *translator) finishSubagent(c *subagent, status, summary string) {
 }
 
 // bgTaskOf is the background command task of a call, if it is one.
-func (tr *translator) bgTaskOf(ts *toolState) string {
+func (tr *Translator) bgTaskOf(ts *toolState) string {
 	for id, bg := range tr.bgTasks {
 		if bg.ts == ts {
 			return id
@@ -211,50 +208,13 @@ func (tr *translator) bgTaskOf(ts *toolState) string {
 	return ""
 }
 
-// subagentsLost marks every running child unknown: the CLI that ran them
+// SubagentsLost marks every running child unknown: the CLI that ran them
 // has exited.
-func (tr *translator) subagentsLost() {
+func (tr *Translator) SubagentsLost() {
 	for _, c := range tr.sub.byLaunch {
 		if !c.done {
 			c.done = true
 			tr.setSubagentState(c, workState{State: "unknown"})
 		}
-	}
-}
-
-// cancelSubagent is session/cancel for an id that is no session of ours:
-// if it names a running child of a sessions client, that subagent alone
-// is stopped. Its state follows from the CLI's task frames.
-func (a *connection) cancelSubagent(id acp.SessionID) {
-	if a.subagentMode() != subagentsSessions {
-		return
-	}
-	a.mu.Lock()
-	sessions := make([]*session, 0, len(a.sessions))
-	for _, s := range a.sessions {
-		sessions = append(sessions, s)
-	}
-	a.mu.Unlock()
-	for _, s := range sessions {
-		var p *claude.Process
-		found := false
-		s.do(func() {
-			if c := s.tr.sub.byAgent[string(id)]; c != nil && !c.done {
-				found, p = true, s.cli.proc
-			}
-		})
-		if !found {
-			continue
-		}
-		if p != nil {
-			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				if err := p.StopTask(ctx, string(id)); err != nil {
-					s.log.Debug("stop_task failed", "task", string(id), "error", err)
-				}
-			}()
-		}
-		return
 	}
 }

@@ -1,14 +1,12 @@
-package agent
+package translate
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
@@ -32,17 +30,9 @@ import (
 // output the same way while it runs (terminal_live.go).
 
 const (
-	bgPollInterval = 500 * time.Millisecond
-	bgChunkMax     = 256 << 10 // bytes read per poll
-	bgTailKeep     = 32 << 10  // output kept for non-terminal clients
+	bgChunkMax = 256 << 10 // bytes read per poll
+	bgTailKeep = 32 << 10  // output kept for non-terminal clients
 )
-
-// terminalClient reports whether the client renders display terminals.
-func (a *connection) terminalClient() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.client.terminalOutput
-}
 
 // bgTask is a command whose output is followed: a background command
 // whose tool call is still open, or a running foreground one.
@@ -68,7 +58,7 @@ var outputFileRE = sync.OnceValue(func() *regexp.Regexp {
 
 // bashResult reports a finished Bash call, or starts following it when it
 // went to the background (then it reports true: the call stays open).
-func (tr *translator) bashResult(ts *toolState, text string, b claude.ContentBlock, structured, rawOutput json.RawMessage) (running bool) {
+func (tr *Translator) bashResult(ts *toolState, text string, b claude.ContentBlock, structured, rawOutput json.RawMessage) (running bool) {
 	isError := b.IsError
 	r := toolview.DecodeBashLike(structured, stringBytes(b.Content), text)
 	live := tr.foregroundOf(ts)
@@ -78,7 +68,7 @@ func (tr *translator) bashResult(ts *toolState, text string, b claude.ContentBlo
 		tr.sendToolUpdate(ts, tr.view(ts), toolPatch{status: acp.ToolCallStatusInProgress})
 		return true
 	}
-	if r.BackgroundTaskID != "" && !isError && tr.world.commandsRun() {
+	if r.BackgroundTaskID != "" && !isError && tr.world.Live() {
 		file := ""
 		if m := outputFileRE().FindStringSubmatch(text); m != nil {
 			file = m[1]
@@ -106,7 +96,7 @@ func (tr *translator) bashResult(ts *toolState, text string, b claude.ContentBlo
 }
 
 // finishCommand sends the end of a command: its output and exit.
-func (tr *translator) finishCommand(ts *toolState, status acp.ToolCallStatus, out string, exit *int, rawOutput json.RawMessage) {
+func (tr *Translator) finishCommand(ts *toolState, status acp.ToolCallStatus, out string, exit *int, rawOutput json.RawMessage) {
 	if ts.terminal {
 		if out != "" {
 			tr.terminalOutput(ts, out)
@@ -121,13 +111,13 @@ func (tr *translator) finishCommand(ts *toolState, status acp.ToolCallStatus, ou
 	tr.sendToolUpdate(ts, v, toolPatch{status: status, rawOutput: rawOutput})
 }
 
-func (tr *translator) terminalOutput(ts *toolState, data string) {
+func (tr *Translator) terminalOutput(ts *toolState, data string) {
 	tr.sendToolUpdate(ts, tr.view(ts), toolPatch{metaOnly: true, meta: map[string]json.RawMessage{
 		"terminal_output": mustJSON(map[string]string{"terminal_id": ts.id, "data": data}),
 	}})
 }
 
-func (tr *translator) startBackground(ts *toolState, taskID, file string) {
+func (tr *Translator) startBackground(ts *toolState, taskID, file string) {
 	bg := &bgTask{taskID: taskID, ts: ts, file: file, stop: make(chan struct{})}
 	if tr.bgTasks == nil {
 		tr.bgTasks = map[string]*bgTask{}
@@ -141,11 +131,11 @@ func (tr *translator) startBackground(ts *toolState, taskID, file string) {
 	if file == "" {
 		return
 	}
-	tr.world.poll(bg, tr.pollBackground)
+	tr.world.Poll(bg.stop, func() { tr.pollBackground(bg) })
 }
 
 // pollBackground forwards what the command wrote since the last poll.
-func (tr *translator) pollBackground(bg *bgTask) {
+func (tr *Translator) pollBackground(bg *bgTask) {
 	f := bg.f
 	if f == nil {
 		if bg.file == "" {
@@ -198,7 +188,7 @@ var exitSummaryRE = sync.OnceValue(func() *regexp.Regexp {
 
 // onTaskEvent finishes a background command when Claude Code reports its
 // task done.
-func (tr *translator) onTaskEvent(ev *claude.TaskEvent) {
+func (tr *Translator) onTaskEvent(ev *claude.TaskEvent) {
 	if ev.Subtype == "task_started" {
 		tr.followForeground(ev)
 		return
@@ -228,7 +218,7 @@ func (tr *translator) onTaskEvent(ev *claude.TaskEvent) {
 	tr.finishBackground(bg, status, exit)
 }
 
-func (tr *translator) finishBackground(bg *bgTask, status string, exit *int) {
+func (tr *Translator) finishBackground(bg *bgTask, status string, exit *int) {
 	tr.pollBackground(bg)
 	bg.drop(tr)
 	delete(tr.tools, bg.ts.id)
@@ -247,9 +237,9 @@ func (tr *translator) finishBackground(bg *bgTask, status string, exit *int) {
 	tr.finishCommand(bg.ts, st, out, exit, nil)
 }
 
-// stopBackground ends the following of every background command (the CLI
+// StopBackground ends the following of every background command (the CLI
 // is gone, and its commands with it).
-func (tr *translator) stopBackground() {
+func (tr *Translator) StopBackground() {
 	for _, bg := range tr.bgTasks {
 		if bg.foreground {
 			bg.drop(tr) // its call ends with the turn
@@ -257,48 +247,4 @@ func (tr *translator) stopBackground() {
 		}
 		tr.finishBackground(bg, "stopped", nil)
 	}
-}
-
-// methodTerminalCancel is ACP v2's way to stop a running terminal; v1 has
-// none, so it is served under the same name.
-const methodTerminalCancel = "terminal/cancel"
-
-type cancelTerminalRequest struct {
-	SessionID  acp.SessionID  `json:"sessionId"`
-	TerminalID acp.TerminalID `json:"terminalId"`
-}
-
-func (r *cancelTerminalRequest) Validate() error {
-	if r.SessionID == "" {
-		return &acp.FieldError{Path: "sessionId", Reason: "is required"}
-	}
-	if r.TerminalID == "" {
-		return &acp.FieldError{Path: "terminalId", Reason: "is required"}
-	}
-	return nil
-}
-
-// cancelTerminal stops a background command by its terminal (tool call)
-// id. The call finishes when Claude Code reports the task stopped.
-func (a *connection) cancelTerminal(ctx context.Context, p *cancelTerminalRequest) (struct{}, error) {
-	s, err := a.session(p.SessionID)
-	if err != nil {
-		return struct{}{}, err
-	}
-	var proc *claude.Process
-	var taskID string
-	s.do(func() {
-		for _, bg := range s.tr.bgTasks {
-			if !bg.foreground && bg.ts.id == string(p.TerminalID) {
-				proc, taskID = s.cli.proc, bg.taskID
-			}
-		}
-	})
-	if proc == nil {
-		return struct{}{}, acp.NewInvalidParams("terminalId", "no running command has this terminal")
-	}
-	if err := proc.StopTask(ctx, taskID); err != nil {
-		return struct{}{}, acp.NewInternalError("the command could not be stopped: " + err.Error())
-	}
-	return struct{}{}, nil
 }

@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"encoding/json"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
 // Compaction. When Claude Code compacts the conversation (/compact typed
@@ -25,7 +24,7 @@ const compactTitle = "Compact conversation"
 type compaction struct{ id string }
 
 // onCompactStatus follows the status frames of a compaction.
-func (c *compaction) status(tr *translator, b *claude.SystemStatus) {
+func (c *compaction) status(tr *Translator, b *claude.SystemStatus) {
 	switch {
 	case b.Status == "compacting" && c.id == "":
 		c.id = "compact-" + firstNonEmpty(b.UUID, "live")
@@ -43,7 +42,7 @@ func (c *compaction) status(tr *translator, b *claude.SystemStatus) {
 
 // onCompactBoundary completes the compaction with what it did (a boundary
 // with no compaction in progress, as in a replay, is reported whole).
-func (c *compaction) boundary(tr *translator, b *claude.CompactBoundary) {
+func (c *compaction) boundary(tr *Translator, b *claude.CompactBoundary) {
 	m := b.CompactMetadata
 	id := c.id
 	c.id = ""
@@ -69,7 +68,7 @@ func (c *compaction) boundary(tr *translator, b *claude.CompactBoundary) {
 
 // endCompaction fails a compaction in progress: the CLI reported a failure,
 // or its turn ended without a boundary.
-func (c *compaction) end(tr *translator, why string) {
+func (c *compaction) end(tr *Translator, why string) {
 	if c.id == "" {
 		return
 	}
@@ -86,27 +85,11 @@ func (c *compaction) end(tr *translator, why string) {
 // contextCompacted reports the context a compaction left: the next
 // message's usage would say it too, but the user wants to see it now (and
 // a /compact turn has no message of its own).
-func (c *compaction) contextLeft(tr *translator, b *claude.CompactBoundary) {
+func (c *compaction) contextLeft(tr *Translator, b *claude.CompactBoundary) {
 	tr.out.usage = claude.Usage{InputTokens: b.CompactMetadata.PostTokens}
-	tr.sendUsage(nil)
+	tr.SendUsage(nil)
 }
 
 func compactMeta() map[string]json.RawMessage {
 	return map[string]json.RawMessage{"claudeCode": mustJSON(map[string]string{"toolName": "compact"})}
-}
-
-// compacted replays a stored compact boundary as the frame the CLI printed
-// live; the transcript writes its counts in camelCase.
-func (rp *replayer) compacted(rec *transcript.Record) {
-	var m struct {
-		Trigger    string `json:"trigger"`
-		PreTokens  int64  `json:"preTokens"`
-		PostTokens int64  `json:"postTokens"`
-		DurationMS int64  `json:"durationMs"`
-	}
-	_ = json.Unmarshal(rec.CompactMetadata, &m)
-	b := &claude.CompactBoundary{Base: claude.Base{Type: "system", Subtype: "compact_boundary", UUID: rec.UUID, SessionID: rec.SessionID}}
-	b.CompactMetadata.Trigger, b.CompactMetadata.PreTokens = m.Trigger, m.PreTokens
-	b.CompactMetadata.PostTokens, b.CompactMetadata.DurationMS = m.PostTokens, m.DurationMS
-	rp.tr.translate(claude.Message{Type: "system", Subtype: "compact_boundary", Body: b})
 }

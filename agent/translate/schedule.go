@@ -1,4 +1,4 @@
-package agent
+package translate
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ import (
 // jobs are learnt from the tools' results, as the CLI reports them.
 
 // schedule is the scheduled work of a live session's CLI, owned by the
-// session goroutine (through its translator).
+// session goroutine (through its Translator).
 type schedule struct {
 	jobs map[string]scheduledJob // by the CLI's job id
 	// wakeDue is when the last /loop wake-up fires (zero: none pending).
