@@ -1,12 +1,13 @@
 package agent
 
 import (
+	"strings"
+	"time"
+
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"strings"
-	"time"
 )
 
 // handle translates one CLI message. Output belongs to the current turn;

@@ -118,8 +118,8 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 			// --allowedTools.
 			s.post(func() {
 				for _, r := range rules {
-					if !slices.Contains(s.conf.opts.AllowedTools, r) {
-						s.conf.opts.AllowedTools = append(s.conf.opts.AllowedTools, r)
+					if !slices.Contains(s.conf.Opts.AllowedTools, r) {
+						s.conf.Opts.AllowedTools = append(s.conf.Opts.AllowedTools, r)
 					}
 				}
 			})
@@ -182,7 +182,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req, s.conf.modeID, s.conf.opts.Dir, s.conf.opts.AddDirs); ok {
+	if ups, name, ok := alwaysAllow(req, s.conf.ModeID, s.conf.Opts.Dir, s.conf.Opts.AddDirs); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
@@ -410,8 +410,8 @@ func (s *session) planExitChoices() []permChoice {
 		opt:    acp.PermissionOption{OptionID: "plan-acceptEdits", Name: "Yes, and auto-accept edits", Kind: acp.PermissionOptionKindAllowAlways},
 		answer: setMode(claude.PermissionAcceptEdits),
 	}}
-	for _, m := range s.conf.modes(s.a.modelList()) {
-		switch m.id {
+	for _, m := range s.conf.Modes(s.a.modelList()) {
+		switch m.ID {
 		case claude.PermissionAuto:
 			out = append(out, permChoice{
 				opt:    acp.PermissionOption{OptionID: "plan-auto", Name: "Yes, and use auto mode", Kind: acp.PermissionOptionKindAllowAlways},

@@ -2,12 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"strings"
 	"time"
 
-	"encoding/json"
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
@@ -15,7 +16,6 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
-	"log/slog"
 )
 
 // A replayer turns a stored conversation back into the session/update

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/config"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -40,7 +41,7 @@ type session struct {
 	merged []claude.Message
 	q      turnQueue             // the prompts (turn.go)
 	stored storedState           // whether the turns are saved (stored.go)
-	conf   sessionConfig         // mode, model and the rest of what the CLI runs with (config.go)
+	conf   config.Session        // mode, model and the rest of what the CLI runs with (config.go)
 	tr     *translate.Translator // the CLI's output as updates (agent/translate)
 	cmds   commandState          // slash commands (commands.go)
 	fail   failure.State         // the session failure extension (agent/failure)
@@ -110,32 +111,12 @@ type turnQueue struct {
 	replays int
 }
 
-// sessionConfig is what the session's CLI runs with, owned by the
-// session goroutine (config.go, modes.go).
-type sessionConfig struct {
-	opts        claude.Options // how to (re)start the CLI; Resume/SessionID set per start
-	modeID      string
-	model       string // the model picked in this session ("" = the CLI's default)
-	effort      string // "" until known
-	thinkingOff bool
-	configSent  string   // JSON of the config options the client last got
-	metaKey     string   // the _meta options the CLI was started with (metaopts.go)
-	fastState   string   // the CLI's fast_mode_state ("" until it says)
-	fastReason  string   // its fast_mode_disabled_reason
-	fastWanted  *bool    // fast mode as the user set it (nil: never), for the next CLI
-	agents      []string // the custom agents the CLI offers (config.go)
-	ultracode   bool     // ultracode is on
-	ultraAvail  bool     // the CLI offers ultracode
-	ultraWanted *bool    // ultracode as the user set it, for the next CLI
-	booleans    bool     // the client takes boolean config options (else on/off selects)
-}
-
 // newSession starts the session goroutine; the CLI itself starts in the
 // background (startCLI), so session/new answers without waiting for it.
 func newSession(a *connection, id string, opts claude.Options, modeID string) *session {
 	s := &session{
 		a: a, id: id,
-		conf:  sessionConfig{opts: opts, modeID: modeID},
+		conf:  config.Session{Opts: opts, ModeID: modeID},
 		q:     turnQueue{cancelledIDs: map[string]bool{}},
 		log:   a.log.With("session", id),
 		inbox: newMailbox(),
@@ -143,7 +124,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	}
 	a.mu.Lock()
 	if c := a.client.raw.Session; c != nil && c.ConfigOptions != nil && c.ConfigOptions.Boolean != nil {
-		s.conf.booleans = true
+		s.conf.Booleans = true
 	}
 	if a.protocol() >= acp.ProtocolV2 {
 		s.q.v2 = newV2Lifecycle(a, id)
@@ -152,8 +133,8 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	s.tr = a.newTranslator(id, opts.Dir, s.log, now{s})
 	s.adv = newFailures(a, id, s.log, &s.fail)
 	// Everything the goroutine owns is set before it starts.
-	s.conf.opts.CanUseTool = s.canUseTool
-	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
+	s.conf.Opts.CanUseTool = s.canUseTool
+	a.subagentOptions(&s.conf.Opts) // subagent.go: what the client can show of subagents
 	go s.run()
 	return s
 }
@@ -229,7 +210,7 @@ func (s *session) startCLI() {
 	if s.cli.proc != nil || s.cli.starting || s.closed {
 		return
 	}
-	opts := s.conf.opts
+	opts := s.conf.Opts
 	restart := s.cli.started
 	if restart {
 		// A CLI for this id ran before: continue its transcript.
@@ -397,9 +378,9 @@ func (s *session) sendEarly(t *turn) {
 // unchangedSinceSpawn reports whether the session's settings are still
 // those its starting CLI was spawned with.
 func (s *session) unchangedSinceSpawn() bool {
-	sp, now := s.cli.spawnedWith, s.conf.opts
+	sp, now := s.cli.spawnedWith, s.conf.Opts
 	return now.Model == sp.Model && now.Effort == sp.Effort && now.PermissionMode == sp.PermissionMode &&
-		s.conf.fastWanted == nil && s.conf.ultraWanted == nil
+		s.conf.FastWanted() == nil && s.conf.UltraWanted() == nil
 }
 
 func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err error) {

@@ -104,7 +104,7 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
 	s.do(func() {
-		s.conf.takeMeta(setup)
+		s.conf.TakeMeta(setup.opts, setup.meta.Model, setup.meta.Effort, setup.meta.key())
 		if setup.replaying {
 			s.q.replays++ // before any prompt can find the session
 		}

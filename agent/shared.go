@@ -193,7 +193,7 @@ func (a *connection) takeOver(id string) (s *session, ok bool) {
 		if s.q.v2 != nil {
 			s.q.v2.sink = func(us ...acpv2.SessionUpdate) { a.sendStateV2(id, us...) }
 		}
-		dir = s.conf.opts.Dir
+		dir = s.conf.Opts.Dir
 	}) {
 		return nil, false // it ended meanwhile: the load opens it from its transcript
 	}

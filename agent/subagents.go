@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"time"
+
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"time"
 )
 
 // subagentMode reads the client's declaration. Sessions win over the

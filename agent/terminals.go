@@ -2,14 +2,15 @@ package agent
 
 import (
 	"context"
-	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
-	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
 // terminalClient reports whether the client renders display terminals.
@@ -63,8 +64,8 @@ func (a *connection) cancelTerminal(ctx context.Context, p *cancelTerminalReques
 
 // taskOutput opens a task's output file where Claude Code writes it
 // (tasksDirs).
-func (c *sessionConfig) taskOutput(sessionID, taskID string) *os.File {
-	for _, dir := range c.tasksDirs(sessionID) {
+func taskOutput(opts *claude.Options, sessionID, taskID string) *os.File {
+	for _, dir := range tasksDirs(opts, sessionID) {
 		if f, err := os.Open(filepath.Join(dir, taskID+".output")); err == nil {
 			return f
 		}
@@ -74,9 +75,9 @@ func (c *sessionConfig) taskOutput(sessionID, taskID string) *os.File {
 
 // taskOutputs lists the output files in the session's tasks directories,
 // by task id.
-func (c *sessionConfig) taskOutputs(sessionID string) map[string]string {
+func taskOutputs(opts *claude.Options, sessionID string) map[string]string {
 	out := map[string]string{}
-	for _, dir := range c.tasksDirs(sessionID) {
+	for _, dir := range tasksDirs(opts, sessionID) {
 		names, _ := filepath.Glob(filepath.Join(dir, "*.output"))
 		for _, p := range names {
 			if id := strings.TrimSuffix(filepath.Base(p), ".output"); translate.IsTaskID(id) {
@@ -91,8 +92,8 @@ func (c *sessionConfig) taskOutputs(sessionID string) map[string]string {
 // CLAUDE_CODE_TMPDIR, else the TMPDIR of its environment, else /tmp
 // (Node's os.tmpdir), in claude-<uid>, the munged working directory (as
 // given and with symlinks resolved) and the CLI session id.
-func (c *sessionConfig) tasksDirs(sessionID string) []string {
-	env := c.opts.Env
+func tasksDirs(opts *claude.Options, sessionID string) []string {
+	env := opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
@@ -103,7 +104,7 @@ func (c *sessionConfig) tasksDirs(sessionID string) []string {
 			base = strings.TrimRight(base, "/")
 		}
 	}
-	dirs := []string{c.opts.Dir}
+	dirs := []string{opts.Dir}
 	if real, err := filepath.EvalSymlinks(dirs[0]); err == nil && real != dirs[0] {
 		dirs = append(dirs, real)
 	}

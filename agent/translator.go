@@ -53,9 +53,9 @@ func (w now) Poll(stop <-chan struct{}, fn func()) {
 }
 
 func (w now) TaskOutput(cliSessionID, taskID string) *os.File {
-	return w.s.conf.taskOutput(cliSessionID, taskID)
+	return taskOutput(&w.s.conf.Opts, cliSessionID, taskID)
 }
 
 func (w now) TaskOutputs(cliSessionID string) map[string]string {
-	return w.s.conf.taskOutputs(cliSessionID)
+	return taskOutputs(&w.s.conf.Opts, cliSessionID)
 }

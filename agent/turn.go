@@ -173,7 +173,7 @@ func (s *session) startTurn(ctx context.Context, prompt []acp.ContentBlock, v2 *
 	t.msg = claude.UserMessage{Content: content, UUID: t.UUID}
 	accept := func() {
 		s.goalPrompt(t)                                                                // goal.go: /goal typed as a prompt
-		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.opts.Resume != "")) // title.go: a new session's first prompt titles it
+		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.Opts.Resume != "")) // title.go: a new session's first prompt titles it
 		s.enqueue(t)
 	}
 	if !s.do(accept) {

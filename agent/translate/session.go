@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 

@@ -1,9 +1,10 @@
 package translate
 
 import (
+	"slices"
+
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
-	"slices"
 )
 
 // Settling tool cards. A call shown to the client ends with its result. A
