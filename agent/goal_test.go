@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/goal"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
@@ -20,7 +21,7 @@ func TestGoalCommand(t *testing.T) {
 		"please /goal x":            "-",
 		"/goal\tfix it, then ship.": "fix it, then ship.",
 	} {
-		got, ok := goalCommand(text)
+		got, ok := goal.Command(text)
 		if !ok {
 			got = "-"
 		}

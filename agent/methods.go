@@ -5,6 +5,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/goal"
 )
 
 // methods is every ACP method the agent serves, in one table per protocol
@@ -48,7 +49,7 @@ func (a *connection) methodsV1() *acp.Mux {
 	acp.On(m, methodSetModel, a.setModel)
 	// Extensions: the session goal (goal.go) and display terminals
 	// (terminal.go).
-	acp.On(m, goalControlMethod, a.goalControl)
+	acp.On(m, goal.ControlMethod, a.goalControl)
 	acp.On(m, methodTerminalCancel, a.cancelTerminal)
 	return m
 }
@@ -75,7 +76,7 @@ func (a *connection) methodsV2() *acp.Mux {
 	// Configuration: modes are a config option in v2 (config.go).
 	acp.On(m, acpv2.MethodSessionSetConfigOption, a.setConfigOptionV2)
 	// Extensions: the session goal (goal.go).
-	acp.On(m, goalControlMethod, a.goalControl)
+	acp.On(m, goal.ControlMethod, a.goalControl)
 	return m
 }
 

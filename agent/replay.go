@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/goal"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
@@ -40,7 +41,7 @@ type replayer struct {
 	// subagents are the session's subagent transcripts by launching
 	// tool_use id (subagent_replay.go).
 	subagents map[string]transcript.Subagent
-	goal      goalHistory // the goal as of the records so far (goal_history.go)
+	goal      goal.History // the goal as of the records so far (agent/goal)
 	// held is a /model command record waiting for the record after it,
 	// which tells who issued it (agentsModelSwitch).
 	held *transcript.Record
@@ -157,7 +158,7 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 		a.replayTitle(id, title) // title.go: as the live session titled it
 	}
 	rp.mirrorFailures()
-	a.restoreGoal(id, rp.goal.snap)
+	a.restoreGoal(id, rp.goal.Goal())
 	return rp.mode, nil
 }
 
@@ -215,7 +216,7 @@ func isModelEcho(rec *transcript.Record) bool {
 
 // replayRecord replays one record.
 func (rp *replayer) replayRecord(rec *transcript.Record) {
-	rp.goal.record(rec)
+	rp.goal.Record(rec)
 	if replayFailure(&rp.fail, rec) {
 		return // a typed failure record replaces the prose (agent/failure)
 	}

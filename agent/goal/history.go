@@ -1,4 +1,4 @@
-package agent
+package goal
 
 import (
 	"encoding/json"
@@ -7,10 +7,11 @@ import (
 	"sync"
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
-// goalHistory follows the session's goal through a replayed transcript, so
+// History follows the session's goal through a replayed transcript, so
 // that session/load can hand the loaded session the goal Claude Code
 // resumes with. What CLI 2.1.332 stores:
 //
@@ -24,9 +25,9 @@ import (
 //
 // Only the main conversation counts; the command's confirmation is what
 // changes the goal, so a /goal that failed or never ran changes nothing.
-type goalHistory struct {
-	snap    *goalSnapshot
-	pending string // the argument of a /goal command waiting for its output
+type History struct {
+	snap    *Snapshot // the goal as of the records so far (nil: none)
+	pending string    // the argument of a /goal command waiting for its output
 }
 
 var goalOutputRE = sync.OnceValue(func() *regexp.Regexp {
@@ -35,8 +36,8 @@ var goalOutputRE = sync.OnceValue(func() *regexp.Regexp {
 
 })
 
-// record notes one record of the active branch.
-func (g *goalHistory) record(rec *transcript.Record) {
+// Record notes one record of the active branch.
+func (g *History) Record(rec *transcript.Record) {
 	if rec == nil || rec.IsSidechain {
 		return
 	}
@@ -45,8 +46,8 @@ func (g *goalHistory) record(rec *transcript.Record) {
 		if rec.Message == nil || rec.IsMeta {
 			return
 		}
-		if text, ok := promptconv.UserText(blocksText(rec.Message.Content)); ok {
-			if arg, ok := goalCommand(text); ok {
+		if text, ok := promptconv.UserText(claude.Content(rec.Message.Content).Text()); ok {
+			if arg, ok := Command(text); ok {
 				g.pending = arg
 			}
 		}
@@ -65,7 +66,7 @@ func (g *goalHistory) record(rec *transcript.Record) {
 		case arg == "clear" && (strings.HasPrefix(out, "Goal cleared") || strings.HasPrefix(out, "No goal set")):
 			g.snap = nil
 		case arg != "clear" && strings.HasPrefix(out, "Goal set:"):
-			g.snap = &goalSnapshot{Objective: arg, Status: "active", ControlMethod: goalControlMethod}
+			g.snap = &Snapshot{Objective: arg, Status: "active", ControlMethod: ControlMethod}
 			if t := rec.Time(); !t.IsZero() {
 				g.snap.CreatedAt = t.UnixMilli()
 			}
@@ -85,28 +86,9 @@ func (g *goalHistory) record(rec *transcript.Record) {
 			g.snap = nil
 			return
 		}
-		next := *g.snap
-		n := 1
-		if next.Iterations != nil {
-			n = *next.Iterations + 1
-		}
-		next.Iterations, next.LastReason = &n, strings.TrimSpace(a.Reason)
-		g.snap = &next
+		g.snap = g.snap.Iterated(a.Reason)
 	}
 }
 
-// restoreGoal gives the live session of a load the goal its history ends
-// with, unless that session has shown a goal already (it was live before
-// the load). The snapshot goes out before the load's answer.
-func (a *connection) restoreGoal(id string, snap *goalSnapshot) {
-	live := a.liveSession(id)
-	if live == nil || snap == nil {
-		return
-	}
-	live.do(func() {
-		if live.goal.sent == "" && live.goal.snap == nil && live.goal.pending == nil {
-			live.goal.read = live.a.transcriptSize(live.id) // goalMet: what follows the history
-			live.publishGoal(snap)
-		}
-	})
-}
+// Goal is the goal the history ends with (nil: none).
+func (g *History) Goal() *Snapshot { return g.snap }

@@ -1,4 +1,4 @@
-package agent
+package goal
 
 import (
 	"encoding/json"
@@ -39,9 +39,9 @@ func TestGoalHistory(t *testing.T) {
 		{"never ran", []*transcript.Record{cmd("a"), out("Goal set: a"), cmd("clear")}, "a 0 "},
 		{"subagent", []*transcript.Record{side, out("Goal set: from a subagent")}, ""},
 	} {
-		var g goalHistory
+		var g History
 		for _, r := range tc.recs {
-			g.record(r)
+			g.Record(r)
 		}
 		got := ""
 		if s := g.snap; s != nil {
