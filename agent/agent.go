@@ -14,7 +14,7 @@
 // session/cancel written right behind a prompt always finds that turn. A
 // turn's progress is an explicit state (turn.go).
 //
-// The CLI's output is turned into updates by a translator (translate.go),
+// The CLI's output is turned into updates by a translator (agent/translate),
 // which the live session owns and session/load's replay owns another of:
 // history is replayed through the same code that showed it live.
 //

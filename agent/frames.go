@@ -31,7 +31,7 @@ func (s *session) handle(m claude.Message) {
 			return
 		}
 		if s.tr.BackgroundSubagentFrame(m) {
-			s.tr.HandleSubagentFrame(m) // subagent.go: not part of the cancelled turn
+			s.tr.HandleSubagentFrame(m) // not part of the cancelled turn
 			return
 		}
 		if _, ok := m.Body.(*claude.ResultMessage); ok {
@@ -68,7 +68,7 @@ func (s *session) handle(m claude.Message) {
 			s.q.current.RefusalExplain = firstNonEmpty(b.APIRefusalExplanation, b.Content)
 		}
 	case *claude.ResultMessage:
-		s.tr.FlushHeld() // heldtext.go
+		s.tr.FlushHeld() // held text goes first
 		s.checkStored()  // stored.go: was the turn saved? (before its answer)
 		s.observeFastMode(b.FastModeState, m.Raw)
 		s.afterLocalCommand(m.Raw) // config.go: /model, /effort typed as prompts
@@ -208,10 +208,10 @@ func (s *session) onOther(m claude.Message) {
 	switch b := m.Body.(type) {
 	case *claude.SystemStatus:
 		s.setModeID(b.PermissionMode) // config.go
-		s.tr.Translate(m)             // compact.go: a compaction's progress
+		s.tr.Translate(m)             // agent/translate: a compaction's progress
 	case *claude.CompactBoundary:
 		s.tr.Translate(m)
-		s.tr.ContextLeft(b) // compact.go: the context it left
+		s.tr.ContextLeft(b) // the context it left
 	case *claude.SystemInit:
 		s.setModeID(b.PermissionMode) // config.go: the CLI's view wins
 		s.modelFromCLI(b.Model)

@@ -17,7 +17,7 @@ import (
 //
 // A session is never hibernated while it is busy: a turn running or
 // queued, a permission request open, a command or subagent running in the
-// background, a goal active, scheduled work (schedule.go), or its CLI
+// background, a goal active, scheduled work (agent/translate/schedule.go), or its CLI
 // starting. When every live session is busy and the cap is reached, the new
 // CLI starts anyway (the cap is exceeded, and the log says so): an editor
 // user waiting for a prompt to start is worse than memory over a soft

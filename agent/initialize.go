@@ -78,7 +78,7 @@ type clientCaps struct {
 	raw            acp.ClientCapabilities
 	terminalAuth   bool // may offer terminal login methods
 	terminalOutput bool // Zed's _meta.terminal_output
-	sessionFailure bool // AIR typed session failures (failure.go)
+	sessionFailure bool // AIR typed session failures (agent/failure)
 }
 
 func readClientCaps(c acp.ClientCapabilities) clientCaps {

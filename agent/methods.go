@@ -48,14 +48,14 @@ func (a *connection) methodsV1() *acp.Mux {
 	acp.On(m, acp.MethodSessionSetConfigOption, a.setConfigOption)
 	acp.On(m, methodSetModel, a.setModel)
 	// Extensions: the session goal (goal.go) and display terminals
-	// (terminal.go).
+	// (terminals.go).
 	acp.On(m, goal.ControlMethod, a.goalControl)
 	acp.On(m, methodTerminalCancel, a.cancelTerminal)
 	return m
 }
 
 // methodsV2 is the ACP v2 draft (docs/acp-v2.md): the same core behind
-// v2's shapes (v2.go, v2turns.go, v2convert.go).
+// v2's shapes (v2.go, v2turns.go, agent/v2conv).
 func (a *connection) methodsV2() *acp.Mux {
 	m := acp.NewMux()
 	// Connection and authentication (v2.go).

@@ -23,7 +23,7 @@ import (
 // notifications the editor saw live. It does not translate records itself:
 // each transcript record is what the CLI printed when it happened, so the
 // replayer hands it, as that CLI frame, to a translator of its own
-// (translate.go) that looks at the past instead of the present. Replay and
+// (agent/translate) that looks at the past instead of the present. Replay and
 // live therefore cannot drift apart: tool titles, kinds, diffs, terminal
 // output and plans come out the same. The one thing live never sends is
 // the user's own prompt; the replayer rebuilds it from the stored Claude
@@ -170,7 +170,7 @@ var replayBatchHook func(records int)
 // held until the record after it says whether the agent issued it: a
 // model switch from the editor's picker (set_model) is stored as a /model
 // command with its "Set model to …" output as a user record, and neither
-// is conversation (the live session shows neither, output.go). A /model
+// is conversation (the live session shows neither: agent/translate). A /model
 // the user typed has its output in a system record, and stays.
 func (rp *replayer) record(rec *transcript.Record) {
 	if held := rp.held; held != nil {
@@ -221,7 +221,7 @@ func (rp *replayer) replayRecord(rec *transcript.Record) {
 		return // a typed failure record replaces the prose (agent/failure)
 	}
 	if rec.Type == transcript.TypeSystem && rec.Subtype == "compact_boundary" && !rec.IsSidechain {
-		rp.compacted(rec) // compact.go
+		rp.compacted(rec)
 		return
 	}
 	if rec.IsSidechain || rec.Message == nil {

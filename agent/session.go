@@ -134,7 +134,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	s.adv = newFailures(a, id, s.log, &s.fail)
 	// Everything the goroutine owns is set before it starts.
 	s.conf.Opts.CanUseTool = s.canUseTool
-	a.subagentOptions(&s.conf.Opts) // subagent.go: what the client can show of subagents
+	a.subagentOptions(&s.conf.Opts) // subagents.go: what the client can show of subagents
 	go s.run()
 	return s
 }

@@ -14,7 +14,7 @@ import (
 // the record that launched it, as the frames the CLI printed live: a
 // task_started, the subagent's messages carrying parent_tool_use_id and
 // agent_id, and a task_notification. They go through the live translation
-// (subagent.go), so the relations (parentToolUseId, child sessions and
+// (agent/translate/subagent.go), so the relations (parentToolUseId, child sessions and
 // their states) are the same as live.
 
 // subagentTranscripts indexes the subagent files of the session at path by

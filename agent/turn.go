@@ -298,7 +298,7 @@ func (s *session) sendTo(p *claude.Process, t *turn) {
 func (a *connection) cancel(ctx context.Context, p *acp.CancelNotification) error {
 	s, err := a.session(p.SessionID)
 	if err != nil {
-		a.cancelSubagent(p.SessionID) // subagent_sessions.go: a child session stops alone
+		a.cancelSubagent(p.SessionID) // subagents.go: a child session stops alone
 		return nil                    // cancelling an unknown session is a no-op
 	}
 	s.do(func() { s.cancelTurns(append([]*turn(nil), s.q.turns...)) })
@@ -523,7 +523,7 @@ func (q *turnQueue) byUUID(id string, current *turn) *turn {
 // turn any more: it writes each turn's result before it goes idle, so a
 // turn it was running that is still open then lost its result (the CLI
 // did not write it, or it was lost on the way). The turn's
-// command_lifecycle "completed" says the same sooner (output.go), and is
+// command_lifecycle "completed" says the same sooner (frames.go), and is
 // the only sign when another prompt was queued behind it (the CLI does not
 // go idle between them).
 func (s *session) onCLIState(b *claude.SessionStateChanged) {

@@ -19,7 +19,7 @@ import (
 // ACP v2 is a second surface on the same core (docs/acp-v2.md). Each v2
 // method here turns its request into what the v1 handler takes, runs that
 // handler, and answers in v2's shape; the session's updates go through a
-// per-session converter (v2convert.go) on their way out, and the prompt
+// per-session converter (agent/v2conv) on their way out, and the prompt
 // lifecycle, which v1 does not have, is in v2turns.go.
 
 // initializeV2 answers a client that asked for protocol 2 or later.

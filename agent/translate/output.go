@@ -28,7 +28,7 @@ type outputState struct {
 	sizePending, held bool
 	heldCost          *acp.Cost
 	// idleError is Claude's error text (the CLI's synthetic message) for
-	// work of no prompt, and its message id (failure_live.go).
+	// work of no prompt, and its message id (agent/failed.go).
 	idleError, idleErrorID string
 	// heldText is streamed text held back while it may begin a secret
 	// (heldtext.go); a reset drops it with the turn.

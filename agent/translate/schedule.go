@@ -13,7 +13,7 @@ import (
 // wake-ups (ScheduleWakeup) inside the CLI process: a job fires only while
 // that process runs, and a session-only job dies with it. A session that
 // hibernated would never see its job fire again. So a session with
-// scheduled work is busy (hibernate.go) until the work is gone: a
+// scheduled work is busy (agent/hibernate.go) until the work is gone: a
 // recurring job until CronDelete removes it (or its 30-day expiry), a
 // one-shot job or a wake-up until a little after its time (it has fired by
 // then, and the turn it starts keeps the session busy while it runs). The

@@ -20,7 +20,7 @@ import (
 // (tool_call_update) follow for what changes: the permission preview, live
 // output, and the result with the final status. Every update carries only
 // the fields that changed since the previous report of that call.
-// Presentation per tool is in toolreport.go; Bash output in terminal.go;
+// Presentation per tool is in agent/internal/toolview; Bash output in terminal.go;
 // TodoWrite and Task* become plans (plan.go) instead.
 
 // toolState is what the session knows of one tool call.

@@ -288,7 +288,7 @@ func (c *Updates) toolUpdate(u *acp.ToolCallUpdate, first bool) []acpv2.SessionU
 	status, _ := u.Status.Get()
 	if status == acp.ToolCallStatusInProgress {
 		// Bash goes in_progress only when its command went to the
-		// background (terminal.go); terminal/cancel can stop it then.
+		// background (agent/translate/terminal.go); terminal/cancel can stop it then.
 		for _, id := range st.terms {
 			if t := c.terms[id]; t != nil && !t.exited && !t.cancellable {
 				t.cancellable = true
@@ -403,7 +403,7 @@ func (c *Updates) exitTerminal(out []acpv2.SessionUpdate, ex *terminalExit) []ac
 	return append(out, acpv2.SessionUpdate{TerminalUpdate: tu})
 }
 
-// Zed's terminal _meta on v1 tool call reports (terminal.go, tools.go).
+// Zed's terminal _meta on v1 tool call reports (agent/translate: terminal.go, tools.go).
 type (
 	terminalInfo struct {
 		TerminalID string `json:"terminal_id"`
@@ -607,7 +607,7 @@ func diff(path string, items []*acp.Diff, locs []acp.ToolCallLocation, cwd strin
 // gitPatch writes the git patch of one file from its v1 hunks.
 //
 // A v1 hunk is {oldText, newText}: its lines with context, without
-// positions; diff.go puts the hunk's 1-based start in the new file on the
+// positions; toolview's diff.go puts the hunk's 1-based start in the new file on the
 // matching location (newStarts, one per hunk, same order). The old start
 // follows: every earlier hunk shifted the file by its new minus old line
 // count. A created file (a single item without old text) needs no
@@ -663,7 +663,7 @@ func gitPatch(path string, items []*acp.Diff, newStarts []uint32) (string, bool)
 	return b.String(), true
 }
 
-// lines splits a hunk side back into the lines diff.go joined with
+// lines splits a hunk side back into the lines toolview's diff.go joined with
 // "\n". An empty side is no lines (a side of one empty line reads the
 // same; diff.go cannot tell them apart either, and context makes it rare).
 func lines(s string) []string {
@@ -940,7 +940,7 @@ func SessionInfo(s acp.SessionInfo) acpv2.SessionInfo {
 }
 
 // MCPServers turns a v2 session's MCP servers into the v1 ones the core
-// configures the CLI with (mcp.go, which checks commands, URLs and names
+// configures the CLI with (agent/mcp.go, which checks commands, URLs and names
 // further). As the SDK's assertSupportedMcpServers: a name seen before is
 // -32602 {name}; a transport other than stdio and http (sse is gone in
 // v2; unknown and "_" types) is -32602 {type}.
@@ -1003,7 +1003,7 @@ func mcpError(data any, message string) *acp.Error {
 }
 
 // PermissionRequest is the v2 form of a permission request the core
-// built for v1 (permission.go): v2 wants a title of its own and says what
+// built for v1 (agent/permission.go): v2 wants a title of its own and says what
 // is asked about as a subject. A command (Bash, PowerShell) is asked as
 // the command, with the call's id; anything else carries the full tool
 // call, which the client applies as an upsert before asking. Options and
