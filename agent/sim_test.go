@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
@@ -44,7 +47,9 @@ type simLine struct {
 }
 
 // newSim starts an agent configured by cfg (Launch, Env and Version are
-// set here) and a client connected to it.
+// set here) and a client connected to it. Call it inside a synctest
+// bubble (synctest.Test), and end with s.eof(): the bubble ends only when
+// the agent's goroutines have.
 func newSim(t testing.TB, world *clifake.World, cfg func(*agent.Config)) *sim {
 	s := &sim{t: t, world: world, served: make(chan error, 1)}
 	root := t.TempDir()
@@ -196,4 +201,118 @@ type wireMessage struct {
 	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
 	Error  *acp.Error      `json:"error"`
+}
+
+// advance moves the bubble's fake clock d ahead (time.Sleep inside a
+// synctest bubble waits for no real time: the clock jumps once every
+// goroutine is blocked) and lets what that wakes finish.
+func (s *sim) advance(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
+}
+
+// until waits for cond, an event, letting fake time pass in steps of a
+// second (timers fire, CLIs answer) up to an hour of it; it fails the
+// test with what it waited for.
+func (s *sim) until(what string, cond func() bool) {
+	s.t.Helper()
+	synctest.Wait()
+	for range 3600 {
+		if cond() {
+			return
+		}
+		s.advance(time.Second)
+	}
+	s.t.Fatalf("waited an hour of fake time for %s", what)
+}
+
+// live is how many fake CLIs run.
+func (s *sim) live() int { return len(s.world.Live()) }
+
+// newSessionIn opens a session in dir.
+func (s *sim) newSessionIn(dir string) string {
+	s.t.Helper()
+	var r acp.NewSessionResponse
+	if err := s.client.Call(context.Background(), acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: dir, MCPServers: []acp.MCPServer{}}, &r); err != nil {
+		s.t.Fatalf("session/new: %v", err)
+	}
+	return string(r.SessionID)
+}
+
+// promptAsync sends a prompt and returns where its answer will be.
+func (s *sim) promptAsync(sid, text string) <-chan simAnswer {
+	ch := make(chan simAnswer, 1)
+	go func() {
+		r, err := s.prompt(context.Background(), sid, text)
+		ch <- simAnswer{r, err}
+	}()
+	return ch
+}
+
+type simAnswer struct {
+	r   *acp.PromptResponse
+	err error
+}
+
+// wantEndTurn prompts and fails unless the turn ends normally.
+func (s *sim) wantEndTurn(sid, text string) {
+	s.t.Helper()
+	if r, err := s.prompt(context.Background(), sid, text); err != nil || r.StopReason != acp.StopReasonEndTurn {
+		s.t.Fatalf("prompt %q: %+v %v", text, r, err)
+	}
+}
+
+func (s *sim) cancelPrompt(sid string) {
+	if err := s.client.Notify(context.Background(), acp.MethodSessionCancel, &acp.CancelNotification{SessionID: acp.SessionID(sid)}); err != nil {
+		s.t.Fatalf("session/cancel: %v", err)
+	}
+}
+
+func (s *sim) closeSession(sid string) error {
+	return s.client.Call(context.Background(), acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(sid)}, &acp.CloseSessionResponse{})
+}
+
+// requests are the model requests the fake CLIs made, in order.
+func (s *sim) requests() []clifake.Event {
+	var out []clifake.Event
+	for _, e := range s.world.Events() {
+		if e.Kind == "request" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// holdPermissions makes the client keep every permission request open
+// until the agent withdraws it; the returned channel gets each withdrawal.
+func (s *sim) holdPermissions() <-chan struct{} {
+	withdrawn := make(chan struct{}, 16)
+	s.mu.Lock()
+	s.permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		<-ctx.Done()
+		withdrawn <- struct{}{}
+		return nil, ctx.Err()
+	}
+	s.mu.Unlock()
+	return withdrawn
+}
+
+// permissions are the permission requests the client got.
+func (s *sim) permissions() []*acp.RequestPermissionRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.asked)
+}
+
+// sessionUpdates are the updates the client got for sid.
+func (s *sim) sessionUpdates(sid string) []acp.SessionUpdate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []acp.SessionUpdate
+	for _, n := range s.updates {
+		if string(n.SessionID) == sid {
+			out = append(out, n.Update)
+		}
+	}
+	return out
 }

@@ -12,7 +12,9 @@
 // interrupt, cancel_async_message, set_permission_mode and set_model; it
 // finishes the running turn when its stdin closes and dies at once on
 // SIGTERM or SIGKILL, and it keeps a transcript the agent's session/load
-// reads (--session-id, --resume, unknown ids fail as the real CLI fails).
+// reads (--session-id, --resume, unknown ids fail as the real CLI fails)
+// and a resumed CLI sends its model (Request.History). A World can make
+// CLIs slow to start (StartDelay) or fail to start (StartFails).
 //
 // What the model answers is the test's: [World.Model] is asked at every
 // model request. Everything that matters to the invariants a test checks
@@ -45,6 +47,14 @@ type Request struct {
 	Session  string // the CLI's session id
 	Prompt   string // the text of the user message the turn runs
 	FollowUp bool   // the request after a tool ran (else the turn's first)
+	// History is the conversation's earlier prompts, oldest first: what
+	// the CLI resumed from its transcript (--resume) and the turns it ran
+	// since, as the real CLI sends them to the model.
+	History []string
+	// Model and Mode are what the CLI runs with: --model or the last
+	// set_model ("" = the default), --permission-mode or the last
+	// set_permission_mode.
+	Model, Mode string
 }
 
 // A Reply is what the model does with a request.
@@ -92,6 +102,14 @@ type World struct {
 	// Model answers every model request. Set it before the first CLI
 	// starts; it is called on the CLIs' goroutines, one at a time.
 	Model func(Request) Reply
+	// StartFails, when set, is asked as each CLI starts: true makes that
+	// CLI print an error on stderr and exit 1 before the handshake, as a
+	// CLI that cannot start does. Set it before the first CLI starts, or
+	// under the test's own lock.
+	StartFails func(cli int) bool
+	// StartDelay is how long a CLI takes to start before it reads its
+	// stdin (the real one takes about a second); 0 starts at once.
+	StartDelay time.Duration
 
 	mu      sync.Mutex
 	clis    []*CLI
@@ -165,6 +183,7 @@ type CLI struct {
 	dir     string
 	config  string // the config directory (transcripts)
 	resume  bool
+	args    []string // the command line, after the executable
 
 	stdinR, outR, errR *io.PipeReader
 	stdinW, outW, errW *io.PipeWriter
@@ -176,6 +195,8 @@ type CLI struct {
 	queue   []*message
 	current *message
 	mode    string
+	model   string
+	history []string // the conversation's prompts so far (Request.History)
 	eof     bool
 	waiting map[string]chan json.RawMessage // our control requests, by id
 	nextID  int
@@ -196,13 +217,13 @@ type message struct {
 func (m *message) stop() { m.once.Do(func() { close(m.interrupt) }) }
 
 func newCLI(w *World, cmd claude.Command) *CLI {
-	c := &CLI{w: w, dir: cmd.Dir, mode: claude.PermissionDefault, waiting: map[string]chan json.RawMessage{}, done: make(chan struct{})}
+	c := &CLI{w: w, dir: cmd.Dir, mode: claude.PermissionDefault, args: slices.Clone(cmd.Args), waiting: map[string]chan json.RawMessage{}, done: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
 	c.stdinR, c.stdinW = io.Pipe()
 	c.outR, c.outW = io.Pipe()
 	c.errR, c.errW = io.Pipe()
 	for i, a := range cmd.Args {
-		for _, flag := range []string{"--session-id", "--resume", "--permission-mode"} {
+		for _, flag := range []string{"--session-id", "--resume", "--permission-mode", "--model"} {
 			v, ok := strings.CutPrefix(a, flag+"=")
 			if !ok && a == flag && i+1 < len(cmd.Args) {
 				v, ok = cmd.Args[i+1], true
@@ -217,6 +238,8 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 				c.session, c.resume = v, true
 			case "--permission-mode":
 				c.mode = v
+			case "--model":
+				c.model = v
 			}
 		}
 	}
@@ -260,6 +283,33 @@ func (c *CLI) Signal(sig syscall.Signal) {
 // N is the CLI's index in its World.
 func (c *CLI) N() int { return c.n }
 
+// Session is the CLI's session id (--session-id or --resume).
+func (c *CLI) Session() string { return c.session }
+
+// Flag is the value of a --name flag on the CLI's command line ("" when
+// it was not given; "true" for a flag without a value).
+func (c *CLI) Flag(name string) string {
+	for i, a := range c.args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v
+		}
+		if a == "--"+name {
+			if i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1], "--") {
+				return c.args[i+1]
+			}
+			return "true"
+		}
+	}
+	return ""
+}
+
+// CLIs returns every CLI the World started, in order.
+func (w *World) CLIs() []*CLI {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.clis)
+}
+
 // exit ends the CLI: nothing more is written, stdin is closed under the
 // writer, and Wait returns.
 func (c *CLI) exit(code int, sig syscall.Signal) {
@@ -290,10 +340,18 @@ func (c *CLI) dead() bool {
 	}
 }
 
-// run is the CLI's life: it checks its session, then reads stdin while a
-// worker runs the queued messages.
+// run is the CLI's life: it checks its session, then handles what comes
+// on stdin while a worker runs the queued messages. Stdin is read at once
+// into a buffer, as a pipe's buffer takes what is written while the CLI
+// starts: a writer never waits for the CLI to be ready.
 func (c *CLI) run() {
 	c.w.log(c, "start", c.session)
+	lines := c.buffer()
+	if f := c.w.StartFails; f != nil && f(c.n) {
+		fmt.Fprintln(c.errW, "Error: the fake CLI was told not to start")
+		c.exit(1, 0)
+		return
+	}
 	path := c.transcriptPath()
 	_, err := os.Stat(path)
 	switch {
@@ -310,23 +368,29 @@ func (c *CLI) run() {
 	}
 	if c.resume {
 		c.parent = lastUUID(path)
+		c.history = prompts(path)
+	}
+	if d := c.w.StartDelay; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-c.done:
+			t.Stop()
+			return
+		}
 	}
 	go c.worker()
-	br := bufio.NewReaderSize(c.stdinR, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			var fr frame
-			if json.Unmarshal(line, &fr) != nil {
-				fmt.Fprintf(c.errW, "Error parsing streaming input line\n")
-				c.exit(1, 0)
-				return
-			}
-			c.handle(fr)
+	for line := range lines {
+		if c.dead() {
+			return
 		}
-		if err != nil {
-			break
+		var fr frame
+		if json.Unmarshal(line, &fr) != nil {
+			fmt.Fprintf(c.errW, "Error parsing streaming input line\n")
+			c.exit(1, 0)
+			return
 		}
+		c.handle(fr)
 	}
 	if c.dead() {
 		return
@@ -336,6 +400,57 @@ func (c *CLI) run() {
 	c.eof = true
 	c.cond.Broadcast()
 	c.mu.Unlock()
+}
+
+// buffer reads stdin on a goroutine of its own into an unbounded queue
+// and hands its lines on in order; the channel closes at EOF (or when the
+// CLI exits).
+func (c *CLI) buffer() <-chan []byte {
+	out := make(chan []byte)
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	var queue [][]byte
+	eof := false
+	go func() {
+		br := bufio.NewReaderSize(c.stdinR, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			mu.Lock()
+			if len(strings.TrimSpace(string(line))) > 0 {
+				queue = append(queue, line)
+			}
+			if err != nil {
+				eof = true
+			}
+			cond.Broadcast()
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer close(out)
+		for {
+			mu.Lock()
+			for len(queue) == 0 && !eof {
+				cond.Wait()
+			}
+			if len(queue) == 0 {
+				mu.Unlock()
+				return
+			}
+			line := queue[0]
+			queue = queue[1:]
+			mu.Unlock()
+			select {
+			case out <- line:
+			case <-c.done:
+				return
+			}
+		}
+	}()
+	return out
 }
 
 type frame struct {
@@ -417,6 +532,9 @@ func (c *CLI) control(fr frame) {
 		c.mu.Unlock()
 		c.respond(fr.RequestID, map[string]any{"mode": req.Mode})
 	case "set_model":
+		c.mu.Lock()
+		c.model = req.Model
+		c.mu.Unlock()
 		c.respond(fr.RequestID, map[string]any{"model": req.Model})
 	case "get_settings":
 		c.respond(fr.RequestID, map[string]any{"applied": map[string]any{}})
@@ -526,6 +644,28 @@ func (c *CLI) record(typ string, content any) string {
 	}
 	c.parent = id
 	return id
+}
+
+// prompts are the user prompts of a transcript, in order.
+func prompts(path string) []string {
+	data, _ := os.ReadFile(path)
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		var r struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(l), &r) != nil || r.Type != "user" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(r.Message.Content, &text) == nil && text != "[Request interrupted by user]" {
+			out = append(out, text)
+		}
+	}
+	return out
 }
 
 func lastUUID(path string) string {

@@ -3,6 +3,7 @@ package clifake
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -80,6 +81,9 @@ func (c *CLI) turn(m *message) {
 	c.record("user", m.text)
 	t := &turnState{c: c, m: m}
 	r := c.request(t, false)
+	c.mu.Lock()
+	c.history = append(c.history, m.text)
+	c.mu.Unlock()
 	if !t.reply(r) {
 		t.aborted()
 		return
@@ -109,7 +113,11 @@ func (c *CLI) turn(m *message) {
 func (c *CLI) request(t *turnState, followUp bool) Reply {
 	c.w.log(c, "request", t.m.text)
 	c.send(map[string]any{"type": "system", "subtype": "status", "status": "requesting", "session_id": c.session})
-	return c.w.ask(Request{CLI: c.n, Session: c.session, Prompt: t.m.text, FollowUp: followUp})
+	c.mu.Lock()
+	r := Request{CLI: c.n, Session: c.session, Prompt: t.m.text, FollowUp: followUp,
+		History: slices.Clone(c.history), Model: c.model, Mode: c.mode}
+	c.mu.Unlock()
+	return c.w.ask(r)
 }
 
 func (t *turnState) newMessage() {
