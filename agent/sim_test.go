@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
 )
@@ -312,6 +313,80 @@ func (s *sim) sessionUpdates(sid string) []acp.SessionUpdate {
 	for _, n := range s.updates {
 		if string(n.SessionID) == sid {
 			out = append(out, n.Update)
+		}
+	}
+	return out
+}
+
+// initializeV2 negotiates ACP v2.
+func (s *sim) initializeV2() {
+	s.t.Helper()
+	var r acpv2.InitializeResponse
+	if err := s.client.Call(context.Background(), acp.MethodInitialize, &acpv2.InitializeRequest{
+		ProtocolVersion: acpv2.ProtocolVersion(acp.ProtocolV2), Info: acpv2.Implementation{Name: "sim", Version: "1.0.0"},
+	}, &r); err != nil || int(r.ProtocolVersion) != acp.ProtocolV2 {
+		s.t.Fatalf("initialize v2: %+v %v", r, err)
+	}
+}
+
+// newSessionV2 initializes (v2) and opens a session in s.dir.
+func (s *sim) newSessionV2() string {
+	s.t.Helper()
+	s.initializeV2()
+	var r acpv2.NewSessionResponse
+	if err := s.client.Call(context.Background(), acpv2.MethodSessionNew, &acpv2.NewSessionRequest{Cwd: acpv2.AbsolutePath(s.dir)}, &r); err != nil {
+		s.t.Fatalf("session/new (v2): %v", err)
+	}
+	return string(r.SessionID)
+}
+
+// promptV2 sends a v2 prompt; it returns once the prompt is inserted.
+func (s *sim) promptV2(sid, text string) string {
+	s.t.Helper()
+	var r acpv2.PromptResponse
+	if err := s.client.Call(context.Background(), acpv2.MethodSessionPrompt, &acpv2.PromptRequest{
+		SessionID: acpv2.SessionID(sid), Prompt: []acpv2.ContentBlock{{Text: &acpv2.TextContent{Text: text}}},
+	}, &r); err != nil {
+		s.t.Fatalf("prompt (v2): %v", err)
+	}
+	return string(r.MessageID)
+}
+
+// updatesV2 are the v2 session/update notifications for sid, as raw
+// updates, from the wire.
+func (s *sim) updatesV2(sid string) []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []json.RawMessage
+	for _, l := range s.wire {
+		if !l.fromAgent {
+			continue
+		}
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				SessionID string          `json:"sessionId"`
+				Update    json.RawMessage `json:"update"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(l.line), &n) == nil && n.Method == acpv2.MethodSessionUpdate && n.Params.SessionID == sid {
+			out = append(out, n.Params.Update)
+		}
+	}
+	return out
+}
+
+// stopReasonsV2 are the stop reasons of sid's idle state updates.
+func (s *sim) stopReasonsV2(sid string) []string {
+	var out []string
+	for _, u := range s.updatesV2(sid) {
+		var st struct {
+			SessionUpdate string `json:"sessionUpdate"`
+			State         string `json:"state"`
+			StopReason    string `json:"stopReason"`
+		}
+		if json.Unmarshal(u, &st) == nil && st.SessionUpdate == "state_update" && st.State == "idle" {
+			out = append(out, st.StopReason)
 		}
 	}
 	return out
