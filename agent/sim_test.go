@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -39,6 +40,8 @@ type sim struct {
 	agentOut  *io.PipeWriter // the agent's stdout
 	served    chan error
 	cancel    context.CancelFunc
+	ended     sync.Once
+	endErr    error
 }
 
 // simLine is one line that crossed the connection.
@@ -91,6 +94,7 @@ func newSim(t testing.TB, world *clifake.World, cfg func(*agent.Config)) *sim {
 		return answer(ctx, req)
 	})
 	s.client = acp.NewConn(&simTap{r: clientIn, s: s, fromAgent: true}, &simTap{w: clientOut, s: s}, acp.Options{Handler: m})
+	t.Cleanup(func() { s.eof() })
 	return s
 }
 
@@ -104,15 +108,18 @@ func allowOnceSim(req *acp.RequestPermissionRequest) *acp.RequestPermissionRespo
 }
 
 // eof closes the agent's stdin, as an editor going away does, and waits
-// for Serve to return.
+// for Serve to return. A test that ends otherwise (a failure) gets it as a
+// cleanup, so that its bubble ends.
 func (s *sim) eof() error {
-	_ = s.clientOut.Close()
-	err := <-s.served
-	_ = s.agentOut.Close() // what the editor's end of stdout sees when the agent exits
-	s.cancel()
-	s.client.Close()
-	_ = s.client.Wait()
-	return err
+	s.ended.Do(func() {
+		_ = s.clientOut.Close()
+		s.endErr = <-s.served
+		_ = s.agentOut.Close() // what the editor's end of stdout sees when the agent exits
+		s.cancel()
+		s.client.Close()
+		_ = s.client.Wait()
+	})
+	return s.endErr
 }
 
 func (s *sim) initialize() {
@@ -390,4 +397,24 @@ func (s *sim) stopReasonsV2(sid string) []string {
 		}
 	}
 	return out
+}
+
+// wired reports whether a line containing every sub crossed the
+// connection (fromAgent: written by the agent; else by the client).
+func (s *sim) wired(fromAgent bool, subs ...string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.wire {
+		if l.fromAgent != fromAgent {
+			continue
+		}
+		all := true
+		for _, sub := range subs {
+			all = all && strings.Contains(l.line, sub)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

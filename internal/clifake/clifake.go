@@ -55,6 +55,10 @@ type Request struct {
 	// set_model ("" = the default), --permission-mode or the last
 	// set_permission_mode.
 	Model, Mode string
+	// ToolResult is what a follow-up request tells the model of the tool
+	// (its output, or why it did not run); ToolFailed when it did not.
+	ToolResult string
+	ToolFailed bool
 }
 
 // A Reply is what the model does with a request.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -38,11 +39,14 @@ func (c *CLI) worker() {
 
 // turnState is the output of one turn so far.
 type turnState struct {
-	c     *CLI
-	m     *message
-	msgID string
-	text  string
-	n     int // messages of the turn
+	c      *CLI
+	m      *message
+	msgID  string
+	text   string
+	n      int    // messages of the turn
+	result string // what the model was told of the tool
+	failed bool   // the tool did not run
+	toolID string // the id of the tool call in progress (asked for or running)
 }
 
 // wait waits d, and reports false if the turn was interrupted or the CLI
@@ -94,6 +98,7 @@ func (c *CLI) turn(m *message) {
 			t.aborted()
 			return
 		}
+		t.result, t.failed = ran, t.failed || ran == "" || strings.HasPrefix(ran, "denied: ")
 		r2 := c.request(t, true)
 		t.text = ""
 		t.newMessage()
@@ -116,6 +121,9 @@ func (c *CLI) request(t *turnState, followUp bool) Reply {
 	c.mu.Lock()
 	r := Request{CLI: c.n, Session: c.session, Prompt: t.m.text, FollowUp: followUp,
 		History: slices.Clone(c.history), Model: c.model, Mode: c.mode}
+	if followUp {
+		r.ToolResult, r.ToolFailed = t.result, t.failed
+	}
 	c.mu.Unlock()
 	return c.w.ask(r)
 }
@@ -165,7 +173,9 @@ func (t *turnState) assistant(content []any) {
 
 // tool calls the reply's Bash command: announced, asked for where the mode
 // asks, run (logged) for its time, its result sent. It returns what the
-// model is told ("" when denied) and false when the turn was interrupted.
+// model is told (for a denied call, "denied: " and the reason) and false
+// when the turn was interrupted, or the answer was a denial that
+// interrupts (the user cancelled the request), as the real CLI ends it.
 func (t *turnState) tool(r Reply) (string, bool) {
 	c := t.c
 	id := r.ToolID
@@ -182,6 +192,7 @@ func (t *turnState) tool(r Reply) (string, bool) {
 	t.event(map[string]any{"type": "content_block_delta", "index": 1, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(raw)}})
 	t.event(map[string]any{"type": "content_block_stop", "index": 1})
 	t.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": input}})
+	t.toolID = id // until its result is sent; an abort before rejects it
 	c.mu.Lock()
 	mode := c.mode
 	c.mu.Unlock()
@@ -196,11 +207,15 @@ func (t *turnState) tool(r Reply) (string, bool) {
 		var a struct {
 			Subtype  string `json:"subtype"`
 			Response struct {
-				Behavior string `json:"behavior"`
-				Message  string `json:"message"`
+				Behavior  string `json:"behavior"`
+				Message   string `json:"message"`
+				Interrupt bool   `json:"interrupt"`
 			} `json:"response"`
 		}
 		_ = json.Unmarshal(resp, &a)
+		if a.Subtype == "success" && a.Response.Behavior == "deny" && a.Response.Interrupt {
+			return "", false // a denial that interrupts: the turn ends as an interrupt does
+		}
 		allowed = a.Subtype == "success" && a.Response.Behavior == "allow"
 		denial = a.Response.Message
 		if a.Subtype != "success" {
@@ -224,6 +239,7 @@ func (t *turnState) tool(r Reply) (string, bool) {
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
 			"tool_use_id": id, "content": result, "is_error": isError}}},
 		"tool_use_result": map[string]any{"stdout": result, "stderr": "", "interrupted": false}})
+	t.toolID = ""
 	return result, true
 }
 
@@ -255,23 +271,39 @@ func (t *turnState) finish(end End) {
 	c.idleIfDone()
 }
 
-// aborted ends the turn as the CLI does after an interrupt.
+// aborted ends the turn as the CLI does after an interrupt: while it
+// streams (aborted_streaming), or during a tool call, asked for or running,
+// which an interrupt or a denial that interrupts rejects (aborted_tools).
 func (t *turnState) aborted() {
 	c := t.c
 	if c.dead() {
 		return
 	}
-	if t.text != "" {
+	if t.text != "" && t.toolID == "" {
 		t.assistant([]any{map[string]any{"type": "text", "text": t.text}})
 	}
+	marker := "[Request interrupted by user]"
+	if t.toolID != "" {
+		marker = "[Request interrupted by user for tool use]"
+		c.send(map[string]any{"type": "user", "session_id": c.session, "parent_tool_use_id": nil,
+			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
+				"tool_use_id": t.toolID, "is_error": true,
+				"content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}}}})
+	}
 	c.send(map[string]any{"type": "user", "session_id": c.session, "parent_tool_use_id": nil,
-		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "[Request interrupted by user]"}}}})
-	t.event(map[string]any{"type": "message_stop"})
-	c.record("user", "[Request interrupted by user]")
-	c.send(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
-		"terminal_reason": "aborted_streaming", "stop_reason": nil, "session_id": c.session, "num_turns": 1,
-		"user_message_uuids": []string{t.m.uuid},
-		"errors":             []string{"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"}})
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": marker}}}})
+	c.record("user", marker)
+	if t.toolID != "" {
+		c.send(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
+			"terminal_reason": "aborted_tools", "stop_reason": "tool_use", "session_id": c.session, "num_turns": 1,
+			"user_message_uuids": []string{t.m.uuid}})
+	} else {
+		t.event(map[string]any{"type": "message_stop"})
+		c.send(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
+			"terminal_reason": "aborted_streaming", "stop_reason": nil, "session_id": c.session, "num_turns": 1,
+			"user_message_uuids": []string{t.m.uuid},
+			"errors":             []string{"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"}})
+	}
 	c.lifecycle(t.m.uuid, "cancelled")
 	c.idleIfDone()
 }
