@@ -16,6 +16,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
 )
 
@@ -42,6 +43,7 @@ type sim struct {
 	cancel    context.CancelFunc
 	ended     sync.Once
 	endErr    error
+	version   int // the protocol the wire is validated against (initializeV2 sets 2)
 }
 
 // simLine is one line that crossed the connection.
@@ -118,8 +120,22 @@ func (s *sim) eof() error {
 		s.cancel()
 		s.client.Close()
 		_ = s.client.Wait()
+		s.validate()
 	})
 	return s.endErr
+}
+
+// validate checks every line that crossed the connection against the
+// schema of the protocol version in use (internal/acptest).
+func (s *sim) validate() {
+	s.t.Helper()
+	c := acptest.Conversation{Version: max(s.version, 1)}
+	s.mu.Lock()
+	wire := slices.Clone(s.wire)
+	s.mu.Unlock()
+	for _, l := range wire {
+		c.Check(s.t, l.fromAgent, []byte(l.line))
+	}
 }
 
 func (s *sim) initialize() {
@@ -334,6 +350,7 @@ func (s *sim) initializeV2() {
 	}, &r); err != nil || int(r.ProtocolVersion) != acp.ProtocolV2 {
 		s.t.Fatalf("initialize v2: %+v %v", r, err)
 	}
+	s.version = acp.ProtocolV2
 }
 
 // newSessionV2 initializes (v2) and opens a session in s.dir.
