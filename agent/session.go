@@ -115,6 +115,7 @@ type sessionConfig struct {
 	thinkingOff bool
 	configSent  string   // JSON of the config options the client last got
 	metaKey     string   // the _meta options the CLI was started with (metaopts.go)
+	laterMode   string   // a loaded session's mode, restored once a CLI says whether it is offered (load.go)
 	fastState   string   // the CLI's fast_mode_state ("" until it says)
 	fastReason  string   // its fast_mode_disabled_reason
 	fastWanted  *bool    // fast mode as the user set it (nil: never), for the next CLI
