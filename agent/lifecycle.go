@@ -405,10 +405,10 @@ type startOutcome struct {
 	// start goes on in the background; a prompt that needs the CLI learns
 	// of its failure). The zero outcome with quiet set is no start at all.
 	quiet bool
-	ch       chan error
-	quit     <-chan struct{}
-	got      bool
-	err      error
+	ch    chan error
+	quit  <-chan struct{}
+	got   bool
+	err   error
 }
 
 // replayHeadStart is how long a session/load's replay runs before the

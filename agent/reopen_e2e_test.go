@@ -140,7 +140,9 @@ func TestRestoringEightThreadsStaysUnderTheCap(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i, id := range ids {
-		wg.Go(func() { errs[i] = h.Client.Call(h.Ctx(), acp.MethodSessionLoad, loadReq(h.Sandbox, id), &acp.LoadSessionResponse{}) })
+		wg.Go(func() {
+			errs[i] = h.Client.Call(h.Ctx(), acp.MethodSessionLoad, loadReq(h.Sandbox, id), &acp.LoadSessionResponse{})
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -182,4 +184,3 @@ func writeStored(t *testing.T, sb *clitest.Sandbox, word string) string {
 	}
 	return id
 }
-
