@@ -169,7 +169,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	if base == nil {
 		base = os.Environ()
 	}
-	unlock, err := lockSession(sessionLockPath(base, opts.lockedSession()))
+	unlock, err := lockOwnSession(ctx, sessionLockPath(base, opts.lockedSession()))
 	if err != nil {
 		return nil, &StartupError{Reason: err}
 	}
