@@ -71,7 +71,7 @@ func closeMidTurnSim(t *testing.T, proto, how, mode string) {
 	} else {
 		var err error
 		if proto == "v1" {
-			err = s.closeSession(sid)
+			err = s.close(sid)
 		} else {
 			var r json.RawMessage
 			err = s.client.Call(context.Background(), acpv2.MethodSessionClose, json.RawMessage(`{"sessionId":"`+sid+`"}`), &r)

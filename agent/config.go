@@ -286,6 +286,14 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
+	if mode := s.conf.LaterMode; mode != "" && len(s.q.turns) == 0 {
+		// A load's mode that needed the CLI's models (auto): restored
+		// now that they are known, unless a prompt already runs.
+		s.conf.LaterMode = ""
+		if s.conf.HasMode(s.a.modelList(), mode) {
+			s.setModeID(mode)
+		}
+	}
 	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.ModeID {
 		mode, was := s.conf.ModeID, init.CurrentPermissionMode
 		s.tell(p, "mode", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetPermissionMode(ctx, mode) },

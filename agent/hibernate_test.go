@@ -141,7 +141,7 @@ func TestHibernationNeverWhileBusy(t *testing.T) {
 		if s.live() == 0 {
 			t.Fatal("a session with a permission request open hibernated")
 		}
-		s.cancelPrompt(sid)
+		s.cancelSession(sid)
 		if a := <-done; a.err != nil || a.r.StopReason != acp.StopReasonCancelled {
 			t.Fatalf("cancelled prompt: %+v %v", a.r, a.err)
 		}
@@ -164,7 +164,7 @@ func TestHibernationNeverDuringATurn(t *testing.T) {
 		if s.live() == 0 {
 			t.Fatal("a session with a turn running hibernated")
 		}
-		s.cancelPrompt(sid)
+		s.cancelSession(sid)
 		if a := <-done; a.err != nil {
 			t.Fatal(a.err)
 		}
@@ -241,7 +241,7 @@ func TestHibernationThenClose(t *testing.T) {
 		s.wantEndTurn(sid, "hello")
 		s.until("the idle CLI to close", func() bool { return s.live() == 0 })
 		started := len(s.world.CLIs())
-		if err := s.closeSession(sid); err != nil {
+		if err := s.close(sid); err != nil {
 			t.Fatalf("close: %v", err)
 		}
 		if _, err := s.prompt(t.Context(), sid, "still there?"); err == nil {
@@ -285,7 +285,7 @@ func TestHibernationCapExceededWhenAllBusy(t *testing.T) {
 				t.Error("the busy session's CLI was closed")
 			}
 		}
-		s.cancelPrompt(busy)
+		s.cancelSession(busy)
 		if a := <-done; a.err != nil {
 			t.Fatal(a.err)
 		}

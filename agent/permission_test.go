@@ -70,7 +70,7 @@ func TestPermissionCancelPending(t *testing.T) {
 		sid := s.newSession()
 		done := s.promptAsync(sid, "write x.txt")
 		s.until("the permission request", func() bool { return len(s.permissions()) == 1 })
-		s.cancelPrompt(sid)
+		s.cancelSession(sid)
 		if a := <-done; a.err != nil || a.r.StopReason != acp.StopReasonCancelled {
 			t.Fatalf("prompt answered %+v %v, want cancelled", a.r, a.err)
 		}
@@ -94,8 +94,10 @@ func TestPermissionClientCancels(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newToolWorld()
 		s := newSim(t, &w.World, nil)
-		s.permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-			return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}, nil
+		s.permission = func(ctx context.Context, req *simPermission) (*simOutcome, error) {
+			var out simOutcome
+			out.Outcome.Outcome = "cancelled"
+			return &out, nil
 		}
 		s.initialize()
 		sid := s.newSession()
@@ -119,7 +121,7 @@ func TestPermissionErrorAnswerDenies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newToolWorld()
 		s := newSim(t, &w.World, nil)
-		s.permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		s.permission = func(ctx context.Context, req *simPermission) (*simOutcome, error) {
 			return nil, acp.NewInternalError("the permission dialog crashed")
 		}
 		s.initialize()

@@ -266,6 +266,9 @@ type Session struct {
 	Opts    claude.Options // how to (re)start the CLI; Resume/SessionID set per start
 	ModeID  string         // the permission mode (SetMode keeps Opts in step)
 	MetaKey string         // the _meta options the CLI was started with (agent/metaopts.go)
+	// LaterMode is a loaded session's mode, restored once a CLI says
+	// whether it is offered (agent/load.go, agent/config.go afterStart).
+	LaterMode string
 	// Booleans: the client takes boolean config options (else on/off
 	// selects).
 	Booleans bool

@@ -189,8 +189,8 @@ type CLI struct {
 	resume  bool
 	args    []string // the command line, after the executable
 
-	stdinR, outR, errR *io.PipeReader
-	stdinW, outW, errW *io.PipeWriter
+	stdinR, outR, errR pipeReader // pipes with a kernel pipe's buffer (pipe.go)
+	stdinW, outW, errW pipeWriter
 
 	wmu  sync.Mutex // one frame at a time on stdout
 	mu   sync.Mutex
@@ -223,9 +223,13 @@ func (m *message) stop() { m.once.Do(func() { close(m.interrupt) }) }
 func newCLI(w *World, cmd claude.Command) *CLI {
 	c := &CLI{w: w, dir: cmd.Dir, mode: claude.PermissionDefault, args: slices.Clone(cmd.Args), waiting: map[string]chan json.RawMessage{}, done: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
-	c.stdinR, c.stdinW = io.Pipe()
-	c.outR, c.outW = io.Pipe()
-	c.errR, c.errW = io.Pipe()
+	for _, p := range []struct {
+		r *pipeReader
+		w *pipeWriter
+	}{{&c.stdinR, &c.stdinW}, {&c.outR, &c.outW}, {&c.errR, &c.errW}} {
+		pp := newPipe()
+		*p.r, *p.w = pipeReader{pp}, pipeWriter{pp}
+	}
 	for i, a := range cmd.Args {
 		for _, flag := range []string{"--session-id", "--resume", "--permission-mode", "--model"} {
 			v, ok := strings.CutPrefix(a, flag+"=")
@@ -345,12 +349,11 @@ func (c *CLI) dead() bool {
 }
 
 // run is the CLI's life: it checks its session, then handles what comes
-// on stdin while a worker runs the queued messages. Stdin is read at once
-// into a buffer, as a pipe's buffer takes what is written while the CLI
-// starts: a writer never waits for the CLI to be ready.
+// on stdin while a worker runs the queued messages. What is written while
+// the CLI starts waits in stdin's pipe buffer (pipe.go), as with a real
+// CLI: a writer never waits for the CLI to be ready.
 func (c *CLI) run() {
 	c.w.log(c, "start", c.session)
-	lines := c.buffer()
 	if f := c.w.StartFails; f != nil && f(c.n) {
 		fmt.Fprintln(c.errW, "Error: the fake CLI was told not to start")
 		c.exit(1, 0)
@@ -384,17 +387,21 @@ func (c *CLI) run() {
 		}
 	}
 	go c.worker()
-	for line := range lines {
-		if c.dead() {
-			return
+	br := bufio.NewReaderSize(c.stdinR, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var fr frame
+			if json.Unmarshal(line, &fr) != nil {
+				fmt.Fprintf(c.errW, "Error parsing streaming input line\n")
+				c.exit(1, 0)
+				return
+			}
+			c.handle(fr)
 		}
-		var fr frame
-		if json.Unmarshal(line, &fr) != nil {
-			fmt.Fprintf(c.errW, "Error parsing streaming input line\n")
-			c.exit(1, 0)
-			return
+		if err != nil {
+			break
 		}
-		c.handle(fr)
 	}
 	if c.dead() {
 		return
@@ -404,57 +411,6 @@ func (c *CLI) run() {
 	c.eof = true
 	c.cond.Broadcast()
 	c.mu.Unlock()
-}
-
-// buffer reads stdin on a goroutine of its own into an unbounded queue
-// and hands its lines on in order; the channel closes at EOF (or when the
-// CLI exits).
-func (c *CLI) buffer() <-chan []byte {
-	out := make(chan []byte)
-	var mu sync.Mutex
-	cond := sync.NewCond(&mu)
-	var queue [][]byte
-	eof := false
-	go func() {
-		br := bufio.NewReaderSize(c.stdinR, 64<<10)
-		for {
-			line, err := br.ReadBytes('\n')
-			mu.Lock()
-			if len(strings.TrimSpace(string(line))) > 0 {
-				queue = append(queue, line)
-			}
-			if err != nil {
-				eof = true
-			}
-			cond.Broadcast()
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		defer close(out)
-		for {
-			mu.Lock()
-			for len(queue) == 0 && !eof {
-				cond.Wait()
-			}
-			if len(queue) == 0 {
-				mu.Unlock()
-				return
-			}
-			line := queue[0]
-			queue = queue[1:]
-			mu.Unlock()
-			select {
-			case out <- line:
-			case <-c.done:
-				return
-			}
-		}
-	}()
-	return out
 }
 
 type frame struct {
