@@ -21,7 +21,7 @@ build:
 DIST_VERSION  ?=
 DIST_BASE_URL ?=
 dist:
-	GO=$(GO) $(GO) run ./internal/dist/cmd/dist -out dist -version "$(DIST_VERSION)" -base-url "$(DIST_BASE_URL)"
+	GO=$(GO) $(GO) run ./internal/tools/dist/cmd/dist -out dist -version "$(DIST_VERSION)" -base-url "$(DIST_BASE_URL)"
 
 ## deps: install the pinned Claude Code CLI and the npm ACP clients into .deps/ (ignored).
 deps:
@@ -55,7 +55,7 @@ tidy-check:
 
 ## vet-platforms: go vet (which compiles every package and test) for each release platform, with
 ## the release build's settings (no cgo, -trimpath), so that it also fills the build cache for
-## make dist and TestRelease (internal/dist).
+## make dist and TestRelease (internal/tools/dist).
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 vet-platforms:
 	@set -e; for p in $(PLATFORMS); do \
@@ -93,5 +93,5 @@ bench-short:
 
 ## bench-compare: side by side with the TypeScript reference and the bare CLI; writes BENCHMARKS.md.
 bench-compare: build deps
-	$(GO) run ./internal/bench/cmd/acpbench -ours $(BIN) -cli $(DEPS_DIR)/node_modules/.bin/claude \
+	$(GO) run ./internal/tools/bench/cmd/acpbench -ours $(BIN) -cli $(DEPS_DIR)/node_modules/.bin/claude \
 		-reference $(DEPS_DIR)/node_modules/.bin/claude-agent-acp -o BENCHMARKS.md

@@ -9321,7 +9321,7 @@ func (x *Usage) encodeFields(w *codecWriter) {
 	}
 }
 
-// This section is copied verbatim from internal/acpgen/runtime.go.tmpl. It is
+// This section is copied verbatim from acp/internal/acpgen/runtime.go.tmpl. It is
 // the small codec the generated types share: member-by-member decoding (so
 // that required members, leniency annotations and unknown members can be
 // honoured) and an object writer that never escapes HTML characters.

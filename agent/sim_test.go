@@ -11,10 +11,10 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
-// sim is an agent with fake CLIs (internal/clifake) and an ACP client, all
+// sim is an agent with fake CLIs (internal/test/clifake) and an ACP client, all
 // in memory: run inside a testing/synctest bubble, a whole session life
 // takes no real time, and every wait is an event, not a sleep.
 type sim struct {

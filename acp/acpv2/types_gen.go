@@ -10845,7 +10845,7 @@ func (x *Usage) encodeFields(w *codecWriter) {
 	}
 }
 
-// This section is copied from internal/acpgen/runtime.go.tmpl, with
+// This section is copied from acp/internal/acpgen/runtime.go.tmpl, with
 // DecodeError and Opt taken from package acp (runtime_shared.go.tmpl). It is
 // the small codec the generated types share: member-by-member decoding (so
 // that required members, leniency annotations and unknown members can be

@@ -16,18 +16,18 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
 
 // These tests run the real binary, built once in TestMain, the way an
 // editor does: JSON-RPC on its stdin and stdout, logs on stderr, signals.
-// Behind it runs the fake CLI (internal/faultcli) or, where it matters, the
+// Behind it runs the fake CLI (internal/test/faultcli) or, where it matters, the
 // real one.
 
 // agentBin is the binary under test; fakeCLI is the fake Claude Code CLI
-// (internal/faultcli), built without the race detector so that it stays
+// (internal/test/faultcli), built without the race detector so that it stays
 // fast whatever the tests run with.
 var agentBin, fakeCLI string
 
@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	agentBin, fakeCLI = filepath.Join(dir, "claude-agent-acp"), filepath.Join(dir, "faultcli")
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../../internal/faultcli/cmd/faultcli")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../../internal/test/faultcli/cmd/faultcli")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the agent: %v\n%s", err, out)
 		os.Exit(1)
