@@ -37,7 +37,7 @@ test: deps vet vet-platforms fmt-check tidy-check fuzz-short bench-short test-wi
 FUZZ_COUNT   ?= 1000x
 FUZZ_TARGETS := ./acp:FuzzDecode ./acp:FuzzFraming ./acp:FuzzSessionNotification \
 	./claude:FuzzDecodeMessage ./claude:FuzzStreamEventFastPath ./internal/jsonfast:FuzzDec \
-	./claude/transcript:FuzzReader ./claude/transcript:FuzzIndexHalves ./claude/transcript:FuzzFastDecode ./acp:FuzzAppendString \
+	./claude/transcript:FuzzReader ./claude/transcript:FuzzIndexHalves ./claude/transcript:FuzzFastDecode ./internal/jsonfast:FuzzAppendString \
 	./agent/internal/promptconv:FuzzPromptContent ./agent:FuzzDispatch \
 	./internal/jsonfast:FuzzObject ./internal/jsonfast:FuzzUnescape ./internal/jsonfast:FuzzLax ./internal/jsonfast:FuzzSkipLax ./agent/internal/toolview:FuzzToolJSON ./agent:FuzzResultJSON
 fuzz-short:

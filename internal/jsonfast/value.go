@@ -150,7 +150,15 @@ func object(d *Dec) (map[string]any, bool) {
 // AppendString appends s as a JSON string exactly as encoding/json's
 // Marshal writes it: with <, > and & escaped (\u003c, …), U+2028 and
 // U+2029 escaped, invalid UTF-8 as \ufffd.
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+// AppendStringNoHTMLEscape is AppendString as an encoding/json Encoder
+// with SetEscapeHTML(false) writes it: <, > and & stay as they are. ACP
+// frames use it, so that the text the peer sees is the text the agent
+// wrote.
+func AppendStringNoHTMLEscape(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+func appendString(dst []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
@@ -158,7 +166,11 @@ func AppendString(dst []byte, s string) []byte {
 		// Eight bytes at a time over ASCII that needs no escape.
 		for i+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-			if m := special(x) | htmlSpecial(x) | x&msb; m != 0 {
+			m := special(x) | x&msb
+			if html {
+				m |= htmlSpecial(x)
+			}
+			if m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -168,7 +180,7 @@ func AppendString(dst []byte, s string) []byte {
 			break
 		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if b >= 0x20 && b != '"' && b != '\\' && (!html || b != '<' && b != '>' && b != '&') {
 				i++
 				continue
 			}
@@ -186,7 +198,7 @@ func AppendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
-			default:
+			default: // controls, and <, > and & when html
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++

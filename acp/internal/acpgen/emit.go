@@ -2,45 +2,77 @@ package main
 
 import (
 	"bytes"
-	_ "embed"
 	"fmt"
 	"go/format"
 	"strings"
 )
 
-//go:embed runtime.go.tmpl
-var runtimeSource string
+// codecImport is the runtime every generated package calls: hand-written,
+// once, for all of them.
+const codecImport = "github.com/claude-agent-acp/claude-agent-acp/acp/internal/codec"
 
-//go:embed runtime_shared.go.tmpl
-var sharedRuntimeSource string
+// packageAPI is emitted into every generated package: the runtime types
+// the packages share (by alias, so that values move between v1 and v2
+// without conversion), and the lookups of the package's method table.
+const packageAPI = `// DecodeError reports a schema violation found while decoding an ACP type.
+// Path locates the offending member relative to the value being decoded, in
+// dotted JSON form ("update.content.text", "prompt[2].uri"); it is empty when
+// the value as a whole is wrong. A connection can turn it into an
+// invalid-params error without echoing the payload. It is the same type in
+// packages acp and acpv2.
+type DecodeError = codec.DecodeError
 
-// acpImport is the import path of package acp, which a package generated
-// with sharedRuntime takes DecodeError and Opt from.
-const acpImport = "github.com/claude-agent-acp/claude-agent-acp/acp"
+// Opt is an optional schema member that can be absent, null or a value.
+//
+// ACP gives null and absence different meanings in places: in a
+// session_info_update, an absent title leaves the title alone while a null
+// title clears it, and tool_call_update patches work the same way. A Go
+// pointer cannot tell the two apart, so generated types use Opt[T] for
+// optional members whose schema allows null.
+//
+// The zero Opt is absent; Some and Null make the others. Get, Or, Ptr,
+// IsSet, IsNull and IsZero read it. With the omitzero struct tag (and in the
+// generated encoders) an absent Opt is left out of the JSON object; a null
+// one is written as null. It is the same type in packages acp and acpv2.
+type Opt[T any] = codec.Opt[T]
 
-// runtimeFor returns the runtime section for the package: runtime.go.tmpl
-// verbatim, or, with sharedRuntime, with its DecodeError declaration
-// replaced by runtime_shared.go.tmpl (aliases of acp's DecodeError and Opt).
-func runtimeFor(cfg config) (string, error) {
-	if !cfg.sharedRuntime {
-		return runtimeSource, nil
-	}
-	const (
-		intro = "// This section is copied verbatim from acp/internal/acpgen/runtime.go.tmpl."
-		from  = "// DecodeError reports"
-		to    = "func (e *DecodeError) Unwrap() error { return e.Err }\n"
-	)
-	i, j := strings.Index(runtimeSource, from), strings.Index(runtimeSource, to)
-	if !strings.HasPrefix(runtimeSource, intro) || i < 0 || j < i {
-		return "", fmt.Errorf("runtime.go.tmpl: DecodeError declaration not found where sharedRuntime expects it")
-	}
-	out := runtimeSource[:i] + sharedRuntimeSource + runtimeSource[j+len(to):]
-	out = "// This section is copied from acp/internal/acpgen/runtime.go.tmpl, with\n// DecodeError and Opt taken from package acp (runtime_shared.go.tmpl)." + out[len(intro):]
-	return out, nil
+// Some returns an Opt holding v.
+func Some[T any](v T) Opt[T] { return codec.Some(v) }
+
+// Null returns an Opt that is explicitly null.
+func Null[T any]() Opt[T] { return codec.Null[T]() }
+
+// OptFromPtr returns Some(*p), or an absent Opt when p is nil.
+func OptFromPtr[T any](p *T) Opt[T] { return codec.OptFromPtr(p) }
+
+// MethodReceiver names the side of a connection that handles a method, as
+// the schema's x-side says.
+type MethodReceiver = codec.MethodReceiver
+
+const (
+	ReceiverAgent    = codec.ReceiverAgent    // sent by the client
+	ReceiverClient   = codec.ReceiverClient   // sent by the agent
+	ReceiverProtocol = codec.ReceiverProtocol // sent by either side ($/ methods)
+)
+
+// MethodSpec describes one ACP method: who handles it, whether it is a
+// notification, and the Go types of its params and result (NewParams,
+// NewResult), so that a connection can decode traffic without a
+// hand-written switch.
+type MethodSpec = codec.MethodSpec
+
+// LookupMethod returns the spec of a method defined by the schema.
+func LookupMethod(name string) (MethodSpec, bool) {
+	s, ok := methodTable[name]
+	return s, ok
 }
 
-// runtimeNames are the exported names runtime.go.tmpl and optional.go
-// declare; schema types must not take them.
+// Methods returns the specs of every generated method, sorted by name.
+func Methods() []MethodSpec { return codec.SortedMethods(methodTable) }
+`
+
+// runtimeNames are the exported names packageAPI declares; schema types
+// must not take them.
 var runtimeNames = []string{
 	"DecodeError", "MethodReceiver", "ReceiverAgent", "ReceiverClient", "ReceiverProtocol",
 	"MethodSpec", "LookupMethod", "Methods", "Opt", "Some", "Null", "OptFromPtr",
@@ -48,9 +80,6 @@ var runtimeNames = []string{
 
 type emitter struct {
 	bytes.Buffer
-	// shared: the package takes Opt from acp, whose in-place encoder is
-	// not this package's; its Opt fields are written through MarshalJSON.
-	shared bool
 }
 
 func (e *emitter) p(format string, args ...any) {
@@ -70,44 +99,42 @@ func (e *emitter) doc(indent string, lines []string) {
 
 // emit renders the model as gofmt'ed Go source.
 func emit(m *model, header []string) ([]byte, error) {
-	e := emitter{shared: m.Config.sharedRuntime}
+	var body emitter
+	body.p("")
+	body.WriteString(packageAPI)
+	body.p("")
+	body.methods(m)
+	for _, t := range m.Types {
+		switch t.Kind {
+		case kindAlias:
+			body.alias(t)
+		case kindEnum:
+			body.enum(t)
+		case kindStruct:
+			body.structType(t)
+		case kindUnion:
+			body.union(t)
+		case kindValueUnion:
+			body.valueUnion(t)
+		}
+	}
+	var e emitter
 	for _, h := range header {
 		e.p("// %s", h)
 	}
 	e.p("")
-	runtime, err := runtimeFor(m.Config)
-	if err != nil {
-		return nil, err
-	}
 	e.p("package %s", m.Config.pkg)
 	e.p("")
 	e.p("import (")
-	for _, imp := range []string{"bytes", "encoding/json", "errors", "fmt", "maps", "math/bits", "reflect", "slices", "strconv", "strings", "unicode/utf8"} {
-		e.p("\t%q", imp)
-	}
-	e.p("")
-	e.p("\t%q", "github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast")
-	if m.Config.sharedRuntime {
-		e.p("\t%q", acpImport)
-	}
-	e.p(")")
-	e.p("")
-	e.methods(m)
-	for _, t := range m.Types {
-		switch t.Kind {
-		case kindAlias:
-			e.alias(t)
-		case kindEnum:
-			e.enum(t)
-		case kindStruct:
-			e.structType(t)
-		case kindUnion:
-			e.union(t)
-		case kindValueUnion:
-			e.valueUnion(t)
+	for _, imp := range []string{"encoding/json", "errors", "maps"} {
+		if bytes.Contains(body.Bytes(), []byte(imp[strings.LastIndex(imp, "/")+1:]+".")) {
+			e.p("\t%q", imp)
 		}
 	}
-	e.WriteString(runtime)
+	e.p("")
+	e.p("\t%q", codecImport)
+	e.p(")")
+	e.Write(body.Bytes())
 	out, err := format.Source(e.Bytes())
 	if err != nil {
 		return e.Bytes(), fmt.Errorf("formatting generated code: %w", err)
@@ -222,50 +249,49 @@ func (e *emitter) structType(t *goType) {
 	e.p("")
 	e.p("func (x *%s) UnmarshalJSON(data []byte) error {", t.Name)
 	e.p("\t*x = %s{}", t.Name)
-	e.p("\treturn codecUnmarshalStruct(data, x)")
+	e.p("\treturn codec.Unmarshal(data, x.decodeFields, x.setExtra)")
 	e.p("}")
 	e.p("")
-	e.p("func (x %s) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }", t.Name)
+	e.p("func (x %s) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }", t.Name)
 	e.p("")
-	// Concrete calls, not codecAppendStruct's interface ones, keep the
-	// writer on the stack.
-	e.p("func (x *%s) appendJSON(dst []byte) ([]byte, error) {", t.Name)
-	e.p("\tw := codecWriter{buf: dst, start: len(dst)}")
+	e.p("// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.")
+	e.p("func (x *%s) AppendJSON(dst []byte) ([]byte, error) {", t.Name)
+	e.p("\tw := codec.NewWriter(dst)")
 	e.p("\tx.encodeFields(&w)")
-	e.p("\tw.extra(x.Extra)")
-	e.p("\treturn w.bytes()")
+	e.p("\tw.Extra(x.Extra)")
+	e.p("\treturn w.Bytes()")
 	e.p("}")
 	e.p("")
 	e.p("func (x *%s) extraMembers() map[string]json.RawMessage { return x.Extra }", t.Name)
 	e.p("")
 	e.p("func (x *%s) setExtra(m map[string]json.RawMessage) { x.Extra = m }", t.Name)
 	e.p("")
-	e.p("func (x *%s) decodeFields(m codecMembers) error {", t.Name)
+	e.p("func (x *%s) decodeFields(m codec.Members) error {", t.Name)
 	e.decodeFields(t.Fields, len(t.Flat) == 0)
 	if len(t.Flat) > 0 {
 		e.p("\tvar errs []error")
 		for _, v := range t.Flat {
 			e.p("\tv%s := new(%s)", v.Field, v.Type.Go)
-			e.p("\terr%s := codecTry(m, v%s)", v.Field, v.Field)
+			e.p("\terr%s := codec.Try(m, v%s.decodeFields)", v.Field, v.Field)
 			e.p("\tif err%s == nil {", v.Field)
 			e.p("\t\tx.%s = v%s", v.Field, v.Field)
 			e.p("\t\treturn nil")
 			e.p("\t}")
 			e.p("\terrs = append(errs, err%s)", v.Field)
 		}
-		e.p("\treturn codecNoMatch(%q, errs)", t.Name)
+		e.p("\treturn codec.NoMatch(%q, errs)", t.Name)
 	}
 	e.p("}")
 	e.p("")
-	e.p("func (x *%s) encodeFields(w *codecWriter) {", t.Name)
+	e.p("func (x *%s) encodeFields(w *codec.Writer) {", t.Name)
 	e.encodeFields(t.Fields)
 	if len(t.Flat) > 0 {
 		var set []string
 		for _, v := range t.Flat {
 			set = append(set, "x."+v.Field+" != nil")
 		}
-		e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
-		e.p("\t\tw.fail(err)")
+		e.p("\tif err := codec.One(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+		e.p("\t\tw.Fail(err)")
 		e.p("\t\treturn")
 		e.p("\t}")
 		e.p("\tswitch {")
@@ -282,22 +308,22 @@ func (e *emitter) structType(t *goType) {
 func flagsOf(f *field) string {
 	var fl []string
 	if f.Required {
-		fl = append(fl, "codecRequired")
+		fl = append(fl, "codec.Required")
 	}
 	if f.Nullable || f.T.Kind == tRaw {
-		fl = append(fl, "codecNullable")
+		fl = append(fl, "codec.Nullable")
 	}
 	if f.Lenient {
-		fl = append(fl, "codecLenient")
+		fl = append(fl, "codec.Lenient")
 	}
 	if f.NullDefault {
-		fl = append(fl, "codecNullDefault")
+		fl = append(fl, "codec.NullDefault")
 	}
 	if f.SkipInvalid {
-		fl = append(fl, "codecSkipInvalid")
+		fl = append(fl, "codec.SkipInvalid")
 	}
 	if f.T.RequestID {
-		fl = append(fl, "codecRequestID")
+		fl = append(fl, "codec.RequestID")
 	}
 	if len(fl) == 0 {
 		return "0"
@@ -305,7 +331,7 @@ func flagsOf(f *field) string {
 	return strings.Join(fl, "|")
 }
 
-// decodeFields emits "return codecFirst(...)" over the fields, or, with
+// decodeFields emits "return codec.First(...)" over the fields, or, with
 // last == false, an early return on the first error.
 func (e *emitter) decodeFields(fields []*field, last bool) {
 	if len(fields) == 0 {
@@ -315,16 +341,16 @@ func (e *emitter) decodeFields(fields []*field, last bool) {
 		return
 	}
 	if last {
-		e.p("\treturn codecFirst(")
+		e.p("\treturn codec.First(")
 	} else {
-		e.p("\tif err := codecFirst(")
+		e.p("\tif err := codec.First(")
 	}
 	for _, f := range fields {
-		fn := "codecField"
+		fn := "codec.Field"
 		if f.T.Kind == tSlice {
-			fn = "codecList"
+			fn = "codec.List"
 			if f.Nullable {
-				fn = "codecOptList"
+				fn = "codec.OptList"
 			}
 		}
 		e.p("\t\t%s(m, %q, &x.%s, %s),", fn, f.JSON, f.Go, flagsOf(f))
@@ -344,31 +370,29 @@ func (e *emitter) encodeFields(fields []*field) {
 		var cond, write string
 		switch f.T.Kind {
 		case tString:
-			cond, write = v+` != ""`, fmt.Sprintf("w.str(%q, string(%s))", f.JSON, v)
+			cond, write = v+` != ""`, fmt.Sprintf("w.Str(%q, string(%s))", f.JSON, v)
 		case tInt:
-			cond, write = v+" != 0", fmt.Sprintf("w.int(%q, int64(%s))", f.JSON, v)
+			cond, write = v+" != 0", fmt.Sprintf("w.Int(%q, int64(%s))", f.JSON, v)
 		case tUint:
-			cond, write = v+" != 0", fmt.Sprintf("w.uint(%q, uint64(%s))", f.JSON, v)
+			cond, write = v+" != 0", fmt.Sprintf("w.Uint(%q, uint64(%s))", f.JSON, v)
 		case tBool:
-			cond, write = v, fmt.Sprintf("w.bool(%q, %s)", f.JSON, v)
+			cond, write = v, fmt.Sprintf("w.Bool(%q, %s)", f.JSON, v)
 		case tFloat:
-			cond, write = v+" != 0", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+			cond, write = v+" != 0", fmt.Sprintf("w.Value(%q, %s)", f.JSON, v)
 		case tObject:
 			// Generated types append themselves in place; a pointer in an
 			// interface costs no allocation, a struct value would.
-			cond, write = "!codecIsZero(&"+v+")", fmt.Sprintf("w.obj(%q, &%s)", f.JSON, v)
+			cond, write = "!codec.IsZero(&"+v+")", fmt.Sprintf("w.Obj(%q, &%s)", f.JSON, v)
 		case tRaw:
-			cond, write = v+" != nil", fmt.Sprintf("w.raw(%q, %s)", f.JSON, v)
+			cond, write = v+" != nil", fmt.Sprintf("w.Raw(%q, %s)", f.JSON, v)
 		case tSlice, tMap, tMeta:
-			cond, write = v+" != nil", fmt.Sprintf("w.value(%q, &%s)", f.JSON, v)
+			cond, write = v+" != nil", fmt.Sprintf("w.Value(%q, &%s)", f.JSON, v)
 		}
 		if f.Nullable {
 			if f.Ptr {
-				cond, write = v+" != nil", fmt.Sprintf("w.obj(%q, %s)", f.JSON, v)
-			} else if e.shared {
-				cond, write = "!"+v+".IsZero()", fmt.Sprintf("w.value(%q, %s)", f.JSON, v)
+				cond, write = v+" != nil", fmt.Sprintf("w.Obj(%q, %s)", f.JSON, v)
 			} else {
-				cond, write = "!"+v+".IsZero()", fmt.Sprintf("w.obj(%q, &%s)", f.JSON, v)
+				cond, write = "!"+v+".IsZero()", fmt.Sprintf("w.Obj(%q, &%s)", f.JSON, v)
 			}
 		}
 		switch {
@@ -382,7 +406,7 @@ func (e *emitter) encodeFields(fields []*field) {
 				empty = "{}"
 			}
 			e.p("\tif %s == nil {", v)
-			e.p("\t\tw.raw(%q, json.RawMessage(%q))", f.JSON, empty)
+			e.p("\t\tw.Raw(%q, json.RawMessage(%q))", f.JSON, empty)
 			e.p("\t} else {")
 			e.p("\t\t%s", write)
 			e.p("\t}")
@@ -446,7 +470,7 @@ func (e *emitter) union(t *goType) {
 		e.p("\t\treturn %q", v.Tag)
 	}
 	e.p("\tcase u.Unknown != nil:")
-	e.p("\t\treturn codecRawTag(u.Unknown, %q)", t.Tag)
+	e.p("\t\treturn codec.RawTag(u.Unknown, %q)", t.Tag)
 	e.p("\t}")
 	e.p("\treturn \"\"")
 	e.p("}")
@@ -458,28 +482,29 @@ func (e *emitter) union(t *goType) {
 		set = append(set, "u."+v.Field+" != nil")
 	}
 	set = append(set, "u.Unknown != nil")
-	e.p("func (u %s) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }", t.Name)
+	e.p("func (u %s) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }", t.Name)
 	e.p("")
-	e.p("func (u *%s) appendJSON(dst []byte) ([]byte, error) {", t.Name)
-	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+	e.p("// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.")
+	e.p("func (u *%s) AppendJSON(dst []byte) ([]byte, error) {", t.Name)
+	e.p("\tif err := codec.One(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
 	e.p("\t\treturn nil, err")
 	e.p("\t}")
-	e.p("\tw := codecWriter{buf: dst, start: len(dst)}")
+	e.p("\tw := codec.NewWriter(dst)")
 	e.p("\tswitch {")
 	for _, v := range t.Variants {
 		e.p("\tcase u.%s != nil:", v.Field)
 		if v.Tag != "" {
-			e.p("\t\tw.str(%q, %q)", t.Tag, v.Tag)
+			e.p("\t\tw.Str(%q, %q)", t.Tag, v.Tag)
 		}
 		if len(t.Fields) > 0 {
 			e.p("\t\tu.encodeCommon(&w)")
 		}
 		e.p("\t\tu.%s.encodeFields(&w)", v.Field)
-		e.p("\t\tw.extra(u.%s.extraMembers())", v.Field)
-		e.p("\t\treturn w.bytes()")
+		e.p("\t\tw.Extra(u.%s.extraMembers())", v.Field)
+		e.p("\t\treturn w.Bytes()")
 	}
 	e.p("\t}")
-	e.p("\treturn codecAppendUnknown(dst, %q, u.Unknown)", t.Name)
+	e.p("\treturn codec.AppendUnknown(dst, %q, u.Unknown)", t.Name)
 	e.p("}")
 	e.p("")
 
@@ -493,7 +518,7 @@ func (e *emitter) union(t *goType) {
 		// object that holds it (decodeFields); alone, it keeps an unknown
 		// variant byte for byte.
 		e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
-		e.p("\tm, err := codecUnionObject(data, %q)", t.Name)
+		e.p("\tm, err := codec.UnionObject(data, %q)", t.Name)
 		e.p("\tif err != nil {")
 		e.p("\t\t*u = %s{}", t.Name)
 		e.p("\t\treturn err")
@@ -509,24 +534,24 @@ func (e *emitter) union(t *goType) {
 		e.p("")
 		e.p("// decodeFields decodes the union from an object's members. A variant it")
 		e.p("// does not know becomes Unknown: the members, in key order.")
-		e.p("func (u *%s) decodeFields(m codecMembers) error {", t.Name)
+		e.p("func (u *%s) decodeFields(m codec.Members) error {", t.Name)
 		e.p("\t*u = %s{}", t.Name)
 	} else {
 		e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
 		e.p("\t*u = %s{}", t.Name)
-		e.p("\tm, err := codecUnionObject(data, %q)", t.Name)
+		e.p("\tm, err := codec.UnionObject(data, %q)", t.Name)
 		e.p("\tif err != nil {")
 		e.p("\t\treturn err")
 		e.p("\t}")
 	}
 	if t.NullTag {
-		e.p("\ttag, hasTag, err := codecTag(m, %q)", t.Tag)
+		e.p("\ttag, hasTag, err := codec.Tag(m, %q)", t.Tag)
 		e.p("\tif err != nil {")
 		e.p("\t\t// A null or malformed %q is the %s form, which keeps the member in its Extra.", t.Tag, t.Default.Field)
 		e.p("\t\thasTag = false")
 		e.p("\t}")
 	} else {
-		e.p("\ttag, hasTag, err := codecTag(m, %q)", t.Tag)
+		e.p("\ttag, hasTag, err := codec.Tag(m, %q)", t.Tag)
 		e.p("\tif err != nil {")
 		e.p("\t\treturn err")
 		e.p("\t}")
@@ -537,7 +562,12 @@ func (e *emitter) union(t *goType) {
 			continue
 		}
 		e.p("\tcase hasTag && tag == %q:", v.Tag)
-		e.p("\t\treturn codecVariant(m, %q, %s, &u.%s)", t.Tag, commonFn, v.Field)
+		e.p("\t\tv := new(%s)", v.Type.Go)
+		e.p("\t\tif err := codec.Variant(m, %q, %s, v.decodeFields, v.setExtra); err != nil {", t.Tag, commonFn)
+		e.p("\t\t\treturn err")
+		e.p("\t\t}")
+		e.p("\t\tu.%s = v", v.Field)
+		e.p("\t\treturn nil")
 	}
 	e.p("\t}")
 	switch d := t.Default; {
@@ -551,7 +581,7 @@ func (e *emitter) union(t *goType) {
 			e.p("\t\t}")
 		}
 		e.p("\t\tv := new(%s)", d.Type.Go)
-		e.p("\t\tif err := codecDecodeInto(m, v); err != nil {")
+		e.p("\t\tif err := codec.DecodeInto(m, v.decodeFields, v.setExtra); err != nil {")
 		e.p("\t\t\treturn err")
 		e.p("\t\t}")
 		e.p("\t\tu.%s = v", d.Field)
@@ -569,10 +599,10 @@ func (e *emitter) union(t *goType) {
 		if common != "" {
 			e.p("\terr = u.decodeCommon(mm)")
 			e.p("\tif err == nil {")
-			e.p("\t\terr = codecDecodeInto(mm, v)")
+			e.p("\t\terr = codec.DecodeInto(mm, v.decodeFields, v.setExtra)")
 			e.p("\t}")
 		} else {
-			e.p("\terr = codecDecodeInto(mm, v)")
+			e.p("\terr = codec.DecodeInto(mm, v.decodeFields, v.setExtra)")
 		}
 		e.p("\tif err == nil {")
 		e.p("\t\tu.%s = v", d.Field)
@@ -584,13 +614,13 @@ func (e *emitter) union(t *goType) {
 		e.p("\t*u = %s{}", t.Name)
 	default:
 		e.p("\tif !hasTag {")
-		e.p("\t\treturn &DecodeError{Path: %q, Err: codecErrMissing}", t.Tag)
+		e.p("\t\treturn &DecodeError{Path: %q, Err: codec.ErrMissing}", t.Tag)
 		e.p("\t}")
 	}
 	if t.Nested {
-		e.p("\tvar w codecWriter")
-		e.p("\tw.extra(m)")
-		e.p("\tunknown, err := w.bytes()")
+		e.p("\tw := codec.NewWriter(nil)")
+		e.p("\tw.Extra(m)")
+		e.p("\tunknown, err := w.Bytes()")
 		e.p("\tu.Unknown = unknown")
 		e.p("\treturn err")
 	} else {
@@ -604,46 +634,46 @@ func (e *emitter) union(t *goType) {
 	}
 
 	if len(t.Fields) > 0 {
-		e.p("func (x *%s) decodeCommon(m codecMembers) error {", t.Name)
+		e.p("func (x *%s) decodeCommon(m codec.Members) error {", t.Name)
 		e.decodeFields(t.Fields, true)
 		e.p("}")
 		e.p("")
-		e.p("func (x *%s) encodeCommon(w *codecWriter) {", t.Name)
+		e.p("func (x *%s) encodeCommon(w *codec.Writer) {", t.Name)
 		e.encodeFields(t.Fields)
 		e.p("}")
 		e.p("")
 	}
 }
 
-// nestedUnion emits the rest of codecStruct for a union held as the
+// nestedUnion emits the rest of a struct's hooks for a union held as the
 // payload of another union's variant: its members are written into the
 // holder's object after the holder's discriminator.
 func (e *emitter) nestedUnion(t *goType, set []string) {
-	e.p("func (u *%s) encodeFields(w *codecWriter) {", t.Name)
-	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
-	e.p("\t\tw.fail(err)")
+	e.p("func (u *%s) encodeFields(w *codec.Writer) {", t.Name)
+	e.p("\tif err := codec.One(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+	e.p("\t\tw.Fail(err)")
 	e.p("\t\treturn")
 	e.p("\t}")
 	e.p("\tswitch {")
 	for _, v := range t.Variants {
 		e.p("\tcase u.%s != nil:", v.Field)
 		if v.Tag != "" {
-			e.p("\t\tw.str(%q, %q)", t.Tag, v.Tag)
+			e.p("\t\tw.Str(%q, %q)", t.Tag, v.Tag)
 		}
 		if len(t.Fields) > 0 {
 			e.p("\t\tu.encodeCommon(w)")
 		}
 		e.p("\t\tu.%s.encodeFields(w)", v.Field)
-		e.p("\t\tw.extra(u.%s.extraMembers())", v.Field)
+		e.p("\t\tw.Extra(u.%s.extraMembers())", v.Field)
 		e.p("\t\treturn")
 	}
 	e.p("\t}")
-	e.p("\tvar m codecMembers")
+	e.p("\tvar m codec.Members")
 	e.p("\tif err := json.Unmarshal(u.Unknown, &m); err != nil || m == nil {")
-	e.p("\t\tw.fail(errors.New(\"acp: %s: Unknown is not a JSON object\"))", t.Name)
+	e.p("\t\tw.Fail(errors.New(\"acp: %s: Unknown is not a JSON object\"))", t.Name)
 	e.p("\t\treturn")
 	e.p("\t}")
-	e.p("\tw.extra(m)")
+	e.p("\tw.Extra(m)")
 	e.p("}")
 	e.p("")
 	e.p("// extraMembers is nil: each variant keeps its own (see encodeFields).")
@@ -669,24 +699,25 @@ func (e *emitter) valueUnion(t *goType) {
 	for _, v := range t.Variants {
 		set = append(set, "u."+v.Field+" != nil")
 	}
-	e.p("func (u %s) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }", t.Name)
+	e.p("func (u %s) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }", t.Name)
 	e.p("")
-	e.p("func (u *%s) appendJSON(dst []byte) ([]byte, error) {", t.Name)
-	e.p("\tif err := codecOne(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
+	e.p("// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.")
+	e.p("func (u *%s) AppendJSON(dst []byte) ([]byte, error) {", t.Name)
+	e.p("\tif err := codec.One(%q, %s); err != nil {", t.Name, strings.Join(set, ", "))
 	e.p("\t\treturn nil, err")
 	e.p("\t}")
 	e.p("\tswitch {")
 	for _, v := range t.Variants[:len(t.Variants)-1] {
 		e.p("\tcase u.%s != nil:", v.Field)
-		e.p("\t\treturn codecAppendAny(dst, %s)", valueRef(v))
+		e.p("\t\treturn codec.AppendAny(dst, %s)", valueRef(v))
 	}
 	e.p("\t}")
-	e.p("\treturn codecAppendAny(dst, %s)", valueRef(t.Variants[len(t.Variants)-1]))
+	e.p("\treturn codec.AppendAny(dst, %s)", valueRef(t.Variants[len(t.Variants)-1]))
 	e.p("}")
 	e.p("")
 	e.p("func (u *%s) UnmarshalJSON(data []byte) error {", t.Name)
 	e.p("\t*u = %s{}", t.Name)
-	e.p("\tif codecIsNull(data) {")
+	e.p("\tif codec.IsNull(data) {")
 	e.p("\t\treturn &DecodeError{Err: errors.New(\"%s must not be null\")}", t.Name)
 	e.p("\t}")
 	e.p("\tvar errs []error")
@@ -707,7 +738,7 @@ func (e *emitter) valueUnion(t *goType) {
 		e.p("\t}")
 		e.p("\terrs = append(errs, err)")
 	}
-	e.p("\treturn codecNoMatch(%q, errs)", t.Name)
+	e.p("\treturn codec.NoMatch(%q, errs)", t.Name)
 	e.p("}")
 	e.p("")
 }
@@ -720,7 +751,7 @@ func valueFieldType(v *variant) string {
 	return "*" + v.Type.Go
 }
 
-// valueRef is a pointer to a value union's form: what codecAppendAny
+// valueRef is a pointer to a value union's form: what codec.AppendAny
 // writes without boxing a copy.
 func valueRef(v *variant) string {
 	if v.Type.Kind == tSlice {
@@ -740,16 +771,15 @@ func (e *emitter) methods(m *model) {
 	}
 	e.p(")")
 	e.p("")
-	e.p("var codecMethods = map[string]MethodSpec{")
+	e.p("var methodTable = map[string]MethodSpec{")
 	for _, mt := range m.Methods {
 		recv := map[string]string{"agent": "ReceiverAgent", "client": "ReceiverClient", "protocol": "ReceiverProtocol"}[mt.Receiver]
-		e.p("\t%s: {", mt.Const)
-		e.p("\t\tName: %s, Receiver: %s, Notification: %v, Unstable: %v,", mt.Const, recv, mt.Notification, mt.Unstable)
-		e.p("\t\tnewParams: func() any { return new(%s) },", mt.Params)
+		result := "nil"
 		if mt.Result != "" {
-			e.p("\t\tnewResult: func() any { return new(%s) },", mt.Result)
+			result = "func() any { return new(" + mt.Result + ") }"
 		}
-		e.p("\t},")
+		e.p("\t%s: codec.NewMethodSpec(%s, %s, %v, %v,", mt.Const, mt.Const, recv, mt.Notification, mt.Unstable)
+		e.p("\t\tfunc() any { return new(%s) }, %s),", mt.Params, result)
 	}
 	e.p("}")
 	e.p("")

@@ -4,7 +4,10 @@
 //
 // It reads the stable schema, adds the few unstable definitions and
 // properties listed in the profile's config (defaultConfig, v2Config), and
-// writes one gofmt'ed Go file. Run it through go generate:
+// writes one gofmt'ed Go file of types and their hooks. The code those
+// hooks call (decoding member by member, the in-place writer, Opt,
+// DecodeError) is not generated: it is acp/internal/codec, written once for
+// both packages. Run the generator through go generate:
 //
 //	go generate ./acp ./acp/acpv2
 //

@@ -113,9 +113,6 @@ type config struct {
 	reservedPrefixes []string
 	// unstableNote replaces the UNSTABLE banner in doc comments.
 	unstableNote string
-	// sharedRuntime takes DecodeError and Opt from package acp (by alias)
-	// instead of declaring them, for packages that sit beside acp.
-	sharedRuntime bool
 	// optObjects makes optional nullable object members Opt[T] instead of
 	// *T, for schemas where null and absence differ for objects too (v2's
 	// tool_call_update capabilities, terminal_update exitStatus, usage_update
@@ -163,10 +160,9 @@ var v2Config = config{
 		"SessionCapabilities": {"fork"},
 		"IdleStateUpdate":     {"usage"},
 	},
-	reserved:      []string{"ProtocolVersion2", "SessionNotFound", "UnsupportedProtocolVersion"},
-	unstableNote:  "Unstable: not part of the stable ACP v2 schema; it may change or disappear.",
-	sharedRuntime: true,
-	optObjects:    true,
+	reserved:     []string{"ProtocolVersion2", "SessionNotFound", "UnsupportedProtocolVersion"},
+	unstableNote: "Unstable: not part of the stable ACP v2 schema; it may change or disappear.",
+	optObjects:   true,
 }
 
 // profiles are the packages acpgen can generate, by -profile name.

@@ -1,4 +1,4 @@
-package acp
+package codec
 
 import (
 	"bytes"
@@ -95,14 +95,14 @@ func (o Opt[T]) String() string {
 
 // MarshalJSON writes the value, or null when there is none. An absent Opt
 // only reaches here when it is not omitted (inside a slice, say).
-func (o Opt[T]) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
+func (o Opt[T]) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil) }
 
-// appendJSON writes the value in place (codecAppender).
-func (o *Opt[T]) appendJSON(dst []byte) ([]byte, error) {
+// AppendJSON appends the value, or null when there is none, to dst.
+func (o *Opt[T]) AppendJSON(dst []byte) ([]byte, error) {
 	if o.state != optValue {
 		return append(dst, "null"...), nil
 	}
-	return codecAppendAny(dst, &o.v)
+	return AppendAny(dst, &o.v)
 }
 
 // UnmarshalJSON makes the Opt null for JSON null and a value otherwise.
