@@ -11,34 +11,13 @@ import (
 // Members walks the members of an object Object entered, up to its closing
 // brace. For a member named exactly names[i] it calls f(i) with the cursor
 // on the value, which f must consume; other members are skipped (and
-// validated). What encoding/json would decode into a struct with those
-// field names differently sets Odd: a member name with escapes, a name it
-// would match to one of names without regard to case, a second member of
-// the same name. At most 64 names.
+// validated). It is Fields for a shape given as a list of names, and sets
+// Odd in the same cases.
 func (d *Dec) Members(names []string, f func(i int)) {
-	var seen uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		i := -1
-		if !esc {
-			for j, n := range names {
-				if string(key) == n {
-					i = j
-					break
-				}
-			}
-		}
-		if i < 0 {
-			if esc || FoldKey(key, names...) {
-				d.odd = true
-			}
-			d.Skip()
-			continue
-		}
-		if seen&(1<<i) != 0 {
-			d.odd = true
-		}
-		seen |= 1 << i
-		f(i)
+	s := Shape{Names: names}
+	var m Fields
+	for m.Next(d, &s) {
+		f(m.I)
 	}
 }
 
