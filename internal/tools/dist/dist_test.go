@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -260,4 +261,52 @@ func TestSemver(t *testing.T) {
 			t.Errorf("%q: %v", v, !ok)
 		}
 	}
+}
+
+// TestShimWithoutPlatformPackage: the main npm package installed alone
+// (from its tarball, offline, or with --omit=optional) says which package
+// is missing, at which version, and the one command that installs both.
+func TestShimWithoutPlatformPackage(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	pkgs, err := npmPackages("1.2.3", "", map[string][]byte{}, nil, nil, epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "node_modules", NpmName)
+	for _, e := range readTarGz(t, pkgs[0].tgz) {
+		p := filepath.Join(dir, strings.TrimPrefix(e.name, "package/"))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(e.data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command(node, filepath.Join(dir, "bin", NpmName+".js"), "--version").CombinedOutput()
+	if code := exitCode(err); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	key := map[string]string{"linux": "linux", "darwin": "darwin", "windows": "win32"}[runtime.GOOS] + "-" + map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	for _, want := range []string{
+		"the package claude-agent-acp-go-" + key + "@1.2.3 is not installed",
+		"npm install -g claude-agent-acp-go-" + key + "-1.2.3.tgz claude-agent-acp-go-1.2.3.tgz",
+		"npm install -g claude-agent-acp-go@1.2.3",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the hint lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

@@ -21,11 +21,31 @@ let bin;
 try {
   bin = path.join(path.dirname(require.resolve(pkg + '/package.json')), 'bin', exe);
 } catch (err) {
-  process.stderr.write(
-    'claude-agent-acp-go: no binary for ' + key + ': the package ' + pkg + ' is not installed.\n' +
-    'It is an optional dependency that npm installs on linux, macOS and Windows (x64, arm64);\n' +
-    'reinstall without --omit=optional, or use a release archive or `go install` (see the README).\n');
+  process.stderr.write(missing());
   process.exit(1);
+}
+
+// missing says why the platform package is not there and how to get it.
+function missing() {
+  let own = {};
+  try {
+    own = require('../package.json');
+  } catch (_) {
+    // keep the generic advice
+  }
+  const version = own.version || '<version>';
+  const platforms = Object.keys(own.optionalDependencies || {}).map((p) => p.slice('claude-agent-acp-go-'.length));
+  if (platforms.length > 0 && !platforms.includes(key)) {
+    return 'claude-agent-acp-go: there is no binary for ' + key + ' (there is for ' + platforms.join(', ') + ').\n' +
+      'Build it from source: go install github.com/claude-agent-acp/claude-agent-acp/cmd/claude-agent-acp@latest\n';
+  }
+  return 'claude-agent-acp-go: no binary for ' + key + ': the package ' + pkg + '@' + version + ' is not installed.\n' +
+    'npm installs it beside claude-agent-acp-go, as an optional dependency, unless optional\n' +
+    'dependencies are left out (--omit=optional) or cannot be fetched: offline, or when\n' +
+    'claude-agent-acp-go was installed from its tarball alone. Install both together, e.g.\n' +
+    '  npm install -g ' + pkg + '-' + version + '.tgz claude-agent-acp-go-' + version + '.tgz\n' +
+    'or, online: npm install -g claude-agent-acp-go@' + version + '\n' +
+    'A release archive or `go install` works too (see the README).\n';
 }
 
 const child = spawn(bin, process.argv.slice(2), { stdio: 'inherit', windowsHide: true });
