@@ -423,7 +423,7 @@ func (r *Report) Document() string {
 const profileAccount = "\n## Where the time goes: replay and streaming (issue 16)\n\n" +
 	"Profiles of the in-process benchmarks (`go test -bench 'Replay|TranslateTextDelta' ./agent`, " +
 	"`-bench 'DecodeTextDelta|ReadPipeline' ./claude`, `-bench ReadActiveChain ./claude/transcript`, " +
-	"`-bench EncodeNotification ./acp`; `make bench-short` runs them all briefly, and CI does).\n\n" +
+	"`-bench EncodeNotification ./acp`; `make bench-short` runs them all briefly, and `make test-all` does).\n\n" +
 	"| Path (benchmark) | before | after |\n|---|--:|--:|\n" +
 	"| replay, 5,000 messages (agent `Replay`), per message | 36.8 µs, 74 allocs, 8.1 KB | 19.5 µs, 28 allocs, 4.2 KB |\n" +
 	"| replay, 20,000 messages, per message | 38.1 µs | 15.1 µs |\n" +
