@@ -51,7 +51,7 @@ type Config struct {
 	Executable string
 	// Launch, when set, starts each CLI instead of running Executable
 	// (claude.Options.Launch): tests run a fake CLI in memory with it
-	// (internal/clifake).
+	// (internal/test/clifake).
 	Launch claude.Launcher
 	// Env is the environment the CLI runs with; nil means os.Environ().
 	Env []string

@@ -9,7 +9,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
 // TestNothingOfATurnRunsAfterCloseSim is TestNothingOfATurnRunsAfterClose

@@ -17,11 +17,11 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
 // Hibernation and the live-session cap, with fake CLIs in memory
-// (internal/clifake) under testing/synctest: idle timeouts pass in fake
+// (internal/test/clifake) under testing/synctest: idle timeouts pass in fake
 // time. The real CLI's part (--resume brings back the history, the mode
 // and the model; always-allow rules, MCP servers and background commands
 // across a resume) is in hibernate_e2e_test.go.

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
 // Permission requests the user answers otherwise than allow or reject

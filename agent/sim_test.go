@@ -16,11 +16,11 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
-// sim is an agent with fake CLIs (internal/clifake) and an ACP client, all
+// sim is an agent with fake CLIs (internal/test/clifake) and an ACP client, all
 // in memory: run inside a testing/synctest bubble, a whole session life
 // takes no real time, and every wait is an event, not a sleep.
 type sim struct {
@@ -183,7 +183,7 @@ func (s *sim) eof() error {
 }
 
 // validate checks every line that crossed the connection against the
-// schema of the protocol version in use (internal/acptest).
+// schema of the protocol version in use (internal/test/acptest).
 func (s *sim) validate() {
 	s.t.Helper()
 	c := acptest.Conversation{Version: 1}

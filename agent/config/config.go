@@ -6,7 +6,7 @@
 
 // CLI (config.Setting says how) and tells the client; this package decides
 // what is offered, what is valid and what the next CLI start gets. It
-// never imports package agent (internal/archtest).
+// never imports package agent (internal/test/archtest).
 package config
 
 import (

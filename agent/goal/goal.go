@@ -6,7 +6,7 @@
 // clients), how the CLI's frames, prompts and transcript records say what
 // it is (Command, FromCLI, Feedback, ReadStatus, History), and nothing
 // that sends: package agent keeps each session's goal and publishes it.
-// It never imports package agent (internal/archtest).
+// It never imports package agent (internal/test/archtest).
 package goal
 
 import (

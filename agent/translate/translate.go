@@ -9,7 +9,7 @@
 // Translation settles no turn and talks to no CLI: the session (package
 // agent) decides what a frame means for its turns and hands the rest to
 // its Translator; what translation needs beyond the frames comes from its
-// World. The package never imports package agent (internal/archtest).
+// World. The package never imports package agent (internal/test/archtest).
 package translate
 
 import (

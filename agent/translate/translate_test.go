@@ -16,7 +16,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the translation goldens instead of comparing")

@@ -18,7 +18,7 @@
 // The v1 surface itself is untouched: v1 connections never see this code.
 //
 // It imports acp and acpv2, never package agent: the compiler keeps v1
-// untouched by v2 (internal/archtest).
+// untouched by v2 (internal/test/archtest).
 package v2conv
 
 import (

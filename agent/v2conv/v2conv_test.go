@@ -17,7 +17,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 )
 
 // The tests write v1 updates as the core puts them on the wire and
