@@ -27,8 +27,8 @@ import (
 // feedback arc set, Eades–Lin–Smyth: an upper bound, deterministic). Issue
 // 36 counted them before and after the split into feature packages.
 //
-//	go test ./internal/archtest -run AgentShape -v
-//	ARCHTEST_SHAPE=agent/translate go test ./internal/archtest -run AgentShape -v
+//	go test ./internal/test/archtest -run AgentShape -v
+//	ARCHTEST_SHAPE=agent/translate go test ./internal/test/archtest -run AgentShape -v
 func TestAgentShape(t *testing.T) {
 	if testing.Short() {
 		t.Skip("type-checks package agent")
