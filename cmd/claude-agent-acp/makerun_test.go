@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,14 @@ func TestMakeRunStdoutIsACP(t *testing.T) {
 	}
 	cmd := exec.Command("make", "run", "BIN="+filepath.Join(t.TempDir(), "claude-agent-acp"))
 	cmd.Dir = root
+	// As a user types it: not inside another make. Under make test the
+	// environment says it is (MAKELEVEL, MAKEFLAGS), and a nested make
+	// prints "Entering directory" on stdout before any recipe runs.
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); name != "MAKELEVEL" && name != "MAKEFLAGS" && name != "MFLAGS" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
