@@ -50,6 +50,7 @@ func (a *connection) methodsV1() *acp.Mux {
 	// (terminal.go).
 	acp.On(m, goalControlMethod, a.goalControl)
 	acp.On(m, methodTerminalCancel, a.cancelTerminal)
+	acp.On(m, steeringMethod, a.steer) // steering.go (v1 only: v2 holds prompts one at a time)
 	return m
 }
 
