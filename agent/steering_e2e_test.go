@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -137,5 +138,57 @@ func TestSteeringAnIdleSession(t *testing.T) {
 	var e *acp.Error
 	if _, err := steerWith(h, steerText("nope", "x")); !errors.As(err, &e) || e.Code != -32002 {
 		t.Errorf("unknown session: %v", err)
+	}
+}
+
+// TestSteeringWhileAPermissionIsOpen: a steer while the user is asked for
+// a permission leaves the request open (priority later, not now, which
+// would withdraw it); once answered, the tool runs, and the steered
+// message reaches the model before the prompt is answered.
+func TestSteeringWhileAPermissionIsOpen(t *testing.T) {
+	h := agenttest.Start(t)
+	h.API().Script(toolUse("toolu_s", "Bash", map[string]any{"command": "touch fence.txt", "description": "touch"}), fakeapi.Text("green it is"), fakeapi.Text("extra"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	asked, answer := make(chan struct{}), make(chan struct{})
+	withdrawn := false
+	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		close(asked)
+		select {
+		case <-answer:
+		case <-ctx.Done():
+			withdrawn = true
+			return nil, ctx.Err()
+		}
+		return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.SelectedPermissionOutcome{OptionID: req.Options[0].OptionID}}}, nil
+	}
+	done := promptAsync(h, sid, "paint the fence")
+	select {
+	case <-asked:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no permission request")
+	}
+	if a, err := steerWith(h, steerText(sid, "use green instead")); err != nil || a.Outcome != "injected" {
+		t.Fatalf("steer: %+v %v", a, err)
+	}
+	if i := wireIndex(h, `"$/cancel_request"`); i >= 0 {
+		t.Fatal("the permission request was withdrawn by the steer")
+	}
+	close(answer)
+	var r promptResult
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		h.DumpWire()
+		t.Fatal("the prompt was not answered")
+	}
+	if r.err != nil || r.resp.StopReason != acp.StopReasonEndTurn || withdrawn {
+		t.Fatalf("prompt: %+v %v (withdrawn %v)", r.resp, r.err, withdrawn)
+	}
+	// With priority later the CLI runs the steer right after the cycle it
+	// was running (the model's answer to the tool), before the prompt is
+	// answered.
+	reqs := h.API().MainRequests()
+	if len(reqs) != 3 || reqs[2].LastUserText != "use green instead" || !strings.HasSuffix(h.AgentText(sid), "extra") {
+		t.Fatalf("the steer did not reach the model in the turn: %d requests, text %q", len(reqs), h.AgentText(sid))
 	}
 }
