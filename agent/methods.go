@@ -31,6 +31,7 @@ func (a *connection) methodsV1() *acp.Mux {
 	m := acp.NewMux()
 	// Connection (initialize.go).
 	acp.On(m, acp.MethodAuthenticate, a.authenticate)
+	acp.On(m, acp.MethodLogout, a.logout) // logout.go
 	// Sessions (sessions.go, load.go, list.go, lifecycle.go).
 	acp.On(m, acp.MethodSessionNew, a.newSession)
 	acp.On(m, acp.MethodSessionLoad, a.loadSession)
@@ -108,4 +109,5 @@ func sessionCapabilities(c *acp.AgentCapabilities) {
 	sc.Fork = &acp.SessionForkCapabilities{}
 	sc.Close = &acp.SessionCloseCapabilities{}
 	sc.Delete = &acp.SessionDeleteCapabilities{}
+	c.Auth.Logout = &acp.LogoutCapabilities{}
 }
