@@ -52,6 +52,7 @@ func (a *connection) methodsV1() *acp.Mux {
 	acp.On(m, goalControlMethod, a.goalControl)
 	acp.On(m, methodTerminalCancel, a.cancelTerminal)
 	acp.On(m, steeringMethod, a.steer) // steering.go (v1 only: v2 holds prompts one at a time)
+	acp.On(m, asyncTaskStopMethod, a.stopAsyncTask) // asynctask.go
 	return m
 }
 
