@@ -51,8 +51,10 @@ func (a *connection) methodsV1() *acp.Mux {
 	// (terminal.go).
 	acp.On(m, goalControlMethod, a.goalControl)
 	acp.On(m, methodTerminalCancel, a.cancelTerminal)
-	acp.On(m, steeringMethod, a.steer) // steering.go (v1 only: v2 holds prompts one at a time)
-	acp.On(m, asyncTaskStopMethod, a.stopAsyncTask) // asynctask.go
+	// Steering a running turn (steering.go; v1 only: v2 holds prompts one
+	// at a time) and stopping one background task (asynctask.go).
+	acp.On(m, steeringMethod, a.steer)
+	acp.On(m, asyncTaskStopMethod, a.stopAsyncTask)
 	return m
 }
 
