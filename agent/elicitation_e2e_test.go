@@ -258,3 +258,25 @@ func TestMCPServerElicitation(t *testing.T) {
 		h.DumpWire()
 	}
 }
+
+// TestQuestionsInBypassMode: in a mode that asks for nothing
+// (bypassPermissions), Claude's questions are still a form.
+func TestQuestionsInBypassMode(t *testing.T) {
+	h := agenttest.Start(t, agenttest.Options{Env: []string{"IS_SANDBOX=1"}})
+	h.Initialize(formClient)
+	h.API().Script(toolUse("toolu_q", "AskUserQuestion", twoQuestions), fakeapi.Text("thanks"))
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "bypassPermissions"}, &acp.SetSessionModeResponse{}); err != nil {
+		t.Fatalf("set mode: %v", err)
+	}
+	h.Elicit = answerWith(`{"action":"accept","content":{"question_0":"Red"}}`)
+	if resp, err := h.Prompt(sid, "ask me"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	if len(h.Elicitations()) != 1 {
+		t.Fatalf("%d forms, want 1", len(h.Elicitations()))
+	}
+	if text, isErr := lastToolResult(t, h); isErr || !strings.Contains(text, `"Which color?"="Red"`) {
+		t.Errorf("Claude was told %q (error %v)", text, isErr)
+	}
+}
