@@ -134,6 +134,8 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	s.adv = newFailures(a, id, s.log, &s.fail)
 	// Everything the goroutine owns is set before it starts.
 	s.conf.Opts.CanUseTool = s.canUseTool
+	// elicitation.go: MCP servers' elicitations and the CLI's dialogs.
+	s.conf.Opts.OnControlRequest = s.onControlRequest
 	a.subagentOptions(&s.conf.Opts) // subagents.go: what the client can show of subagents
 	go s.run()
 	return s
