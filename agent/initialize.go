@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 )
 
@@ -77,7 +78,7 @@ type clientCaps struct {
 	raw            acp.ClientCapabilities
 	terminalAuth   bool // may offer terminal login methods
 	terminalOutput bool // Zed's _meta.terminal_output
-	sessionFailure bool // AIR typed session failures (failure.go)
+	sessionFailure bool // AIR typed session failures (agent/failure)
 }
 
 func readClientCaps(c acp.ClientCapabilities) clientCaps {
@@ -88,7 +89,7 @@ func readClientCaps(c acp.ClientCapabilities) clientCaps {
 	if metaBool(c.Meta, "terminal_output") || metaBool(c.Meta, "terminal_output_delta") {
 		cc.terminalOutput = true
 	}
-	cc.sessionFailure = airmeta.Parse(c.Meta).Has(airSessionFailure)
+	cc.sessionFailure = airmeta.Parse(c.Meta).Has(failure.Capability)
 	return cc
 }
 
