@@ -99,10 +99,14 @@ func runTurn(t *testing.T, spec runSpec) runResult {
 		}
 		return res.calls[id]
 	}
+	var tools *editorfs.Tools
 	opts := claude.Options{
 		Executable: sb.CLI, Dir: sb.WorkDir, Env: sb.With("IS_SANDBOX=1"),
 		PermissionMode: spec.mode, StartupTimeout: time.Minute,
 		CanUseTool: func(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+			if tools != nil && tools.Refused(req.ToolUseID) {
+				return claude.Allow(nil), nil // it fails with the refusal
+			}
 			if spec.asked != nil {
 				spec.asked(e, req)
 			}
@@ -115,7 +119,7 @@ func runTurn(t *testing.T, spec runSpec) runResult {
 	}
 	var p *claude.Process
 	if spec.ours {
-		tools := editorfs.New(diskFS{}, sb.WorkDir)
+		tools = editorfs.New(diskFS{}, sb.WorkDir)
 		b := sdkmcp.New(editorfs.NewServer(server, "test", tools, nil))
 		defer b.Close()
 		opts.SDKMCPServers = []string{server}
@@ -143,8 +147,12 @@ func runTurn(t *testing.T, spec runSpec) runResult {
 				_ = json.Unmarshal(req.Hook.ToolInput, &in)
 				path := tools.Path(in.FilePath + in.NotebookPath)
 				d := editorfs.Decide(req.Hook.PermissionMode, tool, path, lr.State, editorfs.Env{Home: e.Home, ConfigDir: e.Config})
-				if d.Behavior == "" {
+				switch d.Behavior {
+				case "":
 					return struct{}{}, nil
+				case "deny":
+					tools.Refuse(req.ToolUseID, d.Reason)
+					d.Behavior = "allow"
 				}
 				return map[string]any{"hookSpecificOutput": map[string]any{
 					"hookEventName": "PreToolUse", "permissionDecision": d.Behavior, "permissionDecisionReason": d.Reason,

@@ -45,8 +45,9 @@ type Decision struct {
 	// Behavior is "allow", "ask", "deny", or "" to leave the call to Claude
 	// Code (its auto-mode classifier).
 	Behavior string
-	// Reason is why, as Claude Code words it (the deny message Claude
-	// reads; an ask's reason).
+	// Reason is why, as Claude Code words it: for a denial, the text
+	// Claude reads in the tool's result; for an ask, the reason the CLI
+	// gives with its request.
 	Reason string
 	// Suggestions are the permission updates Claude Code would suggest
 	// with an ask (PermissionUpdate objects): what "always allow" grants.
@@ -65,7 +66,7 @@ const (
 
 const (
 	outsideReason = "Path is outside allowed working directories"
-	dontAskTail   = " has been denied because Claude Code is running in don't ask mode. IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial. "
+	dontAskTail   = " has been denied because Claude Code is running in don't ask mode. IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do not attempt to bypass the intent behind this denial. If you believe this capability is essential to complete the user's request, STOP and explain to the user what you were trying to do and why you need this permission. Let the user decide how to proceed."
 )
 
 // Decide applies Claude Code's decision for its built-in tool (Read,
@@ -74,21 +75,23 @@ const (
 func Decide(mode, tool, path string, r Rules, env Env) Decision {
 	p := resolve(path)
 	write := tool != ToolRead
+	// Read(…) rules govern reading, Edit(…) rules every tool that writes
+	// (the CLI applies no Write(…) rule to a file).
 	kinds := []string{ToolRead}
 	if write {
-		kinds = []string{ToolEdit, ToolWrite, ToolMultiEdit, ToolNotebookEdit}
+		kinds = []string{ToolEdit}
 	}
 	if r.matches("deny", kinds, p, env) {
-		if write {
-			return Decision{Behavior: "deny", Reason: "Permission to edit " + path + " has been denied."}
-		}
-		return Decision{Behavior: "deny", Reason: "File is in a directory that is denied by your permission settings."}
+		return Decision{Behavior: "deny", Reason: "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>"}
 	}
+	dontAsk := Decision{Behavior: "deny", Reason: "Permission to use " + tool + dontAskTail}
 	if r.matches("ask", kinds, p, env) {
+		if mode == modeDontAsk {
+			return dontAsk
+		}
 		return Decision{Behavior: "ask"}
 	}
 	inDirs := r.inWorkingDirs(p)
-	dontAsk := Decision{Behavior: "deny", Reason: "Permission to use " + tool + dontAskTail}
 	if !write {
 		switch {
 		case inDirs, mode == modeBypass, mode == modePlan, mode == modeAuto,
@@ -104,22 +107,22 @@ func Decide(mode, tool, path string, r Rules, env Env) Decision {
 	}
 	setMode := mustJSON(map[string]string{"type": "setMode", "mode": modeAcceptEdits, "destination": "session"})
 	addDir := mustJSON(map[string]any{"type": "addDirectories", "directories": []string{filepath.Dir(path)}, "destination": "session"})
-	switch mode {
-	case modeBypass:
+	if mode == modeBypass {
 		return Decision{Behavior: "allow"}
-	case modePlan:
-		return Decision{Behavior: "ask"} // planning grants nothing for good
 	}
 	if why := sensitive(p, env); why != "" {
 		switch mode {
 		case modeDontAsk:
 			return dontAsk
-		case modeAuto:
-			return Decision{}
+		case modeAuto, modePlan:
+			return Decision{} // the classifier's (plan mode too, in this CLI)
 		case modeAcceptEdits:
 			return Decision{Behavior: "ask", Reason: why}
 		}
 		return Decision{Behavior: "ask", Reason: why, Suggestions: []json.RawMessage{setMode}}
+	}
+	if mode == modePlan {
+		return Decision{Behavior: "ask"} // planning grants nothing for good: not even the rules
 	}
 	if r.matches("allow", kinds, p, env) {
 		return Decision{Behavior: "allow"}
@@ -200,6 +203,12 @@ func (r Rules) matches(behavior string, tools []string, p string, env Env) bool 
 			continue
 		}
 		content = strings.TrimSuffix(content, ")")
+		if content == "" && behavior == "deny" && rule.Source == "cliArg" {
+			// --disallowedTools: how the session turned off the
+			// built-ins these tools replace (a tool the user disallowed
+			// is not served at all).
+			continue
+		}
 		if content == "" || content == "*" || content == "**" || ruleCovers(content, p, r.OriginalCwd, env) {
 			return true
 		}
@@ -292,9 +301,6 @@ func sensitive(p string, env Env) string {
 			continue
 		}
 		if s == ".claude" {
-			if next := segs[i+1]; next == "skills" || next == "agents" || next == "commands" || next == "worktrees" {
-				continue
-			}
 			return claudeFile
 		}
 		return "Claude requested permissions to edit " + p + " which is a sensitive file."

@@ -66,7 +66,9 @@ func NewServer(name, version string, t *Tools, tools []string) *mcp.Server {
 			Name:        name,
 			Description: spec.description,
 			InputSchema: json.RawMessage(spec.schema),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.readOnly, DestructiveHint: boolPtr(!spec.readOnly), OpenWorldHint: boolPtr(false)},
+			// Not "destructive": the CLI would then ask about every write
+			// its classifier judges for the built-ins (plan and auto mode).
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.readOnly, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},
 			// Never deferred behind tool search: Claude needs its file
 			// tools at hand, as it has the built-ins.
 			Meta: mcp.Meta{"anthropic/alwaysLoad": true},
@@ -81,6 +83,10 @@ func boolPtr(b bool) *bool { return &b }
 // result. A cancelled call returns the context's error.
 func handler(t *Tools, run func(context.Context, *Tools, json.RawMessage) (Result, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		id, _ := req.Params.Meta["claudecode/toolUseId"].(string)
+		if reason, denied := t.refused(id); denied {
+			return Result{Text: reason, IsError: true}.mcp(), nil
+		}
 		res, err := run(ctx, t, req.Params.Arguments)
 		if err != nil {
 			return nil, err

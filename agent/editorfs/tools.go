@@ -30,12 +30,43 @@ type Tools struct {
 	// files is what Claude has seen of each file (the stale-read rule).
 	mu    sync.Mutex
 	files map[string]string
+	// refusals are the calls permission was refused to, by tool use id
+	// (Refuse).
+	refusals map[string]string
 }
 
 // New returns the tools of a session whose directory is cwd (relative
 // paths are resolved against it, as Claude Code does).
 func New(editor FS, cwd string) *Tools {
-	return &Tools{fs: editor, cwd: cwd, files: map[string]string{}}
+	return &Tools{fs: editor, cwd: cwd, files: map[string]string{}, refusals: map[string]string{}}
+}
+
+// Refuse makes the call toolUseID fail with reason, the text Claude reads
+// (a [Decision]'s). Denying the call from the CLI's PreToolUse hook
+// instead would give Claude the reason behind "PreToolUse:… hook error:",
+// which is not what Claude Code's own tool says; so the agent lets such a
+// call through and it fails here, with the built-in's words.
+func (t *Tools) Refuse(toolUseID, reason string) {
+	t.mu.Lock()
+	t.refusals[toolUseID] = reason
+	t.mu.Unlock()
+}
+
+// Refused reports whether permission was refused to toolUseID.
+func (t *Tools) Refused(toolUseID string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.refusals[toolUseID]
+	return ok
+}
+
+// refused takes the refusal of toolUseID, if any.
+func (t *Tools) refused(toolUseID string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r, ok := t.refusals[toolUseID]
+	delete(t.refusals, toolUseID)
+	return r, ok
 }
 
 // A Result is what a tool call gives back: Text for the model (or an
