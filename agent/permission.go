@@ -48,6 +48,11 @@ type permChoice struct {
 
 // canUseTool answers the CLI's can_use_tool by asking the client.
 func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+	if s.efs != nil { // editorfs_wire.go: the editor's file tools ask as the built-ins
+		if res, done := s.efs.permission(ctx, &req); done {
+			return res, nil
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var params *acp.RequestPermissionRequest

@@ -43,11 +43,9 @@ type replayer struct {
 
 func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
 	log := a.log.With("session", id, "replay", true)
-	return &replayer{
-		a: a, id: id,
-		tr:   newTranslator(a, id, setup.cwd, log, past{}),
-		fail: newFailureState(a, id, log),
-	}
+	tr := newTranslator(a, id, setup.cwd, log, past{})
+	tr.editorServer = editorServerName(setup.opts.MCPServers) // editorfs_wire.go
+	return &replayer{a: a, id: id, tr: tr, fail: newFailureState(a, id, log)}
 }
 
 // replay sends the active branch of the transcript at path as

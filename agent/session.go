@@ -24,7 +24,10 @@ type session struct {
 
 	inbox *mailbox      // closures for the session goroutine, in order
 	quit  chan struct{} // closed when run ends
-	once  sync.Once
+	// efs is the file tools through the editor, nil when off; set before
+	// the goroutine starts (editorfs_wire.go).
+	efs  *editorFS
+	once sync.Once
 	// starts counts CLI starts in progress; close waits for them.
 	starts sync.WaitGroup
 
@@ -140,6 +143,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	if c := a.client.raw.Session; c != nil && c.ConfigOptions != nil && c.ConfigOptions.Boolean != nil {
 		s.conf.booleans = true
 	}
+	editorFiles := a.client.editorFS
 	if a.protocol() >= acp.ProtocolV2 {
 		s.q.v2 = newV2Lifecycle(a, id)
 	}
@@ -151,6 +155,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	// Everything the goroutine owns is set before it starts.
 	s.conf.opts.CanUseTool = s.canUseTool
 	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
+	s.editorOptions(editorFiles)    // editorfs_wire.go: Claude's files through the editor
 	go s.run()
 	return s
 }
@@ -242,6 +247,7 @@ func (s *session) startCLI() {
 			return
 		}
 	}
+	s.efs.startOptions(&opts) // editorfs_wire.go: Claude's files through the editor
 	s.cli.starting = true
 	s.cli.spawnedWith = opts // afterStart applies what changes while it starts
 	s.a.liveChanged(s, true) // hibernate.go: it counts against the cap from now on
@@ -516,6 +522,7 @@ func (s *session) stop(fast bool) {
 			stopCLI(retired, false) // a hibernated CLI still closing
 		}
 		wg.Wait()
+		s.efs.close()
 	})
 	<-s.quit
 	s.starts.Wait() // a CLI still starting is stopped too

@@ -35,6 +35,7 @@ type toolState struct {
 	raw      json.RawMessage
 	complete bool
 
+	editor   bool // one of the editor's file tools (editorfs_wire.go)
 	reported bool // the client has seen a tool_call for it
 	terminal bool // its content is a display terminal (Bash, terminal clients)
 	sent     sentFields
@@ -76,7 +77,8 @@ func (tr *translator) tool(id string) *toolState {
 // newTool registers a call the session has not seen before.
 func (tr *translator) newTool(id, name string) *toolState {
 	tr.toolSeq++
-	ts := &toolState{id: id, name: name, turn: tr.current, in: map[string]any{}, seq: tr.toolSeq}
+	name, editor := tr.editorToolName(name)
+	ts := &toolState{id: id, name: name, editor: editor, turn: tr.current, in: map[string]any{}, seq: tr.toolSeq}
 	ts.terminal = (name == "Bash" || name == "PowerShell") && tr.terminals
 	tr.tool(id)
 	tr.tools[id] = ts
@@ -244,6 +246,9 @@ func (tr *translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 			return // a subagent's call the client never saw
 		}
 		ts = tr.newTool(b.ToolUseID, "")
+	}
+	if ts.editor {
+		structured = editorResult(structured)
 	}
 	text := b.ContentText // decoded already by the transcript reader
 	if !b.ContentIsText {

@@ -33,6 +33,9 @@ type translator struct {
 	sink func(sessionID string, u acp.SessionUpdate)
 	// world is what translating needs beyond the frames.
 	world world
+	// editorServer is the SDK MCP server of the editor's file tools, whose
+	// calls show as the built-ins' (editorfs_wire.go).
+	editorServer string
 	// What the client renders, fixed at initialize: display terminals,
 	// and how subagents are shown.
 	terminals bool
@@ -89,7 +92,10 @@ type world interface {
 // now is the live session's world: the disk as it is, commands that run.
 type now struct{ s *session }
 
-func (now) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+func (w now) preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	if w.s.efs != nil { // the editor's buffer, not the disk (editorfs_wire.go)
+		return toolview.PreContentFrom(name, in, cwd, w.s.efs.previewText)
+	}
 	return toolview.PreContent(name, in, cwd)
 }
 

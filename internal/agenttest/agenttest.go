@@ -49,6 +49,9 @@ type Options struct {
 	// agent (Config is then not used): a second connection to the same
 	// agent, as `serve` runs them (agent.Config.SharedSessions).
 	Agent *agent.Agent
+	// Client registers more of the client's methods (fs/*, say) on its
+	// handler before the connection starts.
+	Client func(m *acp.Mux)
 }
 
 // Start runs an agent against a fresh sandbox and returns the harness.
@@ -74,6 +77,9 @@ func Start(t testing.TB, opts ...Options) *Harness {
 		acp.Async(ctx)
 		return answer(ctx, req)
 	})
+	if len(opts) > 0 && opts[0].Client != nil {
+		opts[0].Client(m)
+	}
 	h.start(t, opts, m)
 	return h
 }

@@ -327,10 +327,14 @@ func ReadText(path string) (text string, exists, ok bool) {
 // from the file on disk. ok is false when the preview cannot be trusted
 // (the caller then shows the input-only diff).
 func EditPreview(name, path string, in map[string]any) (content []acp.ToolCallContent, locs []acp.ToolCallLocation, ok bool) {
+	return editPreview(name, path, in, ReadText)
+}
+
+func editPreview(name, path string, in map[string]any, read func(string) (string, bool, bool)) (content []acp.ToolCallContent, locs []acp.ToolCallLocation, ok bool) {
 	if path == "" {
 		return nil, nil, false
 	}
-	old, exists, readable := ReadText(path)
+	old, exists, readable := read(path)
 	if !readable {
 		return nil, nil, false
 	}
