@@ -434,3 +434,48 @@ func TestEditorFSModes(t *testing.T) {
 		t.Errorf("mode %q", mode)
 	}
 }
+
+// TestEditorFSReplay: session/load shows the editor's file tools as the
+// built-ins, as they were shown live: the same titles, kinds and diffs,
+// no MCP names.
+func TestEditorFSReplay(t *testing.T) {
+	ed := newBufferEditor()
+	h := startEditor(t, ed)
+	dir := h.Sandbox.WorkDir
+	file := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(file, []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed.buffers[file] = "package main\n\n// unsaved\n"
+	h.API().Script(
+		toolUse("toolu_read", mcpRead, map[string]any{"file_path": file}),
+		toolUse("toolu_edit", mcpEdit, map[string]any{"file_path": file, "old_string": "// unsaved", "new_string": "// edited"}),
+		fakeapi.Text("Done."),
+	)
+	h.Initialize(fsCaps(true))
+	sid := h.NewSession(dir)
+	if _, err := h.Prompt(sid, "edit"); err != nil {
+		t.Fatal(err)
+	}
+	live, _ := toolCalls(t, h, sid)
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	replayed, order := toolCalls(t, h2, sid)
+	if len(order) != 2 {
+		t.Fatalf("replayed calls %v", order)
+	}
+	for _, id := range []string{"toolu_read", "toolu_edit"} {
+		l, r := live[id], replayed[id]
+		if r.title != l.title || r.kind != l.kind || r.status != l.status {
+			t.Errorf("%s: replayed %q %s %s, live %q %s %s", id, r.title, r.kind, r.status, l.title, l.kind, l.status)
+		}
+		if strings.Contains(string(r.meta["claudeCode"]), "mcp__") {
+			t.Errorf("%s replays as an MCP tool: %s", id, r.meta["claudeCode"])
+		}
+	}
+	if r := replayed["toolu_read"]; !strings.Contains(contentText(r.content), "// unsaved") {
+		t.Errorf("replayed read %q", contentText(r.content))
+	}
+	if d := diffs(replayed["toolu_edit"].content); len(d) != 1 || !strings.Contains(d[0].OldText.Or(""), "// unsaved") || !strings.Contains(d[0].NewText, "// edited") {
+		t.Errorf("replayed edit diff %+v", d)
+	}
+}
