@@ -479,3 +479,38 @@ func TestEditorFSReplay(t *testing.T) {
 		t.Errorf("replayed edit diff %+v", d)
 	}
 }
+
+// TestEditorFSAlwaysAllowWithinATurn: a grant counts for the very next
+// call of the same turn. In accept-edits mode a write outside the project
+// asks, offering the directory; allowed always, the next write there runs
+// without asking (the agent lists the CLI's rules again after a grant).
+func TestEditorFSAlwaysAllowWithinATurn(t *testing.T) {
+	ed := newBufferEditor()
+	h := startEditor(t, ed)
+	dir, outside := h.Sandbox.WorkDir, t.TempDir()
+	h.Permission = choose("allow_always")
+	h.API().Script(
+		toolUse("toolu_in", mcpWrite, map[string]any{"file_path": filepath.Join(dir, "in.txt"), "content": "in"}),
+		toolUse("toolu_out1", mcpWrite, map[string]any{"file_path": filepath.Join(outside, "a.txt"), "content": "a"}),
+		toolUse("toolu_out2", mcpWrite, map[string]any{"file_path": filepath.Join(outside, "b.txt"), "content": "b"}),
+		fakeapi.Text("ok"),
+	)
+	h.Initialize(fsCaps(true))
+	sid := h.NewSession(dir)
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "acceptEdits"}, &acp.SetSessionModeResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(sid, "write three"); err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, p := range h.Permissions() {
+		titles = append(titles, p.ToolCall.Title.Or(""))
+	}
+	if len(titles) != 1 || !strings.Contains(titles[0], "a.txt") {
+		t.Errorf("permission requests %q: want one, for a.txt", titles)
+	}
+	if ws := ed.written(); len(ws) != 3 {
+		t.Errorf("writes %+v", ws)
+	}
+}

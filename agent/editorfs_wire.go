@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -72,6 +73,34 @@ type editorFS struct {
 	// buffers are the editor's texts read for the preview of an edit the
 	// user is asked about, by path.
 	buffers map[string]string
+	// listed are the CLI's permission rules as last listed, for the rest of
+	// the turn they were listed in (asking the CLI costs a round trip
+	// through its event loop for every call: a third of a turn of file
+	// tools, BenchmarkEditorFSTurn). Anything that may change them within
+	// a turn (an "always allow", a write of a settings file) drops them.
+	listed struct {
+		list  *editorfs.Rules
+		turn  *turn  // the turn they were listed in
+		gen   uint64 // rulesChanged calls; a listing older than one is not kept
+		start *claude.Process
+	}
+}
+
+// rulesChanged drops the listed rules: the next call lists them again.
+func (e *editorFS) rulesChanged() {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	e.listed.list = nil
+	e.listed.gen++
+	e.mu.Unlock()
+}
+
+// settingsFile reports whether path is one of Claude Code's settings
+// files, whose rules the CLI reloads when it changes.
+func settingsFile(path string) bool {
+	return filepath.Base(filepath.Dir(path)) == ".claude" && strings.HasPrefix(filepath.Base(path), "settings")
 }
 
 // editorOptions gives the session the editor's file tools if its
@@ -215,6 +244,9 @@ func (e *editorFS) WriteTextFile(ctx context.Context, path, content string) erro
 	e.mu.Lock()
 	delete(e.buffers, path) // Claude's tools know the text now
 	e.mu.Unlock()
+	if settingsFile(path) {
+		e.rulesChanged()
+	}
 	return nil
 }
 
@@ -270,13 +302,17 @@ func (e *editorFS) hook(ctx context.Context, req claude.HookCallbackRequest) (an
 }
 
 // rules are the CLI's permission rules and working directories now
-// (list_permission_rules: a session rule granted a moment ago counts). A
-// CLI that cannot say leaves the session's own directories.
+// (list_permission_rules: a session rule granted a moment ago counts),
+// listed once a turn and again after anything that changes them (see
+// editorFS.rules). A CLI that cannot say leaves the session's own
+// directories.
 func (e *editorFS) rules(ctx context.Context) editorfs.Rules {
 	var p *claude.Process
+	var cur *turn
 	var r editorfs.Rules
 	e.s.do(func() {
 		p = e.s.cli.target()
+		cur = e.s.tr.current
 		r.OriginalCwd = e.s.conf.opts.Dir
 		for _, d := range e.s.conf.opts.AddDirs {
 			r.WorkspaceDirectories = append(r.WorkspaceDirectories, struct {
@@ -287,6 +323,12 @@ func (e *editorFS) rules(ctx context.Context) editorfs.Rules {
 	if p == nil {
 		return r
 	}
+	e.mu.Lock()
+	c, gen := e.listed, e.listed.gen
+	e.mu.Unlock()
+	if c.list != nil && cur != nil && c.turn == cur && c.start == p {
+		return *c.list
+	}
 	raw, err := p.Request(ctx, "list_permission_rules", nil)
 	var lr struct {
 		State *editorfs.Rules `json:"state"`
@@ -295,6 +337,11 @@ func (e *editorFS) rules(ctx context.Context) editorfs.Rules {
 		e.s.log.Warn("the CLI did not list its permission rules; deciding on the session's directories alone", "error", err)
 		return r
 	}
+	e.mu.Lock()
+	if e.listed.gen == gen && cur != nil { // nothing changed them meanwhile
+		e.listed.list, e.listed.turn, e.listed.start = lr.State, cur, p
+	}
+	e.mu.Unlock()
 	return *lr.State
 }
 

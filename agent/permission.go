@@ -122,6 +122,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 		return claude.Deny("The permission answer was not understood, so the tool did not run."), nil
 	}
 	answer := choices[i].answer
+	if len(answer.UpdatedPermissions) > 0 {
+		s.efs.rulesChanged() // editorfs_wire.go: the rules it listed are old
+	}
 	if answer.Behavior == "allow" {
 		answer.UpdatedInput = req.Input
 		if rules := sessionRules(answer.UpdatedPermissions); len(rules) > 0 {
