@@ -526,6 +526,14 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
+	if mode := s.conf.laterMode; mode != "" && len(s.q.turns) == 0 {
+		// A load's mode that needed the CLI's models (auto): restored
+		// now that they are known, unless a prompt already runs.
+		s.conf.laterMode = ""
+		if s.conf.hasMode(s.a.modelList(), mode) {
+			s.setModeID(mode)
+		}
+	}
 	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
 		mode, was := s.conf.modeID, init.CurrentPermissionMode
 		s.tell(p, "mode", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetPermissionMode(ctx, mode) },

@@ -67,22 +67,26 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		if _, err := s.reconfigure(ctx, setup); err != nil {
 			return nil, false, startFailure(id, err)
 		}
-		// The CLI is up, restarting, or (hibernated) resumes now: the
-		// editor showed intent.
-		started := s.waitStart()
-		if replay != nil {
-			s.waitCancelledWork(ctx)
+		if replay == nil {
+			// session/resume: the CLI is up, restarting, or (hibernated)
+			// resumes now; the answer waits for it.
+			if err := s.waitStart().wait(ctx); err != nil {
+				return nil, false, startFailure(id, err)
+			}
+			return s, false, nil
 		}
-		if path, err := a.findTranscript(id); replay != nil && err == nil {
+		// session/load: the answer waits for the history, not for the
+		// CLI (a hibernated one resumes in the background if it fits
+		// under the cap, else with the first prompt).
+		a.startAhead(s)
+		s.waitCancelledWork(ctx)
+		if path, err := a.findTranscript(id); err == nil {
 			s.do(func() { s.q.replays++ })
-			err := replay(ctx, s, path, setup, started)
+			err := replay(ctx, s, path, setup, &startOutcome{quiet: true})
 			s.replayDone()
 			if err != nil {
 				return nil, false, err
 			}
-		}
-		if err := started.wait(ctx); err != nil {
-			return nil, false, startFailure(id, err)
 		}
 		return s, false, nil
 	}
@@ -91,40 +95,69 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		return nil, false, err
 	}
 	setup.opts.Resume = id
+	// A session another process runs (another editor window) is refused
+	// before anything is replayed (sessionlock.go); the background resume
+	// would fail only after the load was answered.
+	if err := claude.CheckSessionLock(setup.opts); err != nil {
+		return nil, false, startFailure(id, err)
+	}
 	setup.replaying = replay != nil // the replay holds prompts back from the start
 	s, err = a.register(id, setup)
 	if err != nil {
 		return nil, false, err
 	}
-	var started *startOutcome
-	if replay != nil {
-		// History first: the replay gets a head start on the CLI
-		// (replayHeadStart), which it begins when it is done or the
-		// head start is over, whichever comes first.
-		started = s.deferStart()
-		if err = replay(ctx, s, path, setup, started); err != nil {
-			// The load failed (cancelled, unreadable, the CLI's start
-			// failed): the session goes before the replay's hold ends,
-			// so a prompt sent during the replay ends with it instead of
-			// running in a session the editor was told did not load.
+	if replay == nil {
+		// session/resume (no history to show): answered once the CLI is up.
+		err = s.waitStart().wait(ctx)
+		if err == nil && !a.isLive(id, s) {
+			err = errSessionClosed // closed (session/close, shutdown) meanwhile
+		}
+		if err != nil {
 			a.drop(id, s)
 			return nil, false, startFailure(id, err)
 		}
-		s.replayDone()
-	} else {
-		started = s.waitStart()
+		return s, true, nil
 	}
-	if err == nil {
-		err = started.wait(ctx)
+	// session/load (and v2 resume with replay) is answered as soon as the
+	// history is out: that is when the thread is usable. The CLI resumes
+	// in the background, begun when the replay is done or its head start
+	// is over (replayHeadStart), if it fits under the live-session cap;
+	// otherwise the first prompt starts it. A prompt sent before the CLI is
+	// up waits for it, as after session/new; a CLI that fails to resume
+	// fails that prompt with the cause. So the replay does not stop for a
+	// failed start either (the start is quiet).
+	started := &startOutcome{quiet: true}
+	if a.roomFor(s) {
+		started = s.deferStart()
 	}
-	if err == nil && !a.isLive(id, s) {
-		err = errSessionClosed // closed (session/close, shutdown) meanwhile
-	}
-	if err != nil {
+	if err = replay(ctx, s, path, setup, started); err != nil {
+		// The load failed (cancelled, unreadable): the session goes
+		// before the replay's hold ends, so a prompt sent during the
+		// replay ends with it instead of running in a session the editor
+		// was told did not load.
 		a.drop(id, s)
 		return nil, false, startFailure(id, err)
 	}
+	s.replayDone()
+	started.begin()
+	if !a.isLive(id, s) {
+		a.drop(id, s)
+		return nil, false, startFailure(id, errSessionClosed) // closed meanwhile
+	}
 	return s, true, nil
+}
+
+// startAhead starts the CLI of a live session that has none (it
+// hibernated) ahead of its next prompt, if it fits under the cap.
+func (a *connection) startAhead(s *session) {
+	if a.roomFor(s) {
+		s.do(func() {
+			if s.cli.started {
+				s.lastActive = time.Now()
+				s.startCLI()
+			}
+		})
+	}
 }
 
 // forkSession is session/fork: a new session id that starts as a copy of
@@ -374,10 +407,14 @@ func (s *session) releaseWaiters() {
 // begin or wait.
 type startOutcome struct {
 	deferred *session // the session whose start is still to begin
-	ch       chan error
-	quit     <-chan struct{}
-	got      bool
-	err      error
+	// quiet: failed reports the session's close, not a failed start (the
+	// start goes on in the background; a prompt that needs the CLI learns
+	// of its failure). The zero outcome with quiet set is no start at all.
+	quiet bool
+	ch    chan error
+	quit  <-chan struct{}
+	got   bool
+	err   error
 }
 
 // replayHeadStart is how long a session/load's replay runs before the
@@ -385,21 +422,23 @@ type startOutcome struct {
 // start-up keeps two cores busy for a few hundred milliseconds), so run
 // side by side the history, which is what the editor shows first, took
 // up to twice as long; run first, the replay of a few thousand messages
-// (20–50 ms) is done before the CLI starts, and the answer, which waits
-// for the CLI, comes at most this much later. A longer replay overlaps
-// the CLI's start from here on.
+// (20–50 ms) is done before the CLI starts. A longer replay overlaps the
+// CLI's start from here on. (The load's answer does not wait for the CLI:
+// see reopen.)
 var replayHeadStart = 50 * time.Millisecond // a variable for tests
 
 // deferStart returns the outcome of a CLI start that has not begun:
-// begin (or wait) begins it.
+// begin (or wait) begins it. Its failures are quiet (see reopen).
 func (s *session) deferStart() *startOutcome {
-	return &startOutcome{deferred: s}
+	return &startOutcome{deferred: s, quiet: true}
 }
 
 // begin begins a deferred start; it does nothing once begun.
 func (o *startOutcome) begin() {
 	if s := o.deferred; s != nil {
+		quiet := o.quiet
 		*o = *s.waitStart()
+		o.quiet = quiet
 	}
 }
 
@@ -429,6 +468,14 @@ func (o *startOutcome) failed() error {
 	if s := o.deferred; s != nil {
 		select {
 		case <-s.quit:
+			return errSessionClosed
+		default:
+			return nil
+		}
+	}
+	if o.quiet { // a failed start is for a prompt to report; a closed session ends the load
+		select {
+		case <-o.quit:
 			return errSessionClosed
 		default:
 			return nil

@@ -37,7 +37,11 @@ func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest)
 		return nil, err
 	}
 	if later != "" {
-		a.restoreMode(ctx, s, later)
+		if len(a.modelList()) > 0 {
+			a.restoreMode(ctx, s, later)
+		} else {
+			s.do(func() { s.conf.laterMode = later }) // config.go, afterStart: once the CLI says
+		}
 	}
 	modes, opts := a.state(s)
 	return &acp.LoadSessionResponse{Modes: modes, ConfigOptions: acp.Some(opts)}, nil

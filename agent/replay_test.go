@@ -240,9 +240,9 @@ func TestReplaySkipsWhatTheUserDidNotSee(t *testing.T) {
 }
 
 // TestLoadDoesNotHoldTheConnection loads a session whose CLI never comes
-// up: the replay arrives, other requests are answered meanwhile, and a
-// session/close of the loading session ends the load with an error and
-// stops the CLI.
+// up: the replay arrives, other requests are answered meanwhile, the load
+// is answered once the history is out (it does not wait for the CLI), and
+// a session/close stops the CLI that still starts.
 func TestLoadDoesNotHoldTheConnection(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	hang := filepath.Join(t.TempDir(), "claude")
@@ -256,24 +256,18 @@ func TestLoadDoesNotHoldTheConnection(t *testing.T) {
 	rc := newReplayClientConfig(t, Config{Executable: hang, Env: []string{"HOME=" + home}, StartupTimeout: time.Minute})
 	ctx := context.Background()
 	loaded := rc.startLoad(t, st.SessionID, cwd)
-	deadline := time.Now().Add(30 * time.Second)
-	for rc.count() < st.Active/2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
 	var list acp.ListSessionsResponse
 	if err := rc.client.Call(ctx, acp.MethodSessionList, &acp.ListSessionsRequest{}, &list); err != nil || len(list.Sessions) != 1 {
 		t.Fatalf("session/list during a load: %+v %v", list.Sessions, err)
 	}
-	select {
-	case err := <-loaded:
-		t.Fatalf("the load answered with no CLI up: %v", err)
-	default:
+	if err := <-loaded; err != nil {
+		t.Fatalf("the load, its CLI still starting: %v", err)
+	}
+	if got := rc.count(); got < st.Active/2 {
+		t.Errorf("the load answered after %d of %d history updates", got, st.Active)
 	}
 	if err := rc.client.Call(ctx, acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(st.SessionID)}, &acp.CloseSessionResponse{}); err != nil {
 		t.Fatal(err)
-	}
-	if err := <-loaded; err == nil {
-		t.Fatal("a load whose session was closed succeeded")
 	}
 }
 

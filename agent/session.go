@@ -76,8 +76,8 @@ type cliState struct {
 	// handshake, as long as no setting changed since the spawn. Set
 	// between onSpawned and onStarted; proc is nil meanwhile.
 	early *claude.Process
-	// startWaiters are told how the next CLI start ends (session/load,
-	// resume and fork answer only once the CLI is up; see lifecycle.go).
+	// startWaiters are told how the next CLI start ends (session/resume
+	// and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
 	// windowFrom is a CLI to ask for its context window once it has begun
 	// answering the turn it prepares (askContextWindow, config.go).
@@ -118,6 +118,7 @@ type sessionConfig struct {
 	thinkingOff bool
 	configSent  string   // JSON of the config options the client last got
 	metaKey     string   // the _meta options the CLI was started with (metaopts.go)
+	laterMode   string   // a loaded session's mode, restored once a CLI says whether it is offered (load.go)
 	fastState   string   // the CLI's fast_mode_state ("" until it says)
 	fastReason  string   // its fast_mode_disabled_reason
 	fastWanted  *bool    // fast mode as the user set it (nil: never), for the next CLI

@@ -100,6 +100,8 @@ type Process struct {
 	out          chan Message
 	deliveryDone chan struct{}
 	bg           sync.WaitGroup // callbacks and cancel writers
+	bgMu         sync.Mutex     // guards bgOver against bg.Add
+	bgOver       bool           // the shutdown waits for bg: no new cancel writer
 
 	initResp *InitializeResponse
 	// initDone is closed once the initialize handshake has ended, either
@@ -167,7 +169,7 @@ func start(ctx context.Context, opts Options, async bool) (*Process, error) {
 	if base == nil {
 		base = os.Environ()
 	}
-	unlock, err := lockSession(sessionLockPath(base, opts.lockedSession()))
+	unlock, err := lockOwnSession(ctx, sessionLockPath(base, opts.lockedSession()))
 	if err != nil {
 		return nil, &StartupError{Reason: err}
 	}
