@@ -404,27 +404,11 @@ func (e *editorFS) previewText(path string) (text string, exists, ok bool) {
 // editorToolName is the built-in name of a call of the editor's tools
 // (mcp__<server>__Edit → Edit), so that it shows as the built-in does.
 func (tr *translator) editorToolName(name string) (string, bool) {
-	if tr.editorServer == "" {
-		return name, false
-	}
-	tool, ok := strings.CutPrefix(name, editorfs.MCPName(tr.editorServer, ""))
-	if !ok || !slices.Contains(editorfs.BuiltinTools, tool) {
-		return name, false
-	}
-	return tool, true
+	return editorfs.BuiltinName(tr.editorServer, name)
 }
 
 // editorResult is the structured result our tool reported in its _meta
 // (the built-in's shape), where the CLI's tool_use_result has it.
 func editorResult(structured json.RawMessage) json.RawMessage {
-	var r struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if len(structured) == 0 || structured[0] != '{' || json.Unmarshal(structured, &r) != nil {
-		return structured
-	}
-	if m := r.Meta[editorfs.ResultMetaKey]; m != nil {
-		return m
-	}
-	return structured
+	return editorfs.BuiltinResult(structured)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -35,6 +37,37 @@ var DefaultTools = []string{ToolRead, ToolWrite, ToolEdit, ToolNotebookEdit}
 
 // MCPName is the name under which the CLI shows Claude a tool of server.
 func MCPName(server, tool string) string { return "mcp__" + server + "__" + tool }
+
+// BuiltinName is the built-in tool whose place a call named name (as
+// Claude made it: mcp__<server>__Edit) takes, so that the call can be
+// shown as the built-in's; ok is false for any other tool, and for every
+// tool when server is "".
+func BuiltinName(server, name string) (tool string, ok bool) {
+	if server == "" {
+		return name, false
+	}
+	tool, ok = strings.CutPrefix(name, MCPName(server, ""))
+	if !ok || !slices.Contains(BuiltinTools, tool) {
+		return name, false
+	}
+	return tool, true
+}
+
+// BuiltinResult is the structured result a call of these tools reported
+// in its _meta (the built-in's shape), given the CLI's tool_use_result
+// for it; anything else is returned as it is.
+func BuiltinResult(structured json.RawMessage) json.RawMessage {
+	var r struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if len(structured) == 0 || structured[0] != '{' || json.Unmarshal(structured, &r) != nil {
+		return structured
+	}
+	if m := r.Meta[ResultMetaKey]; m != nil {
+		return m
+	}
+	return structured
+}
 
 // Aliases map the built-ins' names to these tools, for the CLI's
 // toolAliases: a call Claude makes by the built-in's name (a skill's
