@@ -30,13 +30,17 @@ type echoIn struct {
 }
 
 // newServer has an echo tool and a tool that waits until its call is
-// cancelled, reporting that on cancelled.
-func newServer(cancelled chan<- error) *mcp.Server {
+// cancelled, reporting that on cancelled (and its start on started, if
+// given).
+func newServer(cancelled chan<- error, started ...chan<- struct{}) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(ctx context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		for _, c := range started {
+			c <- struct{}{}
+		}
 		<-ctx.Done()
 		cancelled <- ctx.Err()
 		return nil, nil, ctx.Err()
@@ -123,7 +127,8 @@ func TestBridgeConcurrentCalls(t *testing.T) {
 // A second initialize (the CLI reconnecting the server) starts a fresh
 // session, and the old one's waiting calls end.
 func TestBridgeReconnect(t *testing.T) {
-	b := New(newServer(make(chan error, 1)))
+	started := make(chan struct{}, 1)
+	b := New(newServer(make(chan error, 1), started))
 	defer b.Close()
 	handshake(t, b)
 	errc := make(chan error, 1)
@@ -131,6 +136,7 @@ func TestBridgeReconnect(t *testing.T) {
 		_, err := b.Handle(context.Background(), json.RawMessage(call(3, "wait", `{}`)))
 		errc <- err
 	}()
+	<-started // the call runs in the first session
 	handshake(t, b)
 	r := handle(t, b, call(3, "echo", `{"text":"again"}`))
 	if content, _ := r["result"].(map[string]any)["content"].([]any); len(content) != 1 {
