@@ -77,6 +77,9 @@ func (b *Bridge) Handle(ctx context.Context, raw json.RawMessage) (json.RawMessa
 		c.deliver(req)
 		return nil, nil
 	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // withdrawn already: the server never sees it
+	}
 	key := idKey(req.ID)
 	wait := c.expect(req.ID)
 	c.deliver(req)
