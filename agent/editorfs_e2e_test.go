@@ -14,6 +14,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
 )
 
@@ -512,5 +513,49 @@ func TestEditorFSAlwaysAllowWithinATurn(t *testing.T) {
 	}
 	if ws := ed.written(); len(ws) != 3 {
 		t.Errorf("writes %+v", ws)
+	}
+}
+
+// TestEditorFSAfterHibernation: a hibernated session's next CLI gets the
+// editor's tools again (a fresh MCP server for it): Claude's Edit after
+// the resume still reaches the editor and not the disk.
+func TestEditorFSAfterHibernation(t *testing.T) {
+	ed := newBufferEditor()
+	h := startEditor(t, ed, func(c *agent.Config) { c.MaxLiveSessions = 1 })
+	dir := h.Sandbox.WorkDir
+	file := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(file, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.Permission = choose("allow")
+	h.Initialize(fsCaps(true))
+	first := h.NewSession(dir)
+	h.API().Script(toolUse("toolu_r1", mcpRead, map[string]any{"file_path": file}), fakeapi.Text("read"))
+	if _, err := h.Prompt(first, "read a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	// A second session takes the one live CLI: the first hibernates.
+	second := h.NewSession(t.TempDir())
+	h.API().Script(fakeapi.Text("hello"))
+	if _, err := h.Prompt(second, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the first session's CLI gone", 30*time.Second, func() bool { return len(clitest.LivePIDs(t)) <= 1 })
+	h.API().Script(
+		toolUse("toolu_r2", mcpRead, map[string]any{"file_path": file}),
+		toolUse("toolu_e", mcpEdit, map[string]any{"file_path": file, "old_string": "one", "new_string": "two"}),
+		fakeapi.Text("edited"),
+	)
+	if resp, err := h.Prompt(first, "now edit it"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after hibernation: %+v %v", resp, err)
+	}
+	if got, _ := sentToClaude(h.API(), "toolu_e"); !strings.Contains(got, "has been updated successfully") {
+		t.Errorf("the Edit after the resume: %q", got)
+	}
+	if ws := ed.written(); len(ws) != 1 || ws[0].Content != "two\n" || string(ws[0].SessionID) != first {
+		t.Errorf("fs/write_text_file requests %+v", ws)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "one\n" {
+		t.Errorf("the disk changed: %q", b)
 	}
 }
