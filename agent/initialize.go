@@ -124,6 +124,7 @@ func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (
 	}
 	sessionCapabilities(&resp.AgentCapabilities)
 	goalInitialize(cc, resp)
+	steeringInitialize(resp)
 	return resp, nil
 }
 
