@@ -73,6 +73,10 @@ type Config struct {
 	// call Close when done. On stdio a client that goes away ends its
 	// sessions.
 	SharedSessions bool
+	// EditorFS gives Claude's file reads and writes to clients that offer
+	// fs/read_text_file and fs/write_text_file (CLAUDE_AGENT_ACP_EDITOR_FS=1;
+	// a client may also ask with _meta.claudeCode.editorFileSystem).
+	EditorFS bool
 }
 
 // An Agent serves ACP for Claude Code. It holds only its configuration:

@@ -49,6 +49,11 @@ type permChoice struct {
 
 // canUseTool answers the CLI's can_use_tool by asking the client.
 func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+	if s.efs != nil { // editorfs_wire.go: the editor's file tools ask as the built-ins
+		if res, done := s.efs.permission(ctx, &req); done {
+			return res, nil
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var params *acp.RequestPermissionRequest
@@ -113,6 +118,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 		return claude.Deny("The permission answer was not understood, so the tool did not run."), nil
 	}
 	answer := choices[i].answer
+	if len(answer.UpdatedPermissions) > 0 {
+		s.efs.rulesChanged() // editorfs_wire.go: the rules it listed are old
+	}
 	if answer.Behavior == "allow" {
 		answer.UpdatedInput = req.Input
 		if rules := sessionRules(answer.UpdatedPermissions); len(rules) > 0 {

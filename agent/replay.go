@@ -50,6 +50,7 @@ type replayer struct {
 func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
 	log := a.log.With("session", id, "replay", true)
 	rp := &replayer{a: a, id: id, log: log, tr: a.newTranslator(id, setup.cwd, log, translate.Past{})}
+	rp.tr.ShowEditorTools(editorServerName(setup.opts.MCPServers)) // editorfs_wire.go
 	newFailures(a, id, log, &rp.fail)
 	return rp
 }

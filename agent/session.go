@@ -26,7 +26,10 @@ type session struct {
 
 	inbox *mailbox      // closures for the session goroutine, in order
 	quit  chan struct{} // closed when run ends
-	once  sync.Once
+	// efs is the file tools through the editor, nil when off; set before
+	// the goroutine starts (editorfs_wire.go).
+	efs  *editorFS
+	once sync.Once
 	// starts counts CLI starts in progress; close waits for them.
 	starts sync.WaitGroup
 
@@ -126,6 +129,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	if c := a.client.raw.Session; c != nil && c.ConfigOptions != nil && c.ConfigOptions.Boolean != nil {
 		s.conf.Booleans = true
 	}
+	editorFiles := a.client.editorFS
 	if a.protocol() >= acp.ProtocolV2 {
 		s.q.v2 = newV2Lifecycle(a, id)
 	}
@@ -137,6 +141,7 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	// elicitation.go: MCP servers' elicitations and the CLI's dialogs.
 	s.conf.Opts.OnControlRequest = s.onControlRequest
 	a.subagentOptions(&s.conf.Opts) // subagents.go: what the client can show of subagents
+	s.editorOptions(editorFiles)    // editorfs_wire.go: Claude's files through the editor
 	go s.run()
 	return s
 }
@@ -228,6 +233,7 @@ func (s *session) startCLI() {
 			return
 		}
 	}
+	s.efs.startOptions(&opts) // editorfs_wire.go: Claude's files through the editor
 	s.cli.starting = true
 	s.cli.spawnedWith = opts // afterStart applies what changes while it starts
 	s.a.liveChanged(s, true) // hibernate.go: it counts against the cap from now on
@@ -504,6 +510,7 @@ func (s *session) stop(fast bool) {
 			stopCLI(retired, false) // a hibernated CLI still closing
 		}
 		wg.Wait()
+		s.efs.close()
 	})
 	<-s.quit
 	s.starts.Wait() // a CLI still starting is stopped too

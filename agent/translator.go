@@ -25,7 +25,10 @@ func (a *connection) newTranslator(id, cwd string, log *slog.Logger, w translate
 // that run, polled on the session goroutine.
 type now struct{ s *session }
 
-func (now) Preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+func (w now) Preview(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	if w.s.efs != nil { // the editor's buffer, not the disk (editorfs_wire.go)
+		return toolview.PreContentFrom(name, in, cwd, w.s.efs.previewText)
+	}
 	return toolview.PreContent(name, in, cwd)
 }
 

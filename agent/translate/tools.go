@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/editorfs"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
@@ -35,6 +36,7 @@ type toolState struct {
 	raw      json.RawMessage
 	complete bool
 
+	editor   bool // one of the editor's file tools (agent/editorfs)
 	reported bool // the client has seen a tool_call for it
 	terminal bool // its content is a display terminal (Bash, terminal clients)
 	sent     sentFields
@@ -76,7 +78,8 @@ func (tr *Translator) tool(id string) *toolState {
 // newTool registers a call the session has not seen before.
 func (tr *Translator) newTool(id, name string) *toolState {
 	tr.toolSeq++
-	ts := &toolState{id: id, name: name, turn: tr.Current, in: map[string]any{}, seq: tr.toolSeq}
+	name, editor := editorfs.BuiltinName(tr.editorServer, name) // the editor's file tools show as the built-ins
+	ts := &toolState{id: id, name: name, editor: editor, turn: tr.Current, in: map[string]any{}, seq: tr.toolSeq}
 	ts.terminal = (name == "Bash" || name == "PowerShell") && tr.terminals
 	tr.tool(id)
 	tr.tools[id] = ts
@@ -248,6 +251,9 @@ func (tr *Translator) toolResult(u *claude.UserFrame, b claude.ContentBlock, str
 			return // a subagent's call the client never saw
 		}
 		ts = tr.newTool(b.ToolUseID, "")
+	}
+	if ts.editor {
+		structured = editorfs.BuiltinResult(structured)
 	}
 	text := b.ContentText // decoded already by the transcript reader
 	if !b.ContentIsText {

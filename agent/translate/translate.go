@@ -42,6 +42,9 @@ type Translator struct {
 	sink func(sessionID string, u acp.SessionUpdate)
 	// world is what translating needs beyond the frames.
 	world World
+	// editorServer is the MCP server of the editor's file tools
+	// (agent/editorfs), whose calls show as the built-ins' ("": none).
+	editorServer string
 	// What the client renders, fixed at initialize: display terminals,
 	// and how subagents are shown.
 	terminals bool
@@ -146,6 +149,11 @@ func New(c Config) *Translator {
 	tr.out.reset()
 	return tr
 }
+
+// ShowEditorTools shows the calls of the editor's file tools served as
+// MCP server (agent/editorfs: mcp__<server>__Edit) as the built-ins they
+// stand in for: the same titles, kinds, diffs and results.
+func (tr *Translator) ShowEditorTools(server string) { tr.editorServer = server }
 
 // Rebind sends the updates to another client connection from now on (a
 // shared session taken over by a new connection), which may render

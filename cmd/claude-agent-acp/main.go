@@ -123,6 +123,11 @@ Environment:
                            hibernate a session idle this long, e.g. 15m
                            (default 30m; 0 = never). A hibernated session
                            resumes by itself, with its history, when next used.
+  CLAUDE_AGENT_ACP_EDITOR_FS
+                           1: Claude reads and writes files through the editor
+                           (unsaved buffers, the editor's review and undo) when
+                           the editor offers fs/read_text_file and
+                           fs/write_text_file (docs/tools.md)
   CLAUDE_AGENT_ACP_SCHED   on Linux: batch (default) lets the agent take a free CPU
                            without preempting the editor or Claude Code; normal
                            gives it the default policy
@@ -232,12 +237,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ver := agentVersion()
 	log.Debug("serving ACP on stdio", "version", ver, "threads", runtime.GOMAXPROCS(0), "batch", batchScheduling(log))
 	maxLive, idle := hibernation(log)
-	a := agent.New(agent.Config{Logger: log, Version: ver, MaxLiveSessions: maxLive, IdleTimeout: idle})
+	a := agent.New(agent.Config{Logger: log, Version: ver, MaxLiveSessions: maxLive, IdleTimeout: idle, EditorFS: editorFS()})
 	if err := a.Serve(ctx, stdin, stdout); err != nil {
 		log.Error("connection ended", "error", err)
 		return 1
 	}
 	return 0
+}
+
+// editorFS reads CLAUDE_AGENT_ACP_EDITOR_FS: 1 (or true) gives Claude's
+// file reads and writes to editors that offer fs/* (docs/tools.md).
+func editorFS() bool {
+	switch strings.ToLower(os.Getenv("CLAUDE_AGENT_ACP_EDITOR_FS")) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // Hibernation defaults (docs/hibernation.md): a typical editor user keeps

@@ -54,6 +54,9 @@ type Options struct {
 	// agent (Config is then not used): a second connection to the same
 	// agent, as `serve` runs them (agent.Config.SharedSessions).
 	Agent *agent.Agent
+	// Client registers more of the client's methods (fs/*, say) on its
+	// handler before the connection starts.
+	Client func(m *acp.Mux)
 }
 
 // Start runs an agent against a fresh sandbox and returns the harness.
@@ -80,6 +83,9 @@ func Start(t testing.TB, opts ...Options) *Harness {
 		return answer(ctx, req)
 	})
 	acp.On(m, acp.MethodElicitationCreate, h.onElicitation)
+	if len(opts) > 0 && opts[0].Client != nil {
+		opts[0].Client(m)
+	}
 	h.start(t, opts, m)
 	return h
 }
