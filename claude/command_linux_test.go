@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,9 +71,22 @@ func TestRunCommandWaitsInThePoller(t *testing.T) {
 // its group: here a child of the shell, which would outlive a kill of the
 // shell alone, is gone too.
 func TestRunCommandEndsWithItsContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The context ends once the shell has started its child (it writes
+	// the pid to a file first), not after a fixed time: a loaded machine
+	// may not have run the shell that soon.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, err := RunCommand(ctx, "sh", []string{"-c", "sleep 30 & echo $!; wait"}, os.Environ())
+	started := filepath.Join(t.TempDir(), "started")
+	go func() {
+		for ctx.Err() == nil {
+			if b, err := os.ReadFile(started); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	out, err := RunCommand(ctx, "sh", []string{"-c", "sleep 30 & echo $!; echo $! > " + started + "; wait"}, os.Environ())
 	if err == nil || !strings.Contains(err.Error(), "`claude -c sleep 30") {
 		t.Fatalf("err = %v, want the command named as a claude command that did not finish", err)
 	}
