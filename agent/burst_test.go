@@ -233,6 +233,7 @@ func TestBurstShortBacklogKeepsChunks(t *testing.T) {
 type fakeQueue struct{ ms []claude.Message }
 
 func (q *fakeQueue) Backlog() int { return len(q.ms) }
+func (q *fakeQueue) Pacing() bool { return false }
 func (q *fakeQueue) TryMessage() (claude.Message, bool) {
 	if len(q.ms) == 0 {
 		return claude.Message{}, false
