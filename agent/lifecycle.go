@@ -416,9 +416,9 @@ type startOutcome struct {
 // start-up keeps two cores busy for a few hundred milliseconds), so run
 // side by side the history, which is what the editor shows first, took
 // up to twice as long; run first, the replay of a few thousand messages
-// (20–50 ms) is done before the CLI starts, and the answer, which waits
-// for the CLI, comes at most this much later. A longer replay overlaps
-// the CLI's start from here on.
+// (20–50 ms) is done before the CLI starts. A longer replay overlaps the
+// CLI's start from here on. (The load's answer does not wait for the CLI:
+// see reopen.)
 var replayHeadStart = 50 * time.Millisecond // a variable for tests
 
 // deferStart returns the outcome of a CLI start that has not begun:

@@ -173,15 +173,11 @@ func (l *lifecycle) model(r clifake.Request) clifake.Reply {
 
 // permission is the client's answer: allow, deny, an error, or none until
 // the agent withdraws the request (or the run releases it).
-func (l *lifecycle) permission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-	id := string(req.ToolCall.ToolCallID)
+func (l *lifecycle) permission(ctx context.Context, req *simPermission) (*simOutcome, error) {
+	id := req.toolCallID()
 	switch l.hash("permission", id) % 10 {
 	case 0, 1:
-		for _, o := range req.Options {
-			if o.Kind == acp.PermissionOptionKindRejectOnce {
-				return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.SelectedPermissionOutcome{OptionID: o.OptionID}}}, nil
-			}
-		}
+		return req.choose("reject_once"), nil
 	case 2:
 		return nil, acp.NewInternalError("the client failed")
 	case 3, 4:
@@ -210,7 +206,9 @@ func runLifecycle(t *testing.T, seed uint64, steps int) {
 		c.MaxLiveSessions = simCap
 		c.IdleTimeout = simIdle
 	})
+	l.s.v2 = seed%3 == 0 // every third sequence speaks ACP v2
 	l.s.permission = l.permission
+	l.note("protocol v%d", map[bool]int{false: 1, true: 2}[l.s.v2])
 	defer func() {
 		if t.Failed() || os.Getenv("LIFECYCLE_SEED") != "" {
 			t.Logf("seed %d; replay with LIFECYCLE_SEED=%d go test -run TestLifecycleRandom -v ./agent\n%s", seed, seed, strings.Join(l.log, "\n"))
@@ -300,7 +298,7 @@ func (l *lifecycle) step(i int) {
 	case r < 50:
 		ss := pick()
 		l.note("session/cancel %s", short(ss.id))
-		_ = l.s.client.Notify(context.Background(), acp.MethodSessionCancel, &acp.CancelNotification{SessionID: acp.SessionID(ss.id)})
+		l.s.cancelSession(ss.id)
 	case r < 56:
 		l.mu.Lock()
 		var pending []*simPrompt
@@ -320,7 +318,7 @@ func (l *lifecycle) step(i int) {
 		ss.open, ss.closedAt = false, time.Now()
 		l.note("session/close %s", short(ss.id))
 		go func() {
-			if err := l.s.client.Call(context.Background(), acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: acp.SessionID(ss.id)}, &acp.CloseSessionResponse{}); err != nil {
+			if err := l.s.close(ss.id); err != nil {
 				l.t.Errorf("session/close: %v", err)
 			}
 		}()
@@ -328,9 +326,7 @@ func (l *lifecycle) step(i int) {
 		ss := pick()
 		mode := []string{"default", "bypassPermissions", "acceptEdits"}[l.rng.IntN(3)]
 		l.note("set_mode %s %s", short(ss.id), mode)
-		go func() {
-			_ = l.s.client.Call(context.Background(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(ss.id), ModeID: acp.SessionModeID(mode)}, &acp.SetSessionModeResponse{})
-		}()
+		go func() { _ = l.s.setMode(ss.id, mode) }()
 	case r < 73:
 		if len(l.sessions) == 0 {
 			return
@@ -341,9 +337,7 @@ func (l *lifecycle) step(i int) {
 			ss.open, ss.closedAt = true, time.Time{}
 		}
 		go func() {
-			var r acp.LoadSessionResponse
-			err := l.s.client.Call(context.Background(), acp.MethodSessionLoad, &acp.LoadSessionRequest{SessionID: acp.SessionID(ss.id), Cwd: l.s.dir, MCPServers: []acp.MCPServer{}}, &r)
-			if err != nil {
+			if err := l.s.load(ss.id); err != nil {
 				l.note("load of %s: %v", short(ss.id), err)
 			}
 		}()
@@ -399,7 +393,7 @@ func (l *lifecycle) quiesce() {
 			}
 		}
 		l.mu.Unlock()
-		if pending == 0 {
+		if pending == 0 && (!l.s.v2 || len(l.busyV2()) == 0) {
 			break
 		}
 		time.Sleep(10 * time.Second)
@@ -412,6 +406,9 @@ func (l *lifecycle) quiesce() {
 		}
 	}
 	l.mu.Unlock()
+	if l.s.v2 {
+		l.checkIdleV2()
+	}
 	// The cap: idle sessions hibernate within seconds.
 	time.Sleep(5 * time.Second)
 	synctest.Wait()
@@ -525,11 +522,69 @@ func (l *lifecycle) checkCardsSettled() {
 			} else if _, ok := status[m.Params.Update.ToolCallID]; !ok {
 				status[m.Params.Update.ToolCallID] = "pending"
 			}
-		case w.fromAgent && m.Method == "" && promptTag[string(m.ID)] != "":
+		case w.fromAgent && m.Method == "" && promptTag[string(m.ID)] != "" && !l.s.v2:
 			id := "toolu_" + promptTag[string(m.ID)]
 			if st, ok := status[id]; ok && st != "completed" && st != "failed" {
 				l.t.Errorf("prompt %s answered with its tool card %s still %s", promptTag[string(m.ID)], id, st)
 			}
 		}
 	}
+	if l.s.v2 {
+		l.checkCardsSettledV2()
+	}
+}
+
+// checkCardsSettledV2: on v2 a prompt is answered when it is inserted; its
+// turn ends with the session's idle state, and by then every tool card of
+// the session has ended (one turn at a time: a prompt sent while a turn
+// runs is held until that turn's idle).
+func (l *lifecycle) checkCardsSettledV2() {
+	l.s.mu.Lock()
+	updates := slices.Clone(l.s.updates)
+	l.s.mu.Unlock()
+	status := map[string]map[string]string{} // session → tool call → last status
+	for _, u := range updates {
+		calls := status[u.SessionID]
+		if calls == nil {
+			calls = map[string]string{}
+			status[u.SessionID] = calls
+		}
+		switch {
+		case u.Update.Kind == "tool_call_update" && u.Update.Status != "":
+			calls[u.Update.ToolCallID] = u.Update.Status
+		case u.Update.Kind == "state_update" && u.Update.State == "idle":
+			for id, st := range calls {
+				if st != "completed" && st != "failed" {
+					l.t.Errorf("session %s went idle with its tool card %s still %s", short(u.SessionID), id, st)
+				}
+			}
+		}
+	}
+}
+
+// checkIdleV2: once nothing is pending, every v2 session that ran a turn
+// has been told it is idle again (no turn left unended).
+func (l *lifecycle) checkIdleV2() {
+	for id, st := range l.busyV2() {
+		l.t.Errorf("v2 session %s left %q with nothing pending", short(id), st)
+	}
+}
+
+// busyV2 is the open v2 sessions whose last state is not idle.
+func (l *lifecycle) busyV2() map[string]string {
+	l.s.mu.Lock()
+	last := map[string]string{}
+	for _, u := range l.s.updates {
+		if u.Update.Kind == "state_update" {
+			last[u.SessionID] = u.Update.State
+		}
+	}
+	l.s.mu.Unlock()
+	busy := map[string]string{}
+	for _, ss := range l.sessions {
+		if st, ok := last[ss.id]; ok && st != "idle" && ss.open {
+			busy[ss.id] = st
+		}
+	}
+	return busy
 }

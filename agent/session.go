@@ -73,8 +73,8 @@ type cliState struct {
 	// handshake, as long as no setting changed since the spawn. Set
 	// between onSpawned and onStarted; proc is nil meanwhile.
 	early *claude.Process
-	// startWaiters are told how the next CLI start ends (session/load,
-	// resume and fork answer only once the CLI is up; see lifecycle.go).
+	// startWaiters are told how the next CLI start ends (session/resume
+	// and fork answer only once the CLI is up; see lifecycle.go).
 	startWaiters []chan error
 	// windowFrom is a CLI to ask for its context window once it has begun
 	// answering the turn it prepares (askContextWindow, config.go).

@@ -24,11 +24,14 @@ type sim struct {
 	home   string
 	dir    string // a working directory for sessions
 
+	// v2 makes the client speak ACP v2 (docs/acp-v2.md) instead of v1.
+	v2 bool
+
 	mu      sync.Mutex
-	updates []acp.SessionNotification
+	updates []simUpdate
 	// permission answers session/request_permission (default: allow once).
-	permission func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error)
-	asked      []*acp.RequestPermissionRequest
+	permission func(ctx context.Context, req *simPermission) (*simOutcome, error)
+	asked      []*simPermission
 	wire       []simLine
 
 	clientOut *io.PipeWriter // the agent's stdin: closing it is EOF
@@ -66,14 +69,16 @@ func newSim(t testing.TB, world *clifake.World, cfg func(*agent.Config)) *sim {
 	s.cancel = cancel
 	go func() { s.served <- agent.New(c).Serve(ctx, agentIn, agentOut) }()
 
+	// The client's handlers take v1 and v2 alike: the two versions share
+	// these method names, and only the fields read here.
 	m := acp.NewMux()
-	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *acp.SessionNotification) error {
+	acp.OnNotification(m, acp.MethodSessionUpdate, func(ctx context.Context, n *simUpdate) error {
 		s.mu.Lock()
 		s.updates = append(s.updates, *n)
 		s.mu.Unlock()
 		return nil
 	})
-	acp.On(m, acp.MethodSessionRequestPermission, func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	acp.On(m, acp.MethodSessionRequestPermission, func(ctx context.Context, req *simPermission) (*simOutcome, error) {
 		s.mu.Lock()
 		s.asked = append(s.asked, req)
 		answer := s.permission
@@ -88,14 +93,67 @@ func newSim(t testing.TB, world *clifake.World, cfg func(*agent.Config)) *sim {
 	return s
 }
 
-func allowOnceSim(req *acp.RequestPermissionRequest) *acp.RequestPermissionResponse {
+// simUpdate is a session/update as the client reads it, v1 or v2.
+type simUpdate struct {
+	SessionID string `json:"sessionId"`
+	Update    struct {
+		Kind    string `json:"sessionUpdate"`
+		Content struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		ToolCallID string `json:"toolCallId"`
+		Status     string `json:"status"`
+		State      string `json:"state"`      // v2 state_update
+		StopReason string `json:"stopReason"` // v2 idle
+	} `json:"update"`
+}
+
+// simPermission is a session/request_permission, v1 or v2 (which names
+// the call in its subject).
+type simPermission struct {
+	SessionID string `json:"sessionId"`
+	ToolCall  struct {
+		ToolCallID string `json:"toolCallId"`
+	} `json:"toolCall"`
+	Subject struct {
+		ToolCallID string `json:"toolCallId"`
+	} `json:"subject"`
+	Options []struct {
+		OptionID string `json:"optionId"`
+		Kind     string `json:"kind"`
+	} `json:"options"`
+}
+
+// simOutcome is the answer to one; v1 and v2 share its shape.
+type simOutcome struct {
+	Outcome struct {
+		Outcome  string `json:"outcome"`
+		OptionID string `json:"optionId,omitempty"`
+	} `json:"outcome"`
+}
+
+// toolCallID is the call the request is about.
+func (req *simPermission) toolCallID() string {
+	if req.ToolCall.ToolCallID != "" {
+		return req.ToolCall.ToolCallID
+	}
+	return req.Subject.ToolCallID
+}
+
+// choose answers with the first option of the given kind, or cancelled.
+func (req *simPermission) choose(kind string) *simOutcome {
+	var out simOutcome
+	out.Outcome.Outcome = "cancelled"
 	for _, o := range req.Options {
-		if o.Kind == acp.PermissionOptionKindAllowOnce {
-			return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.SelectedPermissionOutcome{OptionID: o.OptionID}}}
+		if o.Kind == kind {
+			out.Outcome.Outcome, out.Outcome.OptionID = "selected", o.OptionID
+			break
 		}
 	}
-	return &acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
+	return &out
 }
+
+func allowOnceSim(req *simPermission) *simOutcome { return req.choose("allow_once") }
 
 // eof closes the agent's stdin, as an editor going away does, and waits
 // for Serve to return.
@@ -109,29 +167,76 @@ func (s *sim) eof() error {
 	return err
 }
 
+// The client's calls, in the version it speaks. Params are plain maps:
+// the two versions' requests differ in a few members only.
+
 func (s *sim) initialize() {
-	var r acp.InitializeResponse
-	if err := s.client.Call(context.Background(), acp.MethodInitialize, &acp.InitializeRequest{ProtocolVersion: 1}, &r); err != nil {
+	params := map[string]any{"protocolVersion": 1}
+	if s.v2 {
+		params = map[string]any{"protocolVersion": 2, "info": map[string]any{"name": "sim", "version": "1"}}
+	}
+	var r json.RawMessage
+	if err := s.client.Call(context.Background(), acp.MethodInitialize, params, &r); err != nil {
 		s.t.Fatalf("initialize: %v", err)
 	}
 }
 
 func (s *sim) newSession() string {
-	var r acp.NewSessionResponse
-	if err := s.client.Call(context.Background(), acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: s.dir, MCPServers: []acp.MCPServer{}}, &r); err != nil {
+	params := map[string]any{"cwd": s.dir, "mcpServers": []any{}}
+	if s.v2 {
+		params = map[string]any{"cwd": s.dir}
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := s.client.Call(context.Background(), acp.MethodSessionNew, params, &r); err != nil {
 		s.t.Fatalf("session/new: %v", err)
 	}
-	return string(r.SessionID)
+	return r.SessionID
 }
 
+// prompt sends a prompt and returns its answer: v1's at the turn's end,
+// v2's when the prompt is inserted (stopReason empty then).
 func (s *sim) prompt(ctx context.Context, sid, text string) (*acp.PromptResponse, error) {
 	var r acp.PromptResponse
-	err := s.client.Call(ctx, acp.MethodSessionPrompt, &acp.PromptRequest{SessionID: acp.SessionID(sid),
-		Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: text}}}}, &r)
-	if err != nil {
+	params := map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": text}}}
+	if s.v2 {
+		var v2 json.RawMessage
+		if err := s.client.Call(ctx, acp.MethodSessionPrompt, params, &v2); err != nil {
+			return nil, err
+		}
+		return &r, nil
+	}
+	if err := s.client.Call(ctx, acp.MethodSessionPrompt, params, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
+}
+
+func (s *sim) cancelSession(sid string) {
+	_ = s.client.Notify(context.Background(), acp.MethodSessionCancel, map[string]any{"sessionId": sid})
+}
+
+func (s *sim) close(sid string) error {
+	var r json.RawMessage
+	return s.client.Call(context.Background(), acp.MethodSessionClose, map[string]any{"sessionId": sid}, &r)
+}
+
+func (s *sim) setMode(sid, mode string) error {
+	var r json.RawMessage
+	if s.v2 {
+		return s.client.Call(context.Background(), "session/set_config_option", map[string]any{"sessionId": sid, "configId": "mode", "type": "id", "value": mode}, &r)
+	}
+	return s.client.Call(context.Background(), acp.MethodSessionSetMode, map[string]any{"sessionId": sid, "modeId": mode}, &r)
+}
+
+// load is v1's session/load, v2's session/resume with the history.
+func (s *sim) load(sid string) error {
+	var r json.RawMessage
+	if s.v2 {
+		return s.client.Call(context.Background(), "session/resume", map[string]any{"sessionId": sid, "cwd": s.dir, "replayFrom": map[string]any{"type": "start"}}, &r)
+	}
+	return s.client.Call(context.Background(), acp.MethodSessionLoad, map[string]any{"sessionId": sid, "cwd": s.dir, "mcpServers": []any{}}, &r)
 }
 
 func (s *sim) agentText(sid string) string {
@@ -139,8 +244,8 @@ func (s *sim) agentText(sid string) string {
 	defer s.mu.Unlock()
 	out := ""
 	for _, n := range s.updates {
-		if string(n.SessionID) == sid && n.Update.AgentMessageChunk != nil && n.Update.AgentMessageChunk.Content.Text != nil {
-			out += n.Update.AgentMessageChunk.Content.Text.Text
+		if n.SessionID == sid && n.Update.Kind == "agent_message_chunk" {
+			out += n.Update.Content.Text
 		}
 	}
 	return out

@@ -149,7 +149,13 @@ func (p *Process) sendCancel(id string) {
 		Type      string `json:"type"`
 		RequestID string `json:"request_id"`
 	}{"control_cancel_request", id})
+	p.bgMu.Lock()
+	if p.bgOver { // shutting down: stdin is closed or about to be, and nobody waits for the answer
+		p.bgMu.Unlock()
+		return
+	}
 	p.bg.Add(1)
+	p.bgMu.Unlock()
 	go func() {
 		defer p.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), cancelWriteTimeout)

@@ -105,6 +105,8 @@ type Process struct {
 	out          chan Message
 	deliveryDone chan struct{}
 	bg           sync.WaitGroup // callbacks and cancel writers
+	bgMu         sync.Mutex     // guards bgOver against bg.Add
+	bgOver       bool           // the shutdown waits for bg: no new cancel writer
 
 	initResp *InitializeResponse
 	// initDone is closed once the initialize handshake has ended, either

@@ -91,12 +91,18 @@ func (p *Process) Abort() error {
 		p.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), abortGrace)
 		if call, err := p.Begin(ctx, "interrupt", nil); err == nil {
-			go func() { _, _ = call.Wait(ctx) }() // the answer itself says nothing
+			waited := make(chan struct{})
+			go func() { // the answer itself says nothing
+				defer close(waited)
+				_, _ = call.Wait(ctx)
+			}()
 			select {
 			case <-quiet:
 			case <-p.exited:
 			case <-ctx.Done():
 			}
+			cancel()
+			<-waited // its withdrawal, if any, is written before the shutdown waits for writers
 		}
 		cancel()
 		p.beginShutdown()
@@ -162,6 +168,9 @@ func (p *Process) finishShutdown() {
 	<-p.done
 	p.stopDelivery()
 	<-p.deliveryDone
+	p.bgMu.Lock()
+	p.bgOver = true // no cancel writer starts after this: Add must not race Wait
+	p.bgMu.Unlock()
 	p.bg.Wait()
 }
 

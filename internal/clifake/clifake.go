@@ -166,8 +166,8 @@ type CLI struct {
 	config  string // the config directory (transcripts)
 	resume  bool
 
-	stdinR, outR, errR *io.PipeReader
-	stdinW, outW, errW *io.PipeWriter
+	stdinR, outR, errR pipeReader // pipes with a kernel pipe's buffer (pipe.go)
+	stdinW, outW, errW pipeWriter
 
 	wmu  sync.Mutex // one frame at a time on stdout
 	mu   sync.Mutex
@@ -198,9 +198,13 @@ func (m *message) stop() { m.once.Do(func() { close(m.interrupt) }) }
 func newCLI(w *World, cmd claude.Command) *CLI {
 	c := &CLI{w: w, dir: cmd.Dir, mode: claude.PermissionDefault, waiting: map[string]chan json.RawMessage{}, done: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
-	c.stdinR, c.stdinW = io.Pipe()
-	c.outR, c.outW = io.Pipe()
-	c.errR, c.errW = io.Pipe()
+	for _, p := range []struct {
+		r *pipeReader
+		w *pipeWriter
+	}{{&c.stdinR, &c.stdinW}, {&c.outR, &c.outW}, {&c.errR, &c.errW}} {
+		pp := newPipe()
+		*p.r, *p.w = pipeReader{pp}, pipeWriter{pp}
+	}
 	for i, a := range cmd.Args {
 		for _, flag := range []string{"--session-id", "--resume", "--permission-mode"} {
 			v, ok := strings.CutPrefix(a, flag+"=")
