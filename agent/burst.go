@@ -59,8 +59,8 @@ func merges(q frameQueue) bool { return q.Backlog() >= mergeBacklog || q.Pacing(
 // the session still takes them from it.
 func (s *session) handleFrameFrom(m claude.Message, q frameQueue, same func() bool) {
 	if k := deltaKeyOf(m); k.ok && k == s.lastDelta {
-		if n := q.Backlog(); n > 0 {
-			s.burst(prepend(m, q.TryMessage), n >= mergeBacklog || q.Pacing(), same)
+		if q.Backlog() > 0 {
+			s.burst(prepend(m, q.TryMessage), merges(q), same)
 			return
 		}
 	}

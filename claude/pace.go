@@ -34,11 +34,17 @@ const unpacedDeltas = 8
 // do not wait.
 type deltaPacer struct {
 	p     *Process
-	pipe  *rawio.PipeReader // nil: never pauses
+	pipe  pauser // nil: never pauses
 	pause time.Duration
 	run   int  // deltas read in a row
 	on    bool // what p.pacing says
 }
+
+// A pauser is a pipe whose next read can wait first without listening
+// (rawio.PipeReader).
+type pauser interface{ Pause(time.Duration) }
+
+var _ pauser = (*rawio.PipeReader)(nil)
 
 func (p *Process) deltaPacer() deltaPacer {
 	d := p.opts.DeltaPace
