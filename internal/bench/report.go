@@ -164,16 +164,16 @@ func sections(cfg Config) []section {
 			{"turn latency under load, slowest", kConcTurnMax, ms, false},
 		}},
 		{title: fmt.Sprintf("6. `session/load` replay of a %d-message transcript", cfg.ReplayMessages), rows: []row{
+			{"**realistic transcript (" + realisticLabel(cfg) + "): `session/load` → answer, the thread usable**", kReal, ms, false},
 			{"`session/load` → last history update (the replay)", kReplayLast, ms, false},
 			{"  per message on the active branch", kReplayPerMsg, us, false},
-			{"`session/load` → answer (after the CLI is up)", kReplay, ms, false},
+			{"`session/load` → answer (ours: once the history is out; the reference: once its CLI is up)", kReplay, ms, false},
 			{"`session/update` notifications replayed", kReplayUpdates, count, false},
 			{"adapter CPU for the load", kReplayCPU, cpuSec, false},
 			{"  adapter CPU per message", kReplayCPUPerMsg, us, false},
 			{"adapter peak RSS after the load", kReplayRSS, mib, false},
 			{"realistic transcript (" + realisticLabel(cfg) + "): → last history update", kRealLast, ms, false},
 			{"  per message on the active branch", kRealPerMsg, us, false},
-			{"  → answer (after the CLI is up)", kReal, ms, false},
 			{"  adapter CPU per message", kRealCPUPerMsg, us, false},
 			{"the same with source code for text (escape-dense, as real files are): → last history update", kCodeLast, ms, false},
 			{"  per message on the active branch", kCodePerMsg, us, false},
@@ -188,6 +188,29 @@ func sections(cfg Config) []section {
 			{"peak RSS of the whole tree, no cap", kHibRSSNoCap, mib, false},
 			{"prompt → first chunk, hibernated session (resumes its CLI)", kHibResume, ms, false},
 			{"prompt → first chunk, live session", kHibLive, ms, false},
+		}},
+		{title: fmt.Sprintf("9. Reopening a thread (%d-message working transcript), first prompt typed %.1f s after the `session/load`", reopenMessages, reopenTyping.Seconds()), rows: []row{
+			{"`session/load` → answer", kReopenAnswer, ms, false},
+			{"prompt → first chunk (bare CLI: resumed on the transcript at the load, prompted as late; its first delta)", kReopenFirst, ms, true},
+			{"  ratio to the bare CLI (medians of pairs of the same iteration)", kReopenRatio, ratio, false},
+			{"`session/load` (bare CLI: its spawn) → that prompt's first chunk", kReopenTotal, ms, true},
+		}},
+		{title: fmt.Sprintf("10. An editor restores %d threads at once (%d-message transcripts), `CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=%d`", restoreThreads, restoreMessages, restoreCap), rows: []row{
+			{"first `session/load` sent → every one answered", kRestoreAnswers, ms, false},
+			{"history updates of the thread with fewest", kRestoreUpdates, count, false},
+			{fmt.Sprintf("live CLIs %.0f s after the last answer (the reference ignores the cap)", restoreSettle.Seconds()), kRestoreLive, count, false},
+			{"RSS of the whole process tree then", kRestoreRSS, mib, false},
+			{"  peak meanwhile (sampled every 100 ms)", kRestorePeak, mib, false},
+			{"  one live CLI's RSS", kRestoreCLIRSS, mib, false},
+			{fmt.Sprintf("  the tree less %d CLIs (goal: at most 64 MiB)", restoreCap), kRestoreOver, mib, false},
+		}},
+		{title: fmt.Sprintf("11. Streaming to a slow reader: the %d-delta turn, a client that parses each line before it reads the next", cfg.Deltas), rows: []row{
+			{"prompt → first chunk", kSlowFirst, ms, false},
+			{"prompt → answer", kSlowDone, ms, false},
+			{"chunks the client received", kSlowChunks, count, false},
+			{"adapter CPU per delta", kSlowCPUPerChunk, us, false},
+			{"  times the adapter was put on a CPU in the turn (its wake-ups)", kSlowRuns, count, false},
+			{"  the adapter's write system calls in the turn", kSlowWrites, count, false},
 		}},
 	}
 }
@@ -367,6 +390,27 @@ var targets = []target{
 	{"streaming turn at most 1.2× the bare CLI's", func(r *Report) (string, bool) {
 		v := med(r, Ours, kRatioStream)
 		return ratio.format(v), v <= 1.2
+	}},
+	// Issue 38: reopening a thread is instant, and many open threads fit
+	// in the memory cap.
+	{"`session/load` → answer at least 10× faster than the reference (realistic transcript)", func(r *Report) (string, bool) {
+		x := med(r, Reference, kReal) / med(r, Ours, kReal)
+		return trim(x, 1) + "×", x >= 10
+	}},
+	{"first prompt after a load at most 1.5× the bare CLI resumed the same way", func(r *Report) (string, bool) {
+		v := med(r, Ours, kReopenRatio)
+		return ratio.format(v), v <= 1.5
+	}},
+	{fmt.Sprintf("%d threads restored with a cap of %d: at most %d live CLIs", restoreThreads, restoreCap, restoreCap), func(r *Report) (string, bool) {
+		v := med(r, Ours, kRestoreLive)
+		return count.format(v), v <= restoreCap
+	}},
+	{fmt.Sprintf("%d threads restored with a cap of %d: tree RSS at most %d CLIs + 64 MiB", restoreThreads, restoreCap, restoreCap), func(r *Report) (string, bool) {
+		v := med(r, Ours, kRestoreOver)
+		return mib.format(v) + " over", v <= 64<<20
+	}},
+	{"slow reader: adapter CPU at most 5 µs per delta", func(r *Report) (string, bool) {
+		return judged(us, med(r, Ours, kSlowCPUPerChunk), 5e-6)
 	}},
 }
 
