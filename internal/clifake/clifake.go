@@ -92,6 +92,9 @@ type World struct {
 	// Model answers every model request. Set it before the first CLI
 	// starts; it is called on the CLIs' goroutines, one at a time.
 	Model func(Request) Reply
+	// StartupTime is how long a CLI takes to answer initialize (a real
+	// one takes a second or more).
+	StartupTime time.Duration
 
 	mu      sync.Mutex
 	clis    []*CLI
@@ -388,6 +391,7 @@ func (c *CLI) control(fr frame) {
 	_ = json.Unmarshal(fr.Request, &req)
 	switch req.Subtype {
 	case "initialize":
+		time.Sleep(c.w.StartupTime)
 		c.respond(fr.RequestID, map[string]any{
 			"commands": []any{}, "agents": []any{}, "output_style": "default",
 			"models":  []any{map[string]any{"value": "default", "displayName": "Default", "description": "fake"}},
