@@ -95,6 +95,12 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 		return nil, false, err
 	}
 	setup.opts.Resume = id
+	// A session another process runs (another editor window) is refused
+	// before anything is replayed (sessionlock.go); the background resume
+	// would fail only after the load was answered.
+	if err := claude.CheckSessionLock(setup.opts); err != nil {
+		return nil, false, startFailure(id, err)
+	}
 	setup.replaying = replay != nil // the replay holds prompts back from the start
 	s, err = a.register(id, setup)
 	if err != nil {

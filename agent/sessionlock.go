@@ -11,7 +11,8 @@ import (
 // (claude.Options.LockSession, sessionSetup): a second process that tries
 // to run the session fails to start its CLI, before anything is written,
 // and its window is told why. session/load and session/resume fail with
-// this error (the history has been replayed by then; nothing is lost), a
+// this error before replaying anything (claude.CheckSessionLock: a load
+// is answered before its CLI starts, so it asks the lock first), a
 // prompt in a session whose CLI had stopped (hibernated, or resumed
 // elsewhere meanwhile) fails with it, and the session works again once
 // the other window has closed it or gone idle.

@@ -126,3 +126,31 @@ func lockOwnSession(ctx context.Context, path string) (release func(), err error
 		}
 	}
 }
+
+// CheckSessionLock says, without waiting, whether a CLI started with opts
+// would find its session held by another process: ErrSessionLocked if so,
+// nil if it is free, held by a CLI of this process (which Start waits
+// for), or not locked at all. A session/load asks before it replays, so
+// that a session open in another window is refused at once instead of
+// when its CLI starts in the background; another process may still take
+// the session between this check and Start, which then fails as always.
+func CheckSessionLock(opts Options) error {
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	path := sessionLockPath(env, opts.lockedSession())
+	if path == "" {
+		return nil
+	}
+	ours.mu.Lock()
+	defer ours.mu.Unlock()
+	if ours.held[path] != nil {
+		return nil
+	}
+	release, err := lockSession(path)
+	if release != nil {
+		release()
+	}
+	return err
+}

@@ -22,6 +22,7 @@ type httpState struct {
 	bufferedStreams int // session streams without a receiver (MaxBufferedSessionStreams)
 
 	pending      map[string]string // client request id → session whose stream gets the answer ("" connection)
+	loads        map[string]string // session/load request id → the session it replays (see mailbox.after)
 	clientRoutes map[string]string // agent request id → session whose header the answer must carry
 
 	streams int       // GETs open now
@@ -36,6 +37,21 @@ type mailbox struct {
 	queue    [][]byte
 	receiver bool
 	wake     chan struct{} // a message was queued, or the connection ended
+
+	// A session/load is answered on the connection's stream (as the SDK's
+	// server does) while its replay goes on the session's: two streams
+	// the client reads independently. So that the client has the whole
+	// history when the load's answer arrives, the answer waits here until
+	// the session's stream has flushed every message queued before it.
+	appended, flushed uint64 // messages queued on this stream, and written out
+	after             []heldAnswer
+}
+
+// A heldAnswer goes to the connection's stream once its session's stream
+// has flushed upTo messages.
+type heldAnswer struct {
+	upTo uint64
+	msg  []byte
 }
 
 func newMailbox(session string) *mailbox {
@@ -56,6 +72,7 @@ func newHTTPState(c *conn) *httpState {
 		connStream:   newMailbox(""),
 		sessions:     map[string]*mailbox{},
 		pending:      map[string]string{},
+		loads:        map[string]string{},
 		clientRoutes: map[string]string{},
 		lastUse:      time.Now(),
 	}
@@ -99,6 +116,14 @@ func (h *httpState) route(msg []byte) error {
 		if len(env.result) > h.c.srv.opts.MaxIDLength {
 			return errTooLong // a session id this connection could not route
 		}
+		if replayed, ok := h.loads[env.id]; ok {
+			delete(h.loads, env.id)
+			if m := h.sessions[replayed]; m != nil && m.receiver && m.flushed < m.appended {
+				m.after = append(m.after, heldAnswer{upTo: m.appended, msg: msg})
+				h.buffered += len(msg)
+				return nil
+			}
+		}
 	} else {
 		session = env.session
 		if env.isRequest() {
@@ -113,9 +138,22 @@ func (h *httpState) route(msg []byte) error {
 		}
 	}
 	m.queue = append(m.queue, msg)
+	m.appended++
 	h.buffered += len(msg)
 	m.signal()
 	return nil
+}
+
+// written records that n more of m's messages reached the client, and
+// passes on the answers that waited for them. c.mu is held.
+func (h *httpState) written(m *mailbox, n int) {
+	m.flushed += uint64(n)
+	for len(m.after) > 0 && (m.after[0].upTo <= m.flushed || !m.receiver) {
+		h.connStream.queue = append(h.connStream.queue, m.after[0].msg)
+		h.connStream.appended++
+		m.after = m.after[1:]
+		h.connStream.signal()
+	}
 }
 
 // ensure returns session's stream, made to buffer until its GET comes.
@@ -164,6 +202,7 @@ func (h *httpState) leave(m *mailbox) error {
 	m.receiver = false
 	h.streams--
 	h.lastUse = time.Now()
+	h.written(m, 0) // answers held for this stream go now
 	if m.session == "" || h.c.closed {
 		return nil
 	}
@@ -316,10 +355,13 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request) {
 				textError(w, http.StatusNotFound, "Unknown Acp-Connection-Id")
 				return
 			}
-			if env.method == "session/load" {
-				route = "" // its answer goes where the client waits for it: the connection's stream
-			}
 			c.mu.Lock()
+			if env.method == "session/load" {
+				// Its answer goes where the client waits for it, the
+				// connection's stream, after the replay (mailbox.after).
+				h.loads[env.id] = route
+				route = ""
+			}
 			h.pending[env.id] = route
 			c.mu.Unlock()
 		}
@@ -485,6 +527,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, c *conn, m *mail
 			if !flush(buf) {
 				return
 			}
+			c.mu.Lock()
+			c.http.written(m, len(batch))
+			c.mu.Unlock()
 			if cap(buf) > 1<<20 {
 				buf = nil
 			}
