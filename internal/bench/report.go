@@ -652,7 +652,7 @@ const documentTail = "\n" +
 	"cold first text is mostly the CLI's own start-up, to which the adapter adds its own start and the " +
 	"handshake, a few ms before the CLI is spawned. " +
 	"The fake API answers every turn with a five-word text; the streaming turn is one answer of many small " +
-	"text deltas; when our adapter falls behind the CLI (16 frames or more queued), it sends consecutive " +
+	"text deltas; when our adapter falls behind the CLI (16 frames or more queued), or paces a block's reading (past its first 8 deltas, a read that finds nothing waits 1 ms), it sends consecutive " +
 	"deltas of one block as one chunk, so its client may receive fewer chunks than the CLI streamed deltas, " +
 	"and the per-chunk figures are per delta. Model API requests count every `POST /v1/messages` the fake received during the five user " +
 	"turns, side requests (titles, suggestions, classifiers) included, once the API has been quiet for 0.7 s. " +
@@ -661,9 +661,13 @@ const documentTail = "\n" +
 	"iteration, the median of the main run's and of more cold starts made back to back, alternating with " +
 	"the bare CLI's (five pairs by default: one cold start swings by a fifth either way with how the CLI's " +
 	"start-up lands on a shared machine), and its ratio the median of the pairs' ratios. A `session/load` replay ends at the last history update (user, agent " +
-	"and thought chunks, tool calls and their updates, plans) the client receives; the answer follows once " +
-	"the adapter's CLI is up, so its time is mostly the CLI's start-up, not the replay. Per message is the " +
-	"replay's time over the messages on the active branch. Hibernation (section 8, ours alone: the reference keeps every CLI) opens the sessions in one agent and gives each one prompt in turn, once with `CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=4` and once without a cap; the peak RSS of the whole tree is sampled after every turn (the current RSS of every process, summed), and the first session, the least recently used, is then prompted again: with the cap its CLI resumes with `--resume`.\n"
+	"and thought chunks, tool calls and their updates, plans) the client receives; the answer is when the " +
+	"thread is usable, section 6's headline: ours answers once the history is out and resumes the CLI in the background, " +
+	"the reference once its CLI is up, so its time is mostly the CLI's start-up. Per message is the " +
+	"replay's time over the messages on the active branch. Hibernation (section 8, ours alone: the reference keeps every CLI) opens the sessions in one agent and gives each one prompt in turn, once with `CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=4` and once without a cap; the peak RSS of the whole tree is sampled after every turn (the current RSS of every process, summed), and the first session, the least recently used, is then prompted again: with the cap its CLI resumes with `--resume`. " +
+	"Reopening a thread (section 9, issue 38): a `session/load` of a working session's transcript (the realistic shape cut to 400 messages, about what fits a model's context), then a prompt 1.5 s after the load was sent (the user typing; an adapter whose load answers later is prompted at its answer). Its yardstick is the bare CLI on the same work: spawned with `--resume` on the same transcript when the load would be sent, prompted 1.5 s later; a CLI's first turn after it starts is 2–5× slower than its later turns whatever drives it, so that first turn is the fair comparison. Two reopenings of each system per iteration alternate with the bare CLI's; the ratio is the median of the pairs'. " +
+	"Restoring threads (section 10): 8 `session/load`s of such transcripts sent at once to one agent with `CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=3` (the reference ignores it); the live CLIs and the tree's RSS are read 5 s after the last answer, its peak sampled every 100 ms until then. " +
+	"The slow reader (section 11) is the streaming turn driven by a client that reads as an editor extension in Python might: 8 KiB blocking reads of the pipe on its thread, and each line decoded in full (encoding/json into maps) and worked on until it has cost 4.5 µs of the thread's CPU, what CPython's `json.loads` and a dispatch on the update took per chunk line on this VM (`internal/bench/slow.go`; `TestFocusSlowReader` with `ACPBENCH_FOCUS_PYTHON=1` runs a real Python client, `testdata/slowclient.py`, for comparison).\n"
 
 // round5Account is the fifth round of profileAccount (see there).
 const round5Account = "\n" +
