@@ -456,7 +456,7 @@ func (r *Report) targets() string {
 // Document is the whole of BENCHMARKS.md: how to rerun, what is measured,
 // and the report.
 func (r *Report) Document() string {
-	return documentHead + r.Markdown() + documentTail + profileAccount + round5Account + round6Account + round7Account + round8Account + round9Account + round10Account + round11Account + round12Account + round13Account + round14Account
+	return documentHead + r.Markdown() + documentTail + profileAccount + round5Account + round6Account + round7Account + round8Account + round9Account + round10Account + round11Account + round12Account + round13Account + round14Account + round15Account
 }
 
 // profileAccount is the profile-driven account of issue 16: where the time
