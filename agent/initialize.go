@@ -122,6 +122,7 @@ func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (
 	}
 	sessionCapabilities(&resp.AgentCapabilities)
 	goalInitialize(cc, resp)
+	steeringInitialize(resp)
 	return resp, nil
 }
 

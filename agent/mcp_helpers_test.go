@@ -21,10 +21,16 @@ const mcpServerEnv = "AGENT_TEST_MCP_SERVER"
 // mcpServerMain runs the stdio server and exits when the binary was
 // started as one; otherwise it returns at once.
 func mcpServerMain() {
-	if os.Getenv(mcpServerEnv) != "stdio" {
+	var srv *mcp.Server
+	switch os.Getenv(mcpServerEnv) {
+	case "stdio":
+		srv = newMCPServer("stdio")
+	case "asker":
+		srv = newAskerServer() // elicitation_e2e_test.go
+	default:
 		return
 	}
-	err := newMCPServer("stdio").Run(context.Background(), &mcp.StdioTransport{})
+	err := srv.Run(context.Background(), &mcp.StdioTransport{})
 	if err != nil && !strings.Contains(err.Error(), "EOF") {
 		os.Exit(1)
 	}

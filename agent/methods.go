@@ -31,6 +31,7 @@ func (a *connection) methodsV1() *acp.Mux {
 	m := acp.NewMux()
 	// Connection (initialize.go).
 	acp.On(m, acp.MethodAuthenticate, a.authenticate)
+	acp.On(m, acp.MethodLogout, a.logout) // logout.go
 	// Sessions (sessions.go, load.go, list.go, lifecycle.go).
 	acp.On(m, acp.MethodSessionNew, a.newSession)
 	acp.On(m, acp.MethodSessionLoad, a.loadSession)
@@ -50,6 +51,10 @@ func (a *connection) methodsV1() *acp.Mux {
 	// (terminal.go).
 	acp.On(m, goalControlMethod, a.goalControl)
 	acp.On(m, methodTerminalCancel, a.cancelTerminal)
+	// Steering a running turn (steering.go; v1 only: v2 holds prompts one
+	// at a time) and stopping one background task (asynctask.go).
+	acp.On(m, steeringMethod, a.steer)
+	acp.On(m, asyncTaskStopMethod, a.stopAsyncTask)
 	return m
 }
 
@@ -107,4 +112,5 @@ func sessionCapabilities(c *acp.AgentCapabilities) {
 	sc.Fork = &acp.SessionForkCapabilities{}
 	sc.Close = &acp.SessionCloseCapabilities{}
 	sc.Delete = &acp.SessionDeleteCapabilities{}
+	c.Auth.Logout = &acp.LogoutCapabilities{}
 }

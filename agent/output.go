@@ -462,6 +462,10 @@ func contextWindowFor(model string) uint64 {
 // them, in this fixed order. A frame can interest several features; each
 // case says which and why.
 func (s *session) onOther(m claude.Message) {
+	if isElicitationComplete(m) {
+		s.onElicitationComplete(m) // elicitation.go: an MCP server's URL elicitation is over
+		return
+	}
 	switch b := m.Body.(type) {
 	case *claude.SystemStatus:
 		s.setModeID(b.PermissionMode) // config.go

@@ -103,6 +103,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 			s.q.v2.ask(-1)
 		}
 	})
+	if a.isQuestion(req) {
+		return s.answerQuestions(ctx, a, req, params), nil // elicitation.go: a form, not a permission
+	}
 	resp, err := s.askPermission(ctx, a, params) // shared.go; v2.go: in the connection's version
 	if err != nil {
 		return s.permissionFailed(ctx, req, err), nil

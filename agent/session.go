@@ -151,6 +151,8 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	s.adv = newAdvisor(a, id, &s.fail)
 	// Everything the goroutine owns is set before it starts.
 	s.conf.opts.CanUseTool = s.canUseTool
+	// elicitation.go: MCP servers' elicitations and the CLI's dialogs.
+	s.conf.opts.OnControlRequest = s.onControlRequest
 	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
 	go s.run()
 	return s

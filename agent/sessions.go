@@ -89,12 +89,12 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 		SettingSources:         []string{"user", "project", "local"},
 		MCPServers:             mcp,
 		AddDirs:                addDirs,
-		// AskUserQuestion needs a form the client can render; until the
-		// elicitation support lands, Claude asks in plain text instead.
-		DisallowedTools:                 []string{"AskUserQuestion"},
+		// AskUserQuestion needs a form the client can render:
+		// elicitationOptions below disallows it for the others.
 		AllowDangerouslySkipPermissions: bypassAllowed(a.cfg.Env),
 		Logger:                          a.log,
 	}}
+	a.elicitationOptions(&setup.opts) // elicitation.go
 	m.apply(&setup.opts)
 	return setup, nil
 }

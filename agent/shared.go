@@ -242,10 +242,23 @@ func (st *sessionStore) owner(s *session) (c *connection, moved, settled <-chan 
 // connection to take the session over and is asked there, until the turn
 // is cancelled or the session ends.
 func (s *session) askPermission(ctx context.Context, a *connection, params *acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	var resp acp.RequestPermissionResponse
+	err := s.askClient(ctx, a, "permission request", func(a *connection) (err error) {
+		resp, err = a.requestPermission(ctx, s, params)
+		return err
+	})
+	return resp, err
+}
+
+// askClient runs ask, a request to the session's client on connection a,
+// with askPermission's rule: when the connection goes away and sessions
+// outlive connections, it is asked again on the connection that takes the
+// session over. what names the request in the log.
+func (s *session) askClient(ctx context.Context, a *connection, what string, ask func(*connection) error) error {
 	for {
-		resp, err := a.requestPermission(ctx, s, params)
+		err := ask(a)
 		if err == nil || a.store == nil || ctx.Err() != nil || !connectionGone(err) {
-			return resp, err
+			return err
 		}
 		st := a.store
 		for {
@@ -257,7 +270,7 @@ func (s *session) askPermission(ctx context.Context, a *connection, params *acp.
 					select {
 					case <-settled:
 					case <-ctx.Done():
-						return resp, err
+						return err
 					}
 				}
 				break
@@ -265,15 +278,15 @@ func (s *session) askPermission(ctx context.Context, a *connection, params *acp.
 			select {
 			case <-moved:
 			case <-ctx.Done():
-				return resp, err
+				return err
 			case <-s.quit:
-				return resp, err
+				return err
 			}
 		}
 		if !s.waitReplays(ctx) {
-			return resp, err
+			return err
 		}
-		s.log.Info("permission request asked again on the session's new connection")
+		s.log.Info(what + " asked again on the session's new connection")
 	}
 }
 

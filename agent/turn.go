@@ -41,6 +41,12 @@ type turn struct {
 	refusalExplain string
 
 	v2 *v2Turn // the v2 prompt lifecycle (v2turns.go); nil on v1
+
+	// Steering (steering.go): the turn a steer steers, and for a steered
+	// turn its open steers and its own outcome, held until they are answered.
+	steerOf  *turn
+	steers   int
+	deferred *turnOutcome
 }
 
 // turnPhase is where a turn's message is, as far as the CLI is concerned.
@@ -267,6 +273,7 @@ func (a *connection) cancel(ctx context.Context, p *acp.CancelNotification) erro
 // CLI's work on them. Output the CLI still writes for them is dropped, so
 // nothing of a turn follows its answer.
 func (s *session) cancelTurns(ts []*turn) {
+	ts = s.withSteers(ts) // steering.go
 	interrupt := false
 	var withdrawals []string // cancelled turns the CLI holds queued, in order
 	for _, t := range ts {
@@ -422,7 +429,7 @@ func (s *session) interrupt(cancelled ...[]string) {
 
 // settle gives a turn its one outcome and forgets it.
 func (q *turnQueue) settle(t *turn, resp *acp.PromptResponse, err error) {
-	if t.settled {
+	if t.settled || q.deferForSteers(t, resp, err) { // steering.go
 		return
 	}
 	t.settled = true
@@ -437,6 +444,7 @@ func (q *turnQueue) settle(t *turn, resp *acp.PromptResponse, err error) {
 		q.turns = slices.Delete(q.turns, i, i+1)
 	}
 	t.done <- turnOutcome{resp: resp, err: err}
+	q.steerSettled(t, resp, err) // steering.go: a steer answers the turn it steered
 }
 
 // activate marks the turn the CLI has started working on; turns queued

@@ -27,12 +27,17 @@ import (
 type Harness struct {
 	link
 
-	updates     []acp.SessionNotification // (these under link's mu)
-	permissions []*acp.RequestPermissionRequest
+	updates      []acp.SessionNotification // (these under link's mu)
+	permissions  []*acp.RequestPermissionRequest
+	elicitations []json.RawMessage
 
 	// Permission answers session/request_permission; the default selects
 	// the first allow_once option. Set it before prompting.
 	Permission func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error)
+
+	// Elicit answers elicitation/create (elicit.go); nil declines. Set it
+	// before prompting, and initialize with the elicitation capability.
+	Elicit func(ctx context.Context, req json.RawMessage) (json.RawMessage, error)
 }
 
 // Options adjust Start.
@@ -74,6 +79,7 @@ func Start(t testing.TB, opts ...Options) *Harness {
 		acp.Async(ctx)
 		return answer(ctx, req)
 	})
+	acp.On(m, acp.MethodElicitationCreate, h.onElicitation)
 	h.start(t, opts, m)
 	return h
 }

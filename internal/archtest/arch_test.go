@@ -48,8 +48,10 @@ func allowed(pkg, dep string) bool {
 		return under(dep, "claude") // the CLI driver knows nothing of ACP
 	case under(pkg, "agent/internal"):
 		return !under(dep, "agent") || under(dep, "agent/internal") && dep != pkg
+	case under(pkg, "agent") && pkg != "agent":
+		return dep != "agent" && dep != pkg // feature packages never import the server (agent_test.go)
 	case pkg == "agent":
-		return under(dep, "acp") || under(dep, "claude") || under(dep, "agent/internal")
+		return under(dep, "acp") || under(dep, "claude") || under(dep, "agent")
 	case under(pkg, "cmd"):
 		return dep == "agent" || under(dep, "claude") || under(dep, "acp")
 	case under(pkg, "internal"):
