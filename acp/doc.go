@@ -50,4 +50,29 @@
 // [Error] with the codes above and constructors such as
 // [NewSessionNotFound] and [NewUnsupportedProtocolVersion]. The v2 draft's
 // types are in the subpackage acpv2.
+//
+// # Stability: this adapter's library, not an SDK
+//
+// The package can be imported and serves either end of a connection (the
+// interop tests drive the agent's binary with it as a client), but it is
+// part of claude-agent-acp and makes no compatibility promise: its API
+// changes whenever the adapter needs it to, in any release, without a
+// deprecation period. That is a decision, not an oversight:
+//
+//   - Its shape follows the adapter. [Conn.Hold] exists for the agent's
+//     output bursts, [Options.OutputFilter] for its secret scrubbing, and one
+//     Conn speaks v1 and v2 because one agent does. The generated types'
+//     codec changes with what is measured to be faster (it now shares one
+//     runtime with acpv2, which made [Opt] an alias and AppendJSON a
+//     method of every type).
+//   - The protocol is still moving: v2 is a draft, and the v1 schema's
+//     unstable methods (session/fork, usage) come and go.
+//   - An SDK needs what an adapter does not: a handler that can reach its
+//     own connection from its context, a typed call per method, a
+//     deprecation policy and a version of its own. Promising those before
+//     someone needs them enough to maintain them would only tie the
+//     adapter down.
+//
+// To build on it, pin a commit or copy the package (Apache-2.0). A stable
+// Go SDK, if it comes, will be a module of its own with those additions.
 package acp

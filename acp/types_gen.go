@@ -7,20 +7,68 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
-	"math/bits"
-	"reflect"
-	"slices"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
+	"github.com/claude-agent-acp/claude-agent-acp/acp/internal/codec"
 )
+
+// DecodeError reports a schema violation found while decoding an ACP type.
+// Path locates the offending member relative to the value being decoded, in
+// dotted JSON form ("update.content.text", "prompt[2].uri"); it is empty when
+// the value as a whole is wrong. A connection can turn it into an
+// invalid-params error without echoing the payload. It is the same type in
+// packages acp and acpv2.
+type DecodeError = codec.DecodeError
+
+// Opt is an optional schema member that can be absent, null or a value.
+//
+// ACP gives null and absence different meanings in places: in a
+// session_info_update, an absent title leaves the title alone while a null
+// title clears it, and tool_call_update patches work the same way. A Go
+// pointer cannot tell the two apart, so generated types use Opt[T] for
+// optional members whose schema allows null.
+//
+// The zero Opt is absent; Some and Null make the others. Get, Or, Ptr,
+// IsSet, IsNull and IsZero read it. With the omitzero struct tag (and in the
+// generated encoders) an absent Opt is left out of the JSON object; a null
+// one is written as null. It is the same type in packages acp and acpv2.
+type Opt[T any] = codec.Opt[T]
+
+// Some returns an Opt holding v.
+func Some[T any](v T) Opt[T] { return codec.Some(v) }
+
+// Null returns an Opt that is explicitly null.
+func Null[T any]() Opt[T] { return codec.Null[T]() }
+
+// OptFromPtr returns Some(*p), or an absent Opt when p is nil.
+func OptFromPtr[T any](p *T) Opt[T] { return codec.OptFromPtr(p) }
+
+// MethodReceiver names the side of a connection that handles a method, as
+// the schema's x-side says.
+type MethodReceiver = codec.MethodReceiver
+
+const (
+	ReceiverAgent    = codec.ReceiverAgent    // sent by the client
+	ReceiverClient   = codec.ReceiverClient   // sent by the agent
+	ReceiverProtocol = codec.ReceiverProtocol // sent by either side ($/ methods)
+)
+
+// MethodSpec describes one ACP method: who handles it, whether it is a
+// notification, and the Go types of its params and result (NewParams,
+// NewResult), so that a connection can decode traffic without a
+// hand-written switch.
+type MethodSpec = codec.MethodSpec
+
+// LookupMethod returns the spec of a method defined by the schema.
+func LookupMethod(name string) (MethodSpec, bool) {
+	s, ok := methodTable[name]
+	return s, ok
+}
+
+// Methods returns the specs of every generated method, sorted by name.
+func Methods() []MethodSpec { return codec.SortedMethods(methodTable) }
 
 // Method names, from the schema's x-method.
 const (
@@ -53,133 +101,59 @@ const (
 	MethodTerminalWaitForExit      = "terminal/wait_for_exit"
 )
 
-var codecMethods = map[string]MethodSpec{
-	MethodCancelRequest: {
-		Name: MethodCancelRequest, Receiver: ReceiverProtocol, Notification: true, Unstable: false,
-		newParams: func() any { return new(CancelRequestNotification) },
-	},
-	MethodAuthenticate: {
-		Name: MethodAuthenticate, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(AuthenticateRequest) },
-		newResult: func() any { return new(AuthenticateResponse) },
-	},
-	MethodElicitationComplete: {
-		Name: MethodElicitationComplete, Receiver: ReceiverClient, Notification: true, Unstable: false,
-		newParams: func() any { return new(CompleteElicitationNotification) },
-	},
-	MethodElicitationCreate: {
-		Name: MethodElicitationCreate, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(CreateElicitationRequest) },
-		newResult: func() any { return new(CreateElicitationResponse) },
-	},
-	MethodFSReadTextFile: {
-		Name: MethodFSReadTextFile, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(ReadTextFileRequest) },
-		newResult: func() any { return new(ReadTextFileResponse) },
-	},
-	MethodFSWriteTextFile: {
-		Name: MethodFSWriteTextFile, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(WriteTextFileRequest) },
-		newResult: func() any { return new(WriteTextFileResponse) },
-	},
-	MethodInitialize: {
-		Name: MethodInitialize, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(InitializeRequest) },
-		newResult: func() any { return new(InitializeResponse) },
-	},
-	MethodLogout: {
-		Name: MethodLogout, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(LogoutRequest) },
-		newResult: func() any { return new(LogoutResponse) },
-	},
-	MethodSessionCancel: {
-		Name: MethodSessionCancel, Receiver: ReceiverAgent, Notification: true, Unstable: false,
-		newParams: func() any { return new(CancelNotification) },
-	},
-	MethodSessionClose: {
-		Name: MethodSessionClose, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(CloseSessionRequest) },
-		newResult: func() any { return new(CloseSessionResponse) },
-	},
-	MethodSessionDelete: {
-		Name: MethodSessionDelete, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(DeleteSessionRequest) },
-		newResult: func() any { return new(DeleteSessionResponse) },
-	},
-	MethodSessionFork: {
-		Name: MethodSessionFork, Receiver: ReceiverAgent, Notification: false, Unstable: true,
-		newParams: func() any { return new(ForkSessionRequest) },
-		newResult: func() any { return new(ForkSessionResponse) },
-	},
-	MethodSessionList: {
-		Name: MethodSessionList, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(ListSessionsRequest) },
-		newResult: func() any { return new(ListSessionsResponse) },
-	},
-	MethodSessionLoad: {
-		Name: MethodSessionLoad, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(LoadSessionRequest) },
-		newResult: func() any { return new(LoadSessionResponse) },
-	},
-	MethodSessionNew: {
-		Name: MethodSessionNew, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(NewSessionRequest) },
-		newResult: func() any { return new(NewSessionResponse) },
-	},
-	MethodSessionPrompt: {
-		Name: MethodSessionPrompt, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(PromptRequest) },
-		newResult: func() any { return new(PromptResponse) },
-	},
-	MethodSessionRequestPermission: {
-		Name: MethodSessionRequestPermission, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(RequestPermissionRequest) },
-		newResult: func() any { return new(RequestPermissionResponse) },
-	},
-	MethodSessionResume: {
-		Name: MethodSessionResume, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(ResumeSessionRequest) },
-		newResult: func() any { return new(ResumeSessionResponse) },
-	},
-	MethodSessionSetConfigOption: {
-		Name: MethodSessionSetConfigOption, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(SetSessionConfigOptionRequest) },
-		newResult: func() any { return new(SetSessionConfigOptionResponse) },
-	},
-	MethodSessionSetMode: {
-		Name: MethodSessionSetMode, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(SetSessionModeRequest) },
-		newResult: func() any { return new(SetSessionModeResponse) },
-	},
-	MethodSessionUpdate: {
-		Name: MethodSessionUpdate, Receiver: ReceiverClient, Notification: true, Unstable: false,
-		newParams: func() any { return new(SessionNotification) },
-	},
-	MethodTerminalCreate: {
-		Name: MethodTerminalCreate, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(CreateTerminalRequest) },
-		newResult: func() any { return new(CreateTerminalResponse) },
-	},
-	MethodTerminalKill: {
-		Name: MethodTerminalKill, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(KillTerminalRequest) },
-		newResult: func() any { return new(KillTerminalResponse) },
-	},
-	MethodTerminalOutput: {
-		Name: MethodTerminalOutput, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(TerminalOutputRequest) },
-		newResult: func() any { return new(TerminalOutputResponse) },
-	},
-	MethodTerminalRelease: {
-		Name: MethodTerminalRelease, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(ReleaseTerminalRequest) },
-		newResult: func() any { return new(ReleaseTerminalResponse) },
-	},
-	MethodTerminalWaitForExit: {
-		Name: MethodTerminalWaitForExit, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(WaitForTerminalExitRequest) },
-		newResult: func() any { return new(WaitForTerminalExitResponse) },
-	},
+var methodTable = map[string]MethodSpec{
+	MethodCancelRequest: codec.NewMethodSpec(MethodCancelRequest, ReceiverProtocol, true, false,
+		func() any { return new(CancelRequestNotification) }, nil),
+	MethodAuthenticate: codec.NewMethodSpec(MethodAuthenticate, ReceiverAgent, false, false,
+		func() any { return new(AuthenticateRequest) }, func() any { return new(AuthenticateResponse) }),
+	MethodElicitationComplete: codec.NewMethodSpec(MethodElicitationComplete, ReceiverClient, true, false,
+		func() any { return new(CompleteElicitationNotification) }, nil),
+	MethodElicitationCreate: codec.NewMethodSpec(MethodElicitationCreate, ReceiverClient, false, false,
+		func() any { return new(CreateElicitationRequest) }, func() any { return new(CreateElicitationResponse) }),
+	MethodFSReadTextFile: codec.NewMethodSpec(MethodFSReadTextFile, ReceiverClient, false, false,
+		func() any { return new(ReadTextFileRequest) }, func() any { return new(ReadTextFileResponse) }),
+	MethodFSWriteTextFile: codec.NewMethodSpec(MethodFSWriteTextFile, ReceiverClient, false, false,
+		func() any { return new(WriteTextFileRequest) }, func() any { return new(WriteTextFileResponse) }),
+	MethodInitialize: codec.NewMethodSpec(MethodInitialize, ReceiverAgent, false, false,
+		func() any { return new(InitializeRequest) }, func() any { return new(InitializeResponse) }),
+	MethodLogout: codec.NewMethodSpec(MethodLogout, ReceiverAgent, false, false,
+		func() any { return new(LogoutRequest) }, func() any { return new(LogoutResponse) }),
+	MethodSessionCancel: codec.NewMethodSpec(MethodSessionCancel, ReceiverAgent, true, false,
+		func() any { return new(CancelNotification) }, nil),
+	MethodSessionClose: codec.NewMethodSpec(MethodSessionClose, ReceiverAgent, false, false,
+		func() any { return new(CloseSessionRequest) }, func() any { return new(CloseSessionResponse) }),
+	MethodSessionDelete: codec.NewMethodSpec(MethodSessionDelete, ReceiverAgent, false, false,
+		func() any { return new(DeleteSessionRequest) }, func() any { return new(DeleteSessionResponse) }),
+	MethodSessionFork: codec.NewMethodSpec(MethodSessionFork, ReceiverAgent, false, true,
+		func() any { return new(ForkSessionRequest) }, func() any { return new(ForkSessionResponse) }),
+	MethodSessionList: codec.NewMethodSpec(MethodSessionList, ReceiverAgent, false, false,
+		func() any { return new(ListSessionsRequest) }, func() any { return new(ListSessionsResponse) }),
+	MethodSessionLoad: codec.NewMethodSpec(MethodSessionLoad, ReceiverAgent, false, false,
+		func() any { return new(LoadSessionRequest) }, func() any { return new(LoadSessionResponse) }),
+	MethodSessionNew: codec.NewMethodSpec(MethodSessionNew, ReceiverAgent, false, false,
+		func() any { return new(NewSessionRequest) }, func() any { return new(NewSessionResponse) }),
+	MethodSessionPrompt: codec.NewMethodSpec(MethodSessionPrompt, ReceiverAgent, false, false,
+		func() any { return new(PromptRequest) }, func() any { return new(PromptResponse) }),
+	MethodSessionRequestPermission: codec.NewMethodSpec(MethodSessionRequestPermission, ReceiverClient, false, false,
+		func() any { return new(RequestPermissionRequest) }, func() any { return new(RequestPermissionResponse) }),
+	MethodSessionResume: codec.NewMethodSpec(MethodSessionResume, ReceiverAgent, false, false,
+		func() any { return new(ResumeSessionRequest) }, func() any { return new(ResumeSessionResponse) }),
+	MethodSessionSetConfigOption: codec.NewMethodSpec(MethodSessionSetConfigOption, ReceiverAgent, false, false,
+		func() any { return new(SetSessionConfigOptionRequest) }, func() any { return new(SetSessionConfigOptionResponse) }),
+	MethodSessionSetMode: codec.NewMethodSpec(MethodSessionSetMode, ReceiverAgent, false, false,
+		func() any { return new(SetSessionModeRequest) }, func() any { return new(SetSessionModeResponse) }),
+	MethodSessionUpdate: codec.NewMethodSpec(MethodSessionUpdate, ReceiverClient, true, false,
+		func() any { return new(SessionNotification) }, nil),
+	MethodTerminalCreate: codec.NewMethodSpec(MethodTerminalCreate, ReceiverClient, false, false,
+		func() any { return new(CreateTerminalRequest) }, func() any { return new(CreateTerminalResponse) }),
+	MethodTerminalKill: codec.NewMethodSpec(MethodTerminalKill, ReceiverClient, false, false,
+		func() any { return new(KillTerminalRequest) }, func() any { return new(KillTerminalResponse) }),
+	MethodTerminalOutput: codec.NewMethodSpec(MethodTerminalOutput, ReceiverClient, false, false,
+		func() any { return new(TerminalOutputRequest) }, func() any { return new(TerminalOutputResponse) }),
+	MethodTerminalRelease: codec.NewMethodSpec(MethodTerminalRelease, ReceiverClient, false, false,
+		func() any { return new(ReleaseTerminalRequest) }, func() any { return new(ReleaseTerminalResponse) }),
+	MethodTerminalWaitForExit: codec.NewMethodSpec(MethodTerminalWaitForExit, ReceiverClient, false, false,
+		func() any { return new(WaitForTerminalExitRequest) }, func() any { return new(WaitForTerminalExitResponse) }),
 }
 
 // WriteTextFileRequest: Request to write content to a text file.
@@ -203,37 +177,38 @@ type WriteTextFileRequest struct {
 
 func (x *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	*x = WriteTextFileRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *WriteTextFileRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *WriteTextFileRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *WriteTextFileRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WriteTextFileRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *WriteTextFileRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "path", &x.Path, codecRequired),
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *WriteTextFileRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "path", &x.Path, codec.Required),
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *WriteTextFileRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("path", string(x.Path))
-	w.str("content", string(x.Content))
+func (x *WriteTextFileRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("path", string(x.Path))
+	w.Str("content", string(x.Content))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -266,43 +241,44 @@ type ReadTextFileRequest struct {
 
 func (x *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	*x = ReadTextFileRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ReadTextFileRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ReadTextFileRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ReadTextFileRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReadTextFileRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ReadTextFileRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "path", &x.Path, codecRequired),
-		codecField(m, "line", &x.Line, codecNullable),
-		codecField(m, "limit", &x.Limit, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ReadTextFileRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "path", &x.Path, codec.Required),
+		codec.Field(m, "line", &x.Line, codec.Nullable),
+		codec.Field(m, "limit", &x.Limit, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ReadTextFileRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("path", string(x.Path))
+func (x *ReadTextFileRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("path", string(x.Path))
 	if !x.Line.IsZero() {
-		w.obj("line", &x.Line)
+		w.Obj("line", &x.Line)
 	}
 	if !x.Limit.IsZero() {
-		w.obj("limit", &x.Limit)
+		w.Obj("limit", &x.Limit)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -327,41 +303,42 @@ type RequestPermissionRequest struct {
 
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	*x = RequestPermissionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *RequestPermissionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *RequestPermissionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *RequestPermissionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *RequestPermissionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "toolCall", &x.ToolCall, codecRequired),
-		codecList(m, "options", &x.Options, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *RequestPermissionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "toolCall", &x.ToolCall, codec.Required),
+		codec.List(m, "options", &x.Options, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *RequestPermissionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.obj("toolCall", &x.ToolCall)
+func (x *RequestPermissionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Obj("toolCall", &x.ToolCall)
 	if x.Options == nil {
-		w.raw("options", json.RawMessage("[]"))
+		w.Raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", &x.Options)
+		w.Value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -400,65 +377,66 @@ type ToolCallUpdate struct {
 
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	*x = ToolCallUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "toolCallId", &x.ToolCallID, codecRequired),
-		codecField(m, "kind", &x.Kind, codecNullable|codecLenient),
-		codecField(m, "status", &x.Status, codecNullable|codecLenient),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "name", &x.Name, codecNullable|codecLenient),
-		codecOptList(m, "content", &x.Content, codecNullable|codecLenient|codecSkipInvalid),
-		codecOptList(m, "locations", &x.Locations, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "rawInput", &x.RawInput, codecNullable|codecLenient),
-		codecField(m, "rawOutput", &x.RawOutput, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Required),
+		codec.Field(m, "kind", &x.Kind, codec.Nullable|codec.Lenient),
+		codec.Field(m, "status", &x.Status, codec.Nullable|codec.Lenient),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "name", &x.Name, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "content", &x.Content, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.OptList(m, "locations", &x.Locations, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "rawInput", &x.RawInput, codec.Nullable|codec.Lenient),
+		codec.Field(m, "rawOutput", &x.RawOutput, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallUpdate) encodeFields(w *codecWriter) {
-	w.str("toolCallId", string(x.ToolCallID))
+func (x *ToolCallUpdate) encodeFields(w *codec.Writer) {
+	w.Str("toolCallId", string(x.ToolCallID))
 	if !x.Kind.IsZero() {
-		w.obj("kind", &x.Kind)
+		w.Obj("kind", &x.Kind)
 	}
 	if !x.Status.IsZero() {
-		w.obj("status", &x.Status)
+		w.Obj("status", &x.Status)
 	}
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Name.IsZero() {
-		w.obj("name", &x.Name)
+		w.Obj("name", &x.Name)
 	}
 	if !x.Content.IsZero() {
-		w.obj("content", &x.Content)
+		w.Obj("content", &x.Content)
 	}
 	if !x.Locations.IsZero() {
-		w.obj("locations", &x.Locations)
+		w.Obj("locations", &x.Locations)
 	}
 	if x.RawInput != nil {
-		w.raw("rawInput", x.RawInput)
+		w.Raw("rawInput", x.RawInput)
 	}
 	if x.RawOutput != nil {
-		w.raw("rawOutput", x.RawOutput)
+		w.Raw("rawOutput", x.RawOutput)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -572,58 +550,74 @@ func (u ToolCallContent) Tag() string {
 	case u.Terminal != nil:
 		return "terminal"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u ToolCallContent) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ToolCallContent) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ToolCallContent) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ToolCallContent", u.Content != nil, u.Diff != nil, u.Terminal != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ToolCallContent) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ToolCallContent", u.Content != nil, u.Diff != nil, u.Terminal != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Content != nil:
-		w.str("type", "content")
+		w.Str("type", "content")
 		u.Content.encodeFields(&w)
-		w.extra(u.Content.extraMembers())
-		return w.bytes()
+		w.Extra(u.Content.extraMembers())
+		return w.Bytes()
 	case u.Diff != nil:
-		w.str("type", "diff")
+		w.Str("type", "diff")
 		u.Diff.encodeFields(&w)
-		w.extra(u.Diff.extraMembers())
-		return w.bytes()
+		w.Extra(u.Diff.extraMembers())
+		return w.Bytes()
 	case u.Terminal != nil:
-		w.str("type", "terminal")
+		w.Str("type", "terminal")
 		u.Terminal.encodeFields(&w)
-		w.extra(u.Terminal.extraMembers())
-		return w.bytes()
+		w.Extra(u.Terminal.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "ToolCallContent", u.Unknown)
+	return codec.AppendUnknown(dst, "ToolCallContent", u.Unknown)
 }
 
 func (u *ToolCallContent) UnmarshalJSON(data []byte) error {
 	*u = ToolCallContent{}
-	m, err := codecUnionObject(data, "ToolCallContent")
+	m, err := codec.UnionObject(data, "ToolCallContent")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "content":
-		return codecVariant(m, "type", nil, &u.Content)
+		v := new(Content)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Content = v
+		return nil
 	case hasTag && tag == "diff":
-		return codecVariant(m, "type", nil, &u.Diff)
+		v := new(Diff)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Diff = v
+		return nil
 	case hasTag && tag == "terminal":
-		return codecVariant(m, "type", nil, &u.Terminal)
+		v := new(Terminal)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Terminal = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -686,72 +680,98 @@ func (u ContentBlock) Tag() string {
 	case u.Resource != nil:
 		return "resource"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u ContentBlock) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ContentBlock) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ContentBlock) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ContentBlock", u.Text != nil, u.Image != nil, u.Audio != nil, u.ResourceLink != nil, u.Resource != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ContentBlock) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ContentBlock", u.Text != nil, u.Image != nil, u.Audio != nil, u.ResourceLink != nil, u.Resource != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Text != nil:
-		w.str("type", "text")
+		w.Str("type", "text")
 		u.Text.encodeFields(&w)
-		w.extra(u.Text.extraMembers())
-		return w.bytes()
+		w.Extra(u.Text.extraMembers())
+		return w.Bytes()
 	case u.Image != nil:
-		w.str("type", "image")
+		w.Str("type", "image")
 		u.Image.encodeFields(&w)
-		w.extra(u.Image.extraMembers())
-		return w.bytes()
+		w.Extra(u.Image.extraMembers())
+		return w.Bytes()
 	case u.Audio != nil:
-		w.str("type", "audio")
+		w.Str("type", "audio")
 		u.Audio.encodeFields(&w)
-		w.extra(u.Audio.extraMembers())
-		return w.bytes()
+		w.Extra(u.Audio.extraMembers())
+		return w.Bytes()
 	case u.ResourceLink != nil:
-		w.str("type", "resource_link")
+		w.Str("type", "resource_link")
 		u.ResourceLink.encodeFields(&w)
-		w.extra(u.ResourceLink.extraMembers())
-		return w.bytes()
+		w.Extra(u.ResourceLink.extraMembers())
+		return w.Bytes()
 	case u.Resource != nil:
-		w.str("type", "resource")
+		w.Str("type", "resource")
 		u.Resource.encodeFields(&w)
-		w.extra(u.Resource.extraMembers())
-		return w.bytes()
+		w.Extra(u.Resource.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "ContentBlock", u.Unknown)
+	return codec.AppendUnknown(dst, "ContentBlock", u.Unknown)
 }
 
 func (u *ContentBlock) UnmarshalJSON(data []byte) error {
 	*u = ContentBlock{}
-	m, err := codecUnionObject(data, "ContentBlock")
+	m, err := codec.UnionObject(data, "ContentBlock")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "text":
-		return codecVariant(m, "type", nil, &u.Text)
+		v := new(TextContent)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Text = v
+		return nil
 	case hasTag && tag == "image":
-		return codecVariant(m, "type", nil, &u.Image)
+		v := new(ImageContent)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Image = v
+		return nil
 	case hasTag && tag == "audio":
-		return codecVariant(m, "type", nil, &u.Audio)
+		v := new(AudioContent)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Audio = v
+		return nil
 	case hasTag && tag == "resource_link":
-		return codecVariant(m, "type", nil, &u.ResourceLink)
+		v := new(ResourceLink)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ResourceLink = v
+		return nil
 	case hasTag && tag == "resource":
-		return codecVariant(m, "type", nil, &u.Resource)
+		v := new(EmbeddedResource)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Resource = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -774,43 +794,44 @@ type Annotations struct {
 
 func (x *Annotations) UnmarshalJSON(data []byte) error {
 	*x = Annotations{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Annotations) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Annotations) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Annotations) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Annotations) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Annotations) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Annotations) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecOptList(m, "audience", &x.Audience, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "lastModified", &x.LastModified, codecNullable|codecLenient),
-		codecField(m, "priority", &x.Priority, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Annotations) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.OptList(m, "audience", &x.Audience, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "lastModified", &x.LastModified, codec.Nullable|codec.Lenient),
+		codec.Field(m, "priority", &x.Priority, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Annotations) encodeFields(w *codecWriter) {
+func (x *Annotations) encodeFields(w *codec.Writer) {
 	if !x.Audience.IsZero() {
-		w.obj("audience", &x.Audience)
+		w.Obj("audience", &x.Audience)
 	}
 	if !x.LastModified.IsZero() {
-		w.obj("lastModified", &x.LastModified)
+		w.Obj("lastModified", &x.LastModified)
 	}
 	if !x.Priority.IsZero() {
-		w.obj("priority", &x.Priority)
+		w.Obj("priority", &x.Priority)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -853,37 +874,38 @@ type TextContent struct {
 
 func (x *TextContent) UnmarshalJSON(data []byte) error {
 	*x = TextContent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TextContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TextContent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TextContent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TextContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TextContent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "text", &x.Text, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TextContent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "text", &x.Text, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TextContent) encodeFields(w *codecWriter) {
+func (x *TextContent) encodeFields(w *codec.Writer) {
 	if x.Annotations != nil {
-		w.obj("annotations", x.Annotations)
+		w.Obj("annotations", x.Annotations)
 	}
-	w.str("text", string(x.Text))
+	w.Str("text", string(x.Text))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -906,43 +928,44 @@ type ImageContent struct {
 
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
 	*x = ImageContent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ImageContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ImageContent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ImageContent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ImageContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ImageContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ImageContent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "data", &x.Data, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecRequired),
-		codecField(m, "uri", &x.URI, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ImageContent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "data", &x.Data, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Required),
+		codec.Field(m, "uri", &x.URI, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ImageContent) encodeFields(w *codecWriter) {
+func (x *ImageContent) encodeFields(w *codec.Writer) {
 	if x.Annotations != nil {
-		w.obj("annotations", x.Annotations)
+		w.Obj("annotations", x.Annotations)
 	}
-	w.str("data", string(x.Data))
-	w.str("mimeType", string(x.MimeType))
+	w.Str("data", string(x.Data))
+	w.Str("mimeType", string(x.MimeType))
 	if !x.URI.IsZero() {
-		w.obj("uri", &x.URI)
+		w.Obj("uri", &x.URI)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -963,39 +986,40 @@ type AudioContent struct {
 
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
 	*x = AudioContent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AudioContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AudioContent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AudioContent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AudioContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AudioContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AudioContent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "data", &x.Data, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AudioContent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "data", &x.Data, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AudioContent) encodeFields(w *codecWriter) {
+func (x *AudioContent) encodeFields(w *codec.Writer) {
 	if x.Annotations != nil {
-		w.obj("annotations", x.Annotations)
+		w.Obj("annotations", x.Annotations)
 	}
-	w.str("data", string(x.Data))
-	w.str("mimeType", string(x.MimeType))
+	w.Str("data", string(x.Data))
+	w.Str("mimeType", string(x.MimeType))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1024,55 +1048,56 @@ type ResourceLink struct {
 
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 	*x = ResourceLink{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ResourceLink) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ResourceLink) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ResourceLink) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResourceLink) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ResourceLink) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "size", &x.Size, codecNullable|codecLenient),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "uri", &x.URI, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ResourceLink) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "size", &x.Size, codec.Nullable|codec.Lenient),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "uri", &x.URI, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ResourceLink) encodeFields(w *codecWriter) {
+func (x *ResourceLink) encodeFields(w *codec.Writer) {
 	if x.Annotations != nil {
-		w.obj("annotations", x.Annotations)
+		w.Obj("annotations", x.Annotations)
 	}
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.MimeType.IsZero() {
-		w.obj("mimeType", &x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
-	w.str("name", string(x.Name))
+	w.Str("name", string(x.Name))
 	if !x.Size.IsZero() {
-		w.obj("size", &x.Size)
+		w.Obj("size", &x.Size)
 	}
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
-	w.str("uri", string(x.URI))
+	w.Str("uri", string(x.URI))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1086,22 +1111,23 @@ type EmbeddedResourceResource struct {
 	BlobResourceContents *BlobResourceContents
 }
 
-func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("EmbeddedResourceResource", u.TextResourceContents != nil, u.BlobResourceContents != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *EmbeddedResourceResource) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("EmbeddedResourceResource", u.TextResourceContents != nil, u.BlobResourceContents != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.TextResourceContents != nil:
-		return codecAppendAny(dst, u.TextResourceContents)
+		return codec.AppendAny(dst, u.TextResourceContents)
 	}
-	return codecAppendAny(dst, u.BlobResourceContents)
+	return codec.AppendAny(dst, u.BlobResourceContents)
 }
 
 func (u *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	*u = EmbeddedResourceResource{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("EmbeddedResourceResource must not be null")}
 	}
 	var errs []error
@@ -1119,7 +1145,7 @@ func (u *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("EmbeddedResourceResource", errs)
+	return codec.NoMatch("EmbeddedResourceResource", errs)
 }
 
 // TextResourceContents: Text-based resource contents.
@@ -1139,39 +1165,40 @@ type TextResourceContents struct {
 
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	*x = TextResourceContents{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TextResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TextResourceContents) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TextResourceContents) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TextResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TextResourceContents) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecField(m, "text", &x.Text, codecRequired),
-		codecField(m, "uri", &x.URI, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TextResourceContents) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "text", &x.Text, codec.Required),
+		codec.Field(m, "uri", &x.URI, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TextResourceContents) encodeFields(w *codecWriter) {
+func (x *TextResourceContents) encodeFields(w *codec.Writer) {
 	if !x.MimeType.IsZero() {
-		w.obj("mimeType", &x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
-	w.str("text", string(x.Text))
-	w.str("uri", string(x.URI))
+	w.Str("text", string(x.Text))
+	w.Str("uri", string(x.URI))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1192,39 +1219,40 @@ type BlobResourceContents struct {
 
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	*x = BlobResourceContents{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *BlobResourceContents) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *BlobResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BlobResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *BlobResourceContents) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "blob", &x.Blob, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecField(m, "uri", &x.URI, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *BlobResourceContents) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "blob", &x.Blob, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "uri", &x.URI, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *BlobResourceContents) encodeFields(w *codecWriter) {
-	w.str("blob", string(x.Blob))
+func (x *BlobResourceContents) encodeFields(w *codec.Writer) {
+	w.Str("blob", string(x.Blob))
 	if !x.MimeType.IsZero() {
-		w.obj("mimeType", &x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
-	w.str("uri", string(x.URI))
+	w.Str("uri", string(x.URI))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1243,37 +1271,38 @@ type EmbeddedResource struct {
 
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	*x = EmbeddedResource{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *EmbeddedResource) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *EmbeddedResource) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EmbeddedResource) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *EmbeddedResource) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "resource", &x.Resource, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *EmbeddedResource) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "resource", &x.Resource, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *EmbeddedResource) encodeFields(w *codecWriter) {
+func (x *EmbeddedResource) encodeFields(w *codec.Writer) {
 	if x.Annotations != nil {
-		w.obj("annotations", x.Annotations)
+		w.Obj("annotations", x.Annotations)
 	}
-	w.obj("resource", &x.Resource)
+	w.Obj("resource", &x.Resource)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1290,33 +1319,34 @@ type Content struct {
 
 func (x *Content) UnmarshalJSON(data []byte) error {
 	*x = Content{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Content) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Content) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Content) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Content) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Content) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Content) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Content) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Content) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Content) encodeFields(w *codecWriter) {
-	w.obj("content", &x.Content)
+func (x *Content) encodeFields(w *codec.Writer) {
+	w.Obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1339,39 +1369,40 @@ type Diff struct {
 
 func (x *Diff) UnmarshalJSON(data []byte) error {
 	*x = Diff{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Diff) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Diff) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Diff) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Diff) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Diff) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Diff) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Diff) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "path", &x.Path, codecRequired),
-		codecField(m, "oldText", &x.OldText, codecNullable|codecLenient),
-		codecField(m, "newText", &x.NewText, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Diff) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "path", &x.Path, codec.Required),
+		codec.Field(m, "oldText", &x.OldText, codec.Nullable|codec.Lenient),
+		codec.Field(m, "newText", &x.NewText, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Diff) encodeFields(w *codecWriter) {
-	w.str("path", string(x.Path))
+func (x *Diff) encodeFields(w *codec.Writer) {
+	w.Str("path", string(x.Path))
 	if !x.OldText.IsZero() {
-		w.obj("oldText", &x.OldText)
+		w.Obj("oldText", &x.OldText)
 	}
-	w.str("newText", string(x.NewText))
+	w.Str("newText", string(x.NewText))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1393,33 +1424,34 @@ type Terminal struct {
 
 func (x *Terminal) UnmarshalJSON(data []byte) error {
 	*x = Terminal{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Terminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Terminal) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Terminal) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Terminal) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Terminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Terminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Terminal) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Terminal) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Terminal) encodeFields(w *codecWriter) {
-	w.str("terminalId", string(x.TerminalID))
+func (x *Terminal) encodeFields(w *codec.Writer) {
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1441,37 +1473,38 @@ type ToolCallLocation struct {
 
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	*x = ToolCallLocation{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallLocation) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallLocation) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallLocation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallLocation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallLocation) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "path", &x.Path, codecRequired),
-		codecField(m, "line", &x.Line, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallLocation) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "path", &x.Path, codec.Required),
+		codec.Field(m, "line", &x.Line, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallLocation) encodeFields(w *codecWriter) {
-	w.str("path", string(x.Path))
+func (x *ToolCallLocation) encodeFields(w *codec.Writer) {
+	w.Str("path", string(x.Path))
 	if !x.Line.IsZero() {
-		w.obj("line", &x.Line)
+		w.Obj("line", &x.Line)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1492,37 +1525,38 @@ type PermissionOption struct {
 
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 	*x = PermissionOption{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PermissionOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PermissionOption) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PermissionOption) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PermissionOption) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PermissionOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PermissionOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PermissionOption) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "optionId", &x.OptionID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "kind", &x.Kind, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PermissionOption) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "optionId", &x.OptionID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "kind", &x.Kind, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PermissionOption) encodeFields(w *codecWriter) {
-	w.str("optionId", string(x.OptionID))
-	w.str("name", string(x.Name))
-	w.str("kind", string(x.Kind))
+func (x *PermissionOption) encodeFields(w *codec.Writer) {
+	w.Str("optionId", string(x.OptionID))
+	w.Str("name", string(x.Name))
+	w.Str("kind", string(x.Kind))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1587,51 +1621,52 @@ type CreateTerminalRequest struct {
 
 func (x *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	*x = CreateTerminalRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CreateTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CreateTerminalRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CreateTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CreateTerminalRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "command", &x.Command, codecRequired),
-		codecList(m, "args", &x.Args, codecNullDefault),
-		codecList(m, "env", &x.Env, codecNullDefault),
-		codecField(m, "cwd", &x.Cwd, codecNullable),
-		codecField(m, "outputByteLimit", &x.OutputByteLimit, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CreateTerminalRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "command", &x.Command, codec.Required),
+		codec.List(m, "args", &x.Args, codec.NullDefault),
+		codec.List(m, "env", &x.Env, codec.NullDefault),
+		codec.Field(m, "cwd", &x.Cwd, codec.Nullable),
+		codec.Field(m, "outputByteLimit", &x.OutputByteLimit, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CreateTerminalRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("command", string(x.Command))
+func (x *CreateTerminalRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("command", string(x.Command))
 	if x.Args != nil {
-		w.value("args", &x.Args)
+		w.Value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", &x.Env)
+		w.Value("env", &x.Env)
 	}
 	if !x.Cwd.IsZero() {
-		w.obj("cwd", &x.Cwd)
+		w.Obj("cwd", &x.Cwd)
 	}
 	if !x.OutputByteLimit.IsZero() {
-		w.obj("outputByteLimit", &x.OutputByteLimit)
+		w.Obj("outputByteLimit", &x.OutputByteLimit)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1650,35 +1685,36 @@ type EnvVariable struct {
 
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
 	*x = EnvVariable{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x EnvVariable) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *EnvVariable) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *EnvVariable) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *EnvVariable) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnvVariable) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *EnvVariable) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "value", &x.Value, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *EnvVariable) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "value", &x.Value, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *EnvVariable) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("value", string(x.Value))
+func (x *EnvVariable) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1699,35 +1735,36 @@ type TerminalOutputRequest struct {
 
 func (x *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	*x = TerminalOutputRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalOutputRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalOutputRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalOutputRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutputRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalOutputRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalOutputRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalOutputRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("terminalId", string(x.TerminalID))
+func (x *TerminalOutputRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1748,35 +1785,36 @@ type ReleaseTerminalRequest struct {
 
 func (x *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	*x = ReleaseTerminalRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ReleaseTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ReleaseTerminalRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ReleaseTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReleaseTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ReleaseTerminalRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ReleaseTerminalRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ReleaseTerminalRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("terminalId", string(x.TerminalID))
+func (x *ReleaseTerminalRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1797,35 +1835,36 @@ type WaitForTerminalExitRequest struct {
 
 func (x *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	*x = WaitForTerminalExitRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *WaitForTerminalExitRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *WaitForTerminalExitRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *WaitForTerminalExitRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WaitForTerminalExitRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *WaitForTerminalExitRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *WaitForTerminalExitRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *WaitForTerminalExitRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("terminalId", string(x.TerminalID))
+func (x *WaitForTerminalExitRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1846,35 +1885,36 @@ type KillTerminalRequest struct {
 
 func (x *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	*x = KillTerminalRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x KillTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x KillTerminalRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *KillTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *KillTerminalRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *KillTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *KillTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *KillTerminalRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *KillTerminalRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *KillTerminalRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("terminalId", string(x.TerminalID))
+func (x *KillTerminalRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1914,69 +1954,80 @@ func (u CreateElicitationRequest) Tag() string {
 	case u.URL != nil:
 		return "url"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "mode")
+		return codec.RawTag(u.Unknown, "mode")
 	}
 	return ""
 }
 
-func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *CreateElicitationRequest) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("CreateElicitationRequest", u.Form != nil, u.URL != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *CreateElicitationRequest) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("CreateElicitationRequest", u.Form != nil, u.URL != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Form != nil:
-		w.str("mode", "form")
+		w.Str("mode", "form")
 		u.encodeCommon(&w)
 		u.Form.encodeFields(&w)
-		w.extra(u.Form.extraMembers())
-		return w.bytes()
+		w.Extra(u.Form.extraMembers())
+		return w.Bytes()
 	case u.URL != nil:
-		w.str("mode", "url")
+		w.Str("mode", "url")
 		u.encodeCommon(&w)
 		u.URL.encodeFields(&w)
-		w.extra(u.URL.extraMembers())
-		return w.bytes()
+		w.Extra(u.URL.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "CreateElicitationRequest", u.Unknown)
+	return codec.AppendUnknown(dst, "CreateElicitationRequest", u.Unknown)
 }
 
 func (u *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	*u = CreateElicitationRequest{}
-	m, err := codecUnionObject(data, "CreateElicitationRequest")
+	m, err := codec.UnionObject(data, "CreateElicitationRequest")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "mode")
+	tag, hasTag, err := codec.Tag(m, "mode")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "form":
-		return codecVariant(m, "mode", u.decodeCommon, &u.Form)
+		v := new(ElicitationFormMode)
+		if err := codec.Variant(m, "mode", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Form = v
+		return nil
 	case hasTag && tag == "url":
-		return codecVariant(m, "mode", u.decodeCommon, &u.URL)
+		v := new(ElicitationURLMode)
+		if err := codec.Variant(m, "mode", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.URL = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "mode", Err: codecErrMissing}
+		return &DecodeError{Path: "mode", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *CreateElicitationRequest) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "message", &x.Message, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CreateElicitationRequest) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "message", &x.Message, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CreateElicitationRequest) encodeCommon(w *codecWriter) {
-	w.str("message", string(x.Message))
+func (x *CreateElicitationRequest) encodeCommon(w *codec.Writer) {
+	w.Str("message", string(x.Message))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2000,33 +2051,34 @@ type ElicitationSessionScope struct {
 
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	*x = ElicitationSessionScope{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationSessionScope) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationSessionScope) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationSessionScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationSessionScope) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationSessionScope) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "toolCallId", &x.ToolCallID, codecNullable|codecLenient),
+func (x *ElicitationSessionScope) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Nullable|codec.Lenient),
 	)
 }
 
-func (x *ElicitationSessionScope) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *ElicitationSessionScope) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if !x.ToolCallID.IsZero() {
-		w.obj("toolCallId", &x.ToolCallID)
+		w.Obj("toolCallId", &x.ToolCallID)
 	}
 }
 
@@ -2042,30 +2094,31 @@ type ElicitationRequestScope struct {
 
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	*x = ElicitationRequestScope{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationRequestScope) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationRequestScope) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationRequestScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationRequestScope) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationRequestScope) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "requestId", &x.RequestID, codecRequired|codecNullable|codecRequestID),
+func (x *ElicitationRequestScope) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "requestId", &x.RequestID, codec.Required|codec.Nullable|codec.RequestID),
 	)
 }
 
-func (x *ElicitationRequestScope) encodeFields(w *codecWriter) {
-	w.raw("requestId", x.RequestID)
+func (x *ElicitationRequestScope) encodeFields(w *codec.Writer) {
+	w.Raw("requestId", x.RequestID)
 }
 
 // ElicitationSchema: Type-safe elicitation schema for requesting structured user input.
@@ -2098,51 +2151,52 @@ type ElicitationSchema struct {
 
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	*x = ElicitationSchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationSchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationSchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationSchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationSchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationSchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "type", &x.Type, codecLenient),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "properties", &x.Properties, 0),
-		codecOptList(m, "required", &x.Required, codecNullable),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationSchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "type", &x.Type, codec.Lenient),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "properties", &x.Properties, 0),
+		codec.OptList(m, "required", &x.Required, codec.Nullable),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationSchema) encodeFields(w *codecWriter) {
+func (x *ElicitationSchema) encodeFields(w *codec.Writer) {
 	if x.Type != "" {
-		w.str("type", string(x.Type))
+		w.Str("type", string(x.Type))
 	}
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if x.Properties != nil {
-		w.value("properties", &x.Properties)
+		w.Value("properties", &x.Properties)
 	}
 	if !x.Required.IsZero() {
-		w.obj("required", &x.Required)
+		w.Obj("required", &x.Required)
 	}
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2210,72 +2264,98 @@ func (u ElicitationPropertySchema) Tag() string {
 	case u.Array != nil:
 		return "array"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ElicitationPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ElicitationPropertySchema", u.String != nil, u.Number != nil, u.Integer != nil, u.Boolean != nil, u.Array != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ElicitationPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ElicitationPropertySchema", u.String != nil, u.Number != nil, u.Integer != nil, u.Boolean != nil, u.Array != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.String != nil:
-		w.str("type", "string")
+		w.Str("type", "string")
 		u.String.encodeFields(&w)
-		w.extra(u.String.extraMembers())
-		return w.bytes()
+		w.Extra(u.String.extraMembers())
+		return w.Bytes()
 	case u.Number != nil:
-		w.str("type", "number")
+		w.Str("type", "number")
 		u.Number.encodeFields(&w)
-		w.extra(u.Number.extraMembers())
-		return w.bytes()
+		w.Extra(u.Number.extraMembers())
+		return w.Bytes()
 	case u.Integer != nil:
-		w.str("type", "integer")
+		w.Str("type", "integer")
 		u.Integer.encodeFields(&w)
-		w.extra(u.Integer.extraMembers())
-		return w.bytes()
+		w.Extra(u.Integer.extraMembers())
+		return w.Bytes()
 	case u.Boolean != nil:
-		w.str("type", "boolean")
+		w.Str("type", "boolean")
 		u.Boolean.encodeFields(&w)
-		w.extra(u.Boolean.extraMembers())
-		return w.bytes()
+		w.Extra(u.Boolean.extraMembers())
+		return w.Bytes()
 	case u.Array != nil:
-		w.str("type", "array")
+		w.Str("type", "array")
 		u.Array.encodeFields(&w)
-		w.extra(u.Array.extraMembers())
-		return w.bytes()
+		w.Extra(u.Array.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "ElicitationPropertySchema", u.Unknown)
+	return codec.AppendUnknown(dst, "ElicitationPropertySchema", u.Unknown)
 }
 
 func (u *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	*u = ElicitationPropertySchema{}
-	m, err := codecUnionObject(data, "ElicitationPropertySchema")
+	m, err := codec.UnionObject(data, "ElicitationPropertySchema")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "string":
-		return codecVariant(m, "type", nil, &u.String)
+		v := new(StringPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.String = v
+		return nil
 	case hasTag && tag == "number":
-		return codecVariant(m, "type", nil, &u.Number)
+		v := new(NumberPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Number = v
+		return nil
 	case hasTag && tag == "integer":
-		return codecVariant(m, "type", nil, &u.Integer)
+		v := new(IntegerPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Integer = v
+		return nil
 	case hasTag && tag == "boolean":
-		return codecVariant(m, "type", nil, &u.Boolean)
+		v := new(BooleanPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Boolean = v
+		return nil
 	case hasTag && tag == "array":
-		return codecVariant(m, "type", nil, &u.Array)
+		v := new(MultiSelectPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Array = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -2328,39 +2408,40 @@ type EnumOption struct {
 
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
 	*x = EnumOption{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x EnumOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x EnumOption) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *EnumOption) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *EnumOption) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *EnumOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnumOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *EnumOption) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "const", &x.Const, codecRequired),
-		codecField(m, "title", &x.Title, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *EnumOption) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "const", &x.Const, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *EnumOption) encodeFields(w *codecWriter) {
-	w.str("const", string(x.Const))
-	w.str("title", string(x.Title))
+func (x *EnumOption) encodeFields(w *codec.Writer) {
+	w.Str("const", string(x.Const))
+	w.Str("title", string(x.Title))
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2414,67 +2495,68 @@ type StringPropertySchema struct {
 
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = StringPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *StringPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *StringPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *StringPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *StringPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minLength", &x.MinLength, codecNullable),
-		codecField(m, "maxLength", &x.MaxLength, codecNullable),
-		codecField(m, "pattern", &x.Pattern, codecNullable),
-		codecField(m, "format", &x.Format, codecNullable),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecOptList(m, "enum", &x.Enum, codecNullable),
-		codecOptList(m, "oneOf", &x.OneOf, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *StringPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minLength", &x.MinLength, codec.Nullable),
+		codec.Field(m, "maxLength", &x.MaxLength, codec.Nullable),
+		codec.Field(m, "pattern", &x.Pattern, codec.Nullable),
+		codec.Field(m, "format", &x.Format, codec.Nullable),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "enum", &x.Enum, codec.Nullable),
+		codec.OptList(m, "oneOf", &x.OneOf, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *StringPropertySchema) encodeFields(w *codecWriter) {
+func (x *StringPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.MinLength.IsZero() {
-		w.obj("minLength", &x.MinLength)
+		w.Obj("minLength", &x.MinLength)
 	}
 	if !x.MaxLength.IsZero() {
-		w.obj("maxLength", &x.MaxLength)
+		w.Obj("maxLength", &x.MaxLength)
 	}
 	if !x.Pattern.IsZero() {
-		w.obj("pattern", &x.Pattern)
+		w.Obj("pattern", &x.Pattern)
 	}
 	if !x.Format.IsZero() {
-		w.obj("format", &x.Format)
+		w.Obj("format", &x.Format)
 	}
 	if !x.Default.IsZero() {
-		w.obj("default", &x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if !x.Enum.IsZero() {
-		w.obj("enum", &x.Enum)
+		w.Obj("enum", &x.Enum)
 	}
 	if !x.OneOf.IsZero() {
-		w.obj("oneOf", &x.OneOf)
+		w.Obj("oneOf", &x.OneOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2509,51 +2591,52 @@ type NumberPropertySchema struct {
 
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = NumberPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *NumberPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *NumberPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *NumberPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NumberPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *NumberPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minimum", &x.Minimum, codecNullable),
-		codecField(m, "maximum", &x.Maximum, codecNullable),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *NumberPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minimum", &x.Minimum, codec.Nullable),
+		codec.Field(m, "maximum", &x.Maximum, codec.Nullable),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *NumberPropertySchema) encodeFields(w *codecWriter) {
+func (x *NumberPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Minimum.IsZero() {
-		w.obj("minimum", &x.Minimum)
+		w.Obj("minimum", &x.Minimum)
 	}
 	if !x.Maximum.IsZero() {
-		w.obj("maximum", &x.Maximum)
+		w.Obj("maximum", &x.Maximum)
 	}
 	if !x.Default.IsZero() {
-		w.obj("default", &x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2588,51 +2671,52 @@ type IntegerPropertySchema struct {
 
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = IntegerPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IntegerPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IntegerPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IntegerPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IntegerPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IntegerPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minimum", &x.Minimum, codecNullable),
-		codecField(m, "maximum", &x.Maximum, codecNullable),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *IntegerPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minimum", &x.Minimum, codec.Nullable),
+		codec.Field(m, "maximum", &x.Maximum, codec.Nullable),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *IntegerPropertySchema) encodeFields(w *codecWriter) {
+func (x *IntegerPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Minimum.IsZero() {
-		w.obj("minimum", &x.Minimum)
+		w.Obj("minimum", &x.Minimum)
 	}
 	if !x.Maximum.IsZero() {
-		w.obj("maximum", &x.Maximum)
+		w.Obj("maximum", &x.Maximum)
 	}
 	if !x.Default.IsZero() {
-		w.obj("default", &x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2659,43 +2743,44 @@ type BooleanPropertySchema struct {
 
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = BooleanPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *BooleanPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *BooleanPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *BooleanPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BooleanPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *BooleanPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *BooleanPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *BooleanPropertySchema) encodeFields(w *codecWriter) {
+func (x *BooleanPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Default.IsZero() {
-		w.obj("default", &x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2722,49 +2807,55 @@ func (u MultiSelectItems) Tag() string {
 	case u.String != nil:
 		return "string"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u MultiSelectItems) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u MultiSelectItems) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *MultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("MultiSelectItems", u.String != nil, u.Titled != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *MultiSelectItems) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("MultiSelectItems", u.String != nil, u.Titled != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.String != nil:
-		w.str("type", "string")
+		w.Str("type", "string")
 		u.String.encodeFields(&w)
-		w.extra(u.String.extraMembers())
-		return w.bytes()
+		w.Extra(u.String.extraMembers())
+		return w.Bytes()
 	case u.Titled != nil:
 		u.Titled.encodeFields(&w)
-		w.extra(u.Titled.extraMembers())
-		return w.bytes()
+		w.Extra(u.Titled.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "MultiSelectItems", u.Unknown)
+	return codec.AppendUnknown(dst, "MultiSelectItems", u.Unknown)
 }
 
 func (u *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	*u = MultiSelectItems{}
-	m, err := codecUnionObject(data, "MultiSelectItems")
+	m, err := codec.UnionObject(data, "MultiSelectItems")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "string":
-		return codecVariant(m, "type", nil, &u.String)
+		v := new(StringMultiSelectItems)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.String = v
+		return nil
 	}
 	if !hasTag {
 		v := new(TitledMultiSelectItems)
-		if err := codecDecodeInto(m, v); err != nil {
+		if err := codec.DecodeInto(m, v.decodeFields, v.setExtra); err != nil {
 			return err
 		}
 		u.Titled = v
@@ -2787,37 +2878,38 @@ type StringMultiSelectItems struct {
 
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	*x = StringMultiSelectItems{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *StringMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *StringMultiSelectItems) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *StringMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *StringMultiSelectItems) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "enum", &x.Enum, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *StringMultiSelectItems) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "enum", &x.Enum, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *StringMultiSelectItems) encodeFields(w *codecWriter) {
+func (x *StringMultiSelectItems) encodeFields(w *codec.Writer) {
 	if x.Enum == nil {
-		w.raw("enum", json.RawMessage("[]"))
+		w.Raw("enum", json.RawMessage("[]"))
 	} else {
-		w.value("enum", &x.Enum)
+		w.Value("enum", &x.Enum)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2834,37 +2926,38 @@ type TitledMultiSelectItems struct {
 
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	*x = TitledMultiSelectItems{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TitledMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TitledMultiSelectItems) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TitledMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TitledMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TitledMultiSelectItems) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "anyOf", &x.AnyOf, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TitledMultiSelectItems) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "anyOf", &x.AnyOf, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TitledMultiSelectItems) encodeFields(w *codecWriter) {
+func (x *TitledMultiSelectItems) encodeFields(w *codec.Writer) {
 	if x.AnyOf == nil {
-		w.raw("anyOf", json.RawMessage("[]"))
+		w.Raw("anyOf", json.RawMessage("[]"))
 	} else {
-		w.value("anyOf", &x.AnyOf)
+		w.Value("anyOf", &x.AnyOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2901,53 +2994,54 @@ type MultiSelectPropertySchema struct {
 
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = MultiSelectPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MultiSelectPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MultiSelectPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MultiSelectPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MultiSelectPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MultiSelectPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minItems", &x.MinItems, codecNullable),
-		codecField(m, "maxItems", &x.MaxItems, codecNullable),
-		codecField(m, "items", &x.Items, codecRequired),
-		codecOptList(m, "default", &x.Default, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MultiSelectPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minItems", &x.MinItems, codec.Nullable),
+		codec.Field(m, "maxItems", &x.MaxItems, codec.Nullable),
+		codec.Field(m, "items", &x.Items, codec.Required),
+		codec.OptList(m, "default", &x.Default, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MultiSelectPropertySchema) encodeFields(w *codecWriter) {
+func (x *MultiSelectPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.MinItems.IsZero() {
-		w.obj("minItems", &x.MinItems)
+		w.Obj("minItems", &x.MinItems)
 	}
 	if !x.MaxItems.IsZero() {
-		w.obj("maxItems", &x.MaxItems)
+		w.Obj("maxItems", &x.MaxItems)
 	}
-	w.obj("items", &x.Items)
+	w.Obj("items", &x.Items)
 	if !x.Default.IsZero() {
-		w.obj("default", &x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2970,50 +3064,51 @@ type ElicitationFormMode struct {
 
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	*x = ElicitationFormMode{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationFormMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationFormMode) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationFormMode) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationFormMode) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationFormMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationFormMode) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationFormMode) decodeFields(m codecMembers) error {
-	if err := codecFirst(
-		codecField(m, "requestedSchema", &x.RequestedSchema, codecRequired),
+func (x *ElicitationFormMode) decodeFields(m codec.Members) error {
+	if err := codec.First(
+		codec.Field(m, "requestedSchema", &x.RequestedSchema, codec.Required),
 	); err != nil {
 		return err
 	}
 	var errs []error
 	vSession := new(ElicitationSessionScope)
-	errSession := codecTry(m, vSession)
+	errSession := codec.Try(m, vSession.decodeFields)
 	if errSession == nil {
 		x.Session = vSession
 		return nil
 	}
 	errs = append(errs, errSession)
 	vRequest := new(ElicitationRequestScope)
-	errRequest := codecTry(m, vRequest)
+	errRequest := codec.Try(m, vRequest.decodeFields)
 	if errRequest == nil {
 		x.Request = vRequest
 		return nil
 	}
 	errs = append(errs, errRequest)
-	return codecNoMatch("ElicitationFormMode", errs)
+	return codec.NoMatch("ElicitationFormMode", errs)
 }
 
-func (x *ElicitationFormMode) encodeFields(w *codecWriter) {
-	w.obj("requestedSchema", &x.RequestedSchema)
-	if err := codecOne("ElicitationFormMode", x.Session != nil, x.Request != nil); err != nil {
-		w.fail(err)
+func (x *ElicitationFormMode) encodeFields(w *codec.Writer) {
+	w.Obj("requestedSchema", &x.RequestedSchema)
+	if err := codec.One("ElicitationFormMode", x.Session != nil, x.Request != nil); err != nil {
+		w.Fail(err)
 		return
 	}
 	switch {
@@ -3048,52 +3143,53 @@ type ElicitationURLMode struct {
 
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	*x = ElicitationURLMode{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationURLMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationURLMode) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationURLMode) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationURLMode) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationURLMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationURLMode) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationURLMode) decodeFields(m codecMembers) error {
-	if err := codecFirst(
-		codecField(m, "elicitationId", &x.ElicitationID, codecRequired),
-		codecField(m, "url", &x.URL, codecRequired),
+func (x *ElicitationURLMode) decodeFields(m codec.Members) error {
+	if err := codec.First(
+		codec.Field(m, "elicitationId", &x.ElicitationID, codec.Required),
+		codec.Field(m, "url", &x.URL, codec.Required),
 	); err != nil {
 		return err
 	}
 	var errs []error
 	vSession := new(ElicitationSessionScope)
-	errSession := codecTry(m, vSession)
+	errSession := codec.Try(m, vSession.decodeFields)
 	if errSession == nil {
 		x.Session = vSession
 		return nil
 	}
 	errs = append(errs, errSession)
 	vRequest := new(ElicitationRequestScope)
-	errRequest := codecTry(m, vRequest)
+	errRequest := codec.Try(m, vRequest.decodeFields)
 	if errRequest == nil {
 		x.Request = vRequest
 		return nil
 	}
 	errs = append(errs, errRequest)
-	return codecNoMatch("ElicitationURLMode", errs)
+	return codec.NoMatch("ElicitationURLMode", errs)
 }
 
-func (x *ElicitationURLMode) encodeFields(w *codecWriter) {
-	w.str("elicitationId", string(x.ElicitationID))
-	w.str("url", string(x.URL))
-	if err := codecOne("ElicitationURLMode", x.Session != nil, x.Request != nil); err != nil {
-		w.fail(err)
+func (x *ElicitationURLMode) encodeFields(w *codec.Writer) {
+	w.Str("elicitationId", string(x.ElicitationID))
+	w.Str("url", string(x.URL))
+	if err := codec.One("ElicitationURLMode", x.Session != nil, x.Request != nil); err != nil {
+		w.Fail(err)
 		return
 	}
 	switch {
@@ -3132,45 +3228,46 @@ type InitializeResponse struct {
 
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
 	*x = InitializeResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x InitializeResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x InitializeResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *InitializeResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *InitializeResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *InitializeResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *InitializeResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "protocolVersion", &x.ProtocolVersion, codecRequired),
-		codecField(m, "agentCapabilities", &x.AgentCapabilities, codecLenient),
-		codecList(m, "authMethods", &x.AuthMethods, codecLenient|codecSkipInvalid),
-		codecField(m, "agentInfo", &x.AgentInfo, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *InitializeResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "protocolVersion", &x.ProtocolVersion, codec.Required),
+		codec.Field(m, "agentCapabilities", &x.AgentCapabilities, codec.Lenient),
+		codec.List(m, "authMethods", &x.AuthMethods, codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "agentInfo", &x.AgentInfo, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *InitializeResponse) encodeFields(w *codecWriter) {
-	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	if !codecIsZero(&x.AgentCapabilities) {
-		w.obj("agentCapabilities", &x.AgentCapabilities)
+func (x *InitializeResponse) encodeFields(w *codec.Writer) {
+	w.Uint("protocolVersion", uint64(x.ProtocolVersion))
+	if !codec.IsZero(&x.AgentCapabilities) {
+		w.Obj("agentCapabilities", &x.AgentCapabilities)
 	}
 	if x.AuthMethods != nil {
-		w.value("authMethods", &x.AuthMethods)
+		w.Value("authMethods", &x.AuthMethods)
 	}
 	if x.AgentInfo != nil {
-		w.obj("agentInfo", x.AgentInfo)
+		w.Obj("agentInfo", x.AgentInfo)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3204,51 +3301,52 @@ type AgentCapabilities struct {
 
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	*x = AgentCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AgentCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AgentCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AgentCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AgentCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "loadSession", &x.LoadSession, codecLenient),
-		codecField(m, "promptCapabilities", &x.PromptCapabilities, codecLenient),
-		codecField(m, "mcpCapabilities", &x.MCPCapabilities, codecLenient),
-		codecField(m, "sessionCapabilities", &x.SessionCapabilities, codecLenient),
-		codecField(m, "auth", &x.Auth, codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AgentCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "loadSession", &x.LoadSession, codec.Lenient),
+		codec.Field(m, "promptCapabilities", &x.PromptCapabilities, codec.Lenient),
+		codec.Field(m, "mcpCapabilities", &x.MCPCapabilities, codec.Lenient),
+		codec.Field(m, "sessionCapabilities", &x.SessionCapabilities, codec.Lenient),
+		codec.Field(m, "auth", &x.Auth, codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AgentCapabilities) encodeFields(w *codecWriter) {
+func (x *AgentCapabilities) encodeFields(w *codec.Writer) {
 	if x.LoadSession {
-		w.bool("loadSession", x.LoadSession)
+		w.Bool("loadSession", x.LoadSession)
 	}
-	if !codecIsZero(&x.PromptCapabilities) {
-		w.obj("promptCapabilities", &x.PromptCapabilities)
+	if !codec.IsZero(&x.PromptCapabilities) {
+		w.Obj("promptCapabilities", &x.PromptCapabilities)
 	}
-	if !codecIsZero(&x.MCPCapabilities) {
-		w.obj("mcpCapabilities", &x.MCPCapabilities)
+	if !codec.IsZero(&x.MCPCapabilities) {
+		w.Obj("mcpCapabilities", &x.MCPCapabilities)
 	}
-	if !codecIsZero(&x.SessionCapabilities) {
-		w.obj("sessionCapabilities", &x.SessionCapabilities)
+	if !codec.IsZero(&x.SessionCapabilities) {
+		w.Obj("sessionCapabilities", &x.SessionCapabilities)
 	}
-	if !codecIsZero(&x.Auth) {
-		w.obj("auth", &x.Auth)
+	if !codec.IsZero(&x.Auth) {
+		w.Obj("auth", &x.Auth)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3278,43 +3376,44 @@ type PromptCapabilities struct {
 
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	*x = PromptCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "image", &x.Image, codecLenient),
-		codecField(m, "audio", &x.Audio, codecLenient),
-		codecField(m, "embeddedContext", &x.EmbeddedContext, codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "image", &x.Image, codec.Lenient),
+		codec.Field(m, "audio", &x.Audio, codec.Lenient),
+		codec.Field(m, "embeddedContext", &x.EmbeddedContext, codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptCapabilities) encodeFields(w *codecWriter) {
+func (x *PromptCapabilities) encodeFields(w *codec.Writer) {
 	if x.Image {
-		w.bool("image", x.Image)
+		w.Bool("image", x.Image)
 	}
 	if x.Audio {
-		w.bool("audio", x.Audio)
+		w.Bool("audio", x.Audio)
 	}
 	if x.EmbeddedContext {
-		w.bool("embeddedContext", x.EmbeddedContext)
+		w.Bool("embeddedContext", x.EmbeddedContext)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3333,39 +3432,40 @@ type MCPCapabilities struct {
 
 func (x *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	*x = MCPCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "http", &x.HTTP, codecLenient),
-		codecField(m, "sse", &x.SSE, codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "http", &x.HTTP, codec.Lenient),
+		codec.Field(m, "sse", &x.SSE, codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPCapabilities) encodeFields(w *codecWriter) {
+func (x *MCPCapabilities) encodeFields(w *codec.Writer) {
 	if x.HTTP {
-		w.bool("http", x.HTTP)
+		w.Bool("http", x.HTTP)
 	}
 	if x.SSE {
-		w.bool("sse", x.SSE)
+		w.Bool("sse", x.SSE)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3417,55 +3517,56 @@ type SessionCapabilities struct {
 
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "list", &x.List, codecNullable|codecLenient),
-		codecField(m, "delete", &x.Delete, codecNullable|codecLenient),
-		codecField(m, "additionalDirectories", &x.AdditionalDirectories, codecNullable|codecLenient),
-		codecField(m, "fork", &x.Fork, codecNullable|codecLenient),
-		codecField(m, "resume", &x.Resume, codecNullable|codecLenient),
-		codecField(m, "close", &x.Close, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "list", &x.List, codec.Nullable|codec.Lenient),
+		codec.Field(m, "delete", &x.Delete, codec.Nullable|codec.Lenient),
+		codec.Field(m, "additionalDirectories", &x.AdditionalDirectories, codec.Nullable|codec.Lenient),
+		codec.Field(m, "fork", &x.Fork, codec.Nullable|codec.Lenient),
+		codec.Field(m, "resume", &x.Resume, codec.Nullable|codec.Lenient),
+		codec.Field(m, "close", &x.Close, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionCapabilities) encodeFields(w *codec.Writer) {
 	if x.List != nil {
-		w.obj("list", x.List)
+		w.Obj("list", x.List)
 	}
 	if x.Delete != nil {
-		w.obj("delete", x.Delete)
+		w.Obj("delete", x.Delete)
 	}
 	if x.AdditionalDirectories != nil {
-		w.obj("additionalDirectories", x.AdditionalDirectories)
+		w.Obj("additionalDirectories", x.AdditionalDirectories)
 	}
 	if x.Fork != nil {
-		w.obj("fork", x.Fork)
+		w.Obj("fork", x.Fork)
 	}
 	if x.Resume != nil {
-		w.obj("resume", x.Resume)
+		w.Obj("resume", x.Resume)
 	}
 	if x.Close != nil {
-		w.obj("close", x.Close)
+		w.Obj("close", x.Close)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3482,31 +3583,32 @@ type SessionListCapabilities struct {
 
 func (x *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionListCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionListCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionListCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionListCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionListCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionListCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionListCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionListCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionListCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionListCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionListCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3523,31 +3625,32 @@ type SessionDeleteCapabilities struct {
 
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionDeleteCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionDeleteCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionDeleteCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionDeleteCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionDeleteCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionDeleteCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionDeleteCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionDeleteCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionDeleteCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3567,18 +3670,19 @@ type SessionAdditionalDirectoriesCapabilities struct {
 
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionAdditionalDirectoriesCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
+	return x.AppendJSON(nil)
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionAdditionalDirectoriesCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionAdditionalDirectoriesCapabilities) extraMembers() map[string]json.RawMessage {
@@ -3589,15 +3693,15 @@ func (x *SessionAdditionalDirectoriesCapabilities) setExtra(m map[string]json.Ra
 	x.Extra = m
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionAdditionalDirectoriesCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionAdditionalDirectoriesCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3614,31 +3718,32 @@ type SessionResumeCapabilities struct {
 
 func (x *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionResumeCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionResumeCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionResumeCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionResumeCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionResumeCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionResumeCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionResumeCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionResumeCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionResumeCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3655,31 +3760,32 @@ type SessionCloseCapabilities struct {
 
 func (x *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionCloseCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionCloseCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionCloseCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionCloseCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionCloseCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionCloseCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionCloseCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionCloseCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionCloseCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3699,35 +3805,36 @@ type AgentAuthCapabilities struct {
 
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	*x = AgentAuthCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AgentAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AgentAuthCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AgentAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AgentAuthCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "logout", &x.Logout, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AgentAuthCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "logout", &x.Logout, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AgentAuthCapabilities) encodeFields(w *codecWriter) {
+func (x *AgentAuthCapabilities) encodeFields(w *codec.Writer) {
 	if x.Logout != nil {
-		w.obj("logout", x.Logout)
+		w.Obj("logout", x.Logout)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3744,31 +3851,32 @@ type LogoutCapabilities struct {
 
 func (x *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	*x = LogoutCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LogoutCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LogoutCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LogoutCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LogoutCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LogoutCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LogoutCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LogoutCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LogoutCapabilities) encodeFields(w *codecWriter) {
+func (x *LogoutCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3799,52 +3907,58 @@ func (u AuthMethod) Tag() string {
 	case u.Terminal != nil:
 		return "terminal"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u AuthMethod) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u AuthMethod) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *AuthMethod) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("AuthMethod", u.Terminal != nil, u.Agent != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *AuthMethod) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("AuthMethod", u.Terminal != nil, u.Agent != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Terminal != nil:
-		w.str("type", "terminal")
+		w.Str("type", "terminal")
 		u.Terminal.encodeFields(&w)
-		w.extra(u.Terminal.extraMembers())
-		return w.bytes()
+		w.Extra(u.Terminal.extraMembers())
+		return w.Bytes()
 	case u.Agent != nil:
 		u.Agent.encodeFields(&w)
-		w.extra(u.Agent.extraMembers())
-		return w.bytes()
+		w.Extra(u.Agent.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "AuthMethod", u.Unknown)
+	return codec.AppendUnknown(dst, "AuthMethod", u.Unknown)
 }
 
 func (u *AuthMethod) UnmarshalJSON(data []byte) error {
 	*u = AuthMethod{}
-	m, err := codecUnionObject(data, "AuthMethod")
+	m, err := codec.UnionObject(data, "AuthMethod")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "terminal":
-		return codecVariant(m, "type", nil, &u.Terminal)
+		v := new(AuthMethodTerminal)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Terminal = v
+		return nil
 	}
 	mm := m
 	if hasTag {
 		mm = maps.Clone(m)
 	}
 	v := new(AuthMethodAgent)
-	err = codecDecodeInto(mm, v)
+	err = codec.DecodeInto(mm, v.decodeFields, v.setExtra)
 	if err == nil {
 		u.Agent = v
 		return nil
@@ -3888,47 +4002,48 @@ type AuthMethodTerminal struct {
 
 func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	*x = AuthMethodTerminal{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AuthMethodTerminal) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AuthMethodTerminal) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AuthMethodTerminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodTerminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AuthMethodTerminal) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "id", &x.ID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecList(m, "args", &x.Args, codecNullDefault),
-		codecField(m, "env", &x.Env, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AuthMethodTerminal) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "id", &x.ID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.List(m, "args", &x.Args, codec.NullDefault),
+		codec.Field(m, "env", &x.Env, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AuthMethodTerminal) encodeFields(w *codecWriter) {
-	w.str("id", string(x.ID))
-	w.str("name", string(x.Name))
+func (x *AuthMethodTerminal) encodeFields(w *codec.Writer) {
+	w.Str("id", string(x.ID))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Args != nil {
-		w.value("args", &x.Args)
+		w.Value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", &x.Env)
+		w.Value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3951,39 +4066,40 @@ type AuthMethodAgent struct {
 
 func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	*x = AuthMethodAgent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AuthMethodAgent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AuthMethodAgent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AuthMethodAgent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodAgent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AuthMethodAgent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "id", &x.ID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AuthMethodAgent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "id", &x.ID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AuthMethodAgent) encodeFields(w *codecWriter) {
-	w.str("id", string(x.ID))
-	w.str("name", string(x.Name))
+func (x *AuthMethodAgent) encodeFields(w *codec.Writer) {
+	w.Str("id", string(x.ID))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4011,39 +4127,40 @@ type Implementation struct {
 
 func (x *Implementation) UnmarshalJSON(data []byte) error {
 	*x = Implementation{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Implementation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Implementation) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Implementation) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Implementation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Implementation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Implementation) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "version", &x.Version, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Implementation) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "version", &x.Version, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Implementation) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
+func (x *Implementation) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
-	w.str("version", string(x.Version))
+	w.Str("version", string(x.Version))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4060,31 +4177,32 @@ type AuthenticateResponse struct {
 
 func (x *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	*x = AuthenticateResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AuthenticateResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AuthenticateResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AuthenticateResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AuthenticateResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AuthenticateResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthenticateResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AuthenticateResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AuthenticateResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AuthenticateResponse) encodeFields(w *codecWriter) {
+func (x *AuthenticateResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4101,31 +4219,32 @@ type LogoutResponse struct {
 
 func (x *LogoutResponse) UnmarshalJSON(data []byte) error {
 	*x = LogoutResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LogoutResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LogoutResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LogoutResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LogoutResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LogoutResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LogoutResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LogoutResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LogoutResponse) encodeFields(w *codecWriter) {
+func (x *LogoutResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4150,41 +4269,42 @@ type NewSessionResponse struct {
 
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = NewSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *NewSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *NewSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *NewSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *NewSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "modes", &x.Modes, codecNullable|codecLenient),
-		codecOptList(m, "configOptions", &x.ConfigOptions, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *NewSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "modes", &x.Modes, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "configOptions", &x.ConfigOptions, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *NewSessionResponse) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *NewSessionResponse) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Modes != nil {
-		w.obj("modes", x.Modes)
+		w.Obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.obj("configOptions", &x.ConfigOptions)
+		w.Obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4203,39 +4323,40 @@ type SessionModeState struct {
 
 func (x *SessionModeState) UnmarshalJSON(data []byte) error {
 	*x = SessionModeState{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionModeState) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionModeState) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionModeState) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionModeState) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionModeState) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionModeState) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionModeState) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "currentModeId", &x.CurrentModeID, codecRequired),
-		codecList(m, "availableModes", &x.AvailableModes, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionModeState) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "currentModeId", &x.CurrentModeID, codec.Required),
+		codec.List(m, "availableModes", &x.AvailableModes, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionModeState) encodeFields(w *codecWriter) {
-	w.str("currentModeId", string(x.CurrentModeID))
+func (x *SessionModeState) encodeFields(w *codec.Writer) {
+	w.Str("currentModeId", string(x.CurrentModeID))
 	if x.AvailableModes == nil {
-		w.raw("availableModes", json.RawMessage("[]"))
+		w.Raw("availableModes", json.RawMessage("[]"))
 	} else {
-		w.value("availableModes", &x.AvailableModes)
+		w.Value("availableModes", &x.AvailableModes)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4259,39 +4380,40 @@ type SessionMode struct {
 
 func (x *SessionMode) UnmarshalJSON(data []byte) error {
 	*x = SessionMode{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionMode) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionMode) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionMode) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionMode) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionMode) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "id", &x.ID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionMode) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "id", &x.ID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionMode) encodeFields(w *codecWriter) {
-	w.str("id", string(x.ID))
-	w.str("name", string(x.Name))
+func (x *SessionMode) encodeFields(w *codec.Writer) {
+	w.Str("id", string(x.ID))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4331,79 +4453,90 @@ func (u SessionConfigOption) Tag() string {
 	case u.Boolean != nil:
 		return "boolean"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u SessionConfigOption) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SessionConfigOption) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SessionConfigOption) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SessionConfigOption", u.Select != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SessionConfigOption) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SessionConfigOption", u.Select != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Select != nil:
-		w.str("type", "select")
+		w.Str("type", "select")
 		u.encodeCommon(&w)
 		u.Select.encodeFields(&w)
-		w.extra(u.Select.extraMembers())
-		return w.bytes()
+		w.Extra(u.Select.extraMembers())
+		return w.Bytes()
 	case u.Boolean != nil:
-		w.str("type", "boolean")
+		w.Str("type", "boolean")
 		u.encodeCommon(&w)
 		u.Boolean.encodeFields(&w)
-		w.extra(u.Boolean.extraMembers())
-		return w.bytes()
+		w.Extra(u.Boolean.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "SessionConfigOption", u.Unknown)
+	return codec.AppendUnknown(dst, "SessionConfigOption", u.Unknown)
 }
 
 func (u *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	*u = SessionConfigOption{}
-	m, err := codecUnionObject(data, "SessionConfigOption")
+	m, err := codec.UnionObject(data, "SessionConfigOption")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "select":
-		return codecVariant(m, "type", u.decodeCommon, &u.Select)
+		v := new(SessionConfigSelect)
+		if err := codec.Variant(m, "type", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Select = v
+		return nil
 	case hasTag && tag == "boolean":
-		return codecVariant(m, "type", u.decodeCommon, &u.Boolean)
+		v := new(SessionConfigBoolean)
+		if err := codec.Variant(m, "type", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Boolean = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *SessionConfigOption) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "id", &x.ID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "category", &x.Category, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionConfigOption) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "id", &x.ID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "category", &x.Category, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionConfigOption) encodeCommon(w *codecWriter) {
-	w.str("id", string(x.ID))
-	w.str("name", string(x.Name))
+func (x *SessionConfigOption) encodeCommon(w *codec.Writer) {
+	w.Str("id", string(x.ID))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Category.IsZero() {
-		w.obj("category", &x.Category)
+		w.Obj("category", &x.Category)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4447,22 +4580,23 @@ type SessionConfigSelectOptions struct {
 	Grouped []SessionConfigSelectGroup
 }
 
-func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SessionConfigSelectOptions) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SessionConfigSelectOptions", u.Ungrouped != nil, u.Grouped != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SessionConfigSelectOptions) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SessionConfigSelectOptions", u.Ungrouped != nil, u.Grouped != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.Ungrouped != nil:
-		return codecAppendAny(dst, &u.Ungrouped)
+		return codec.AppendAny(dst, &u.Ungrouped)
 	}
-	return codecAppendAny(dst, &u.Grouped)
+	return codec.AppendAny(dst, &u.Grouped)
 }
 
 func (u *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	*u = SessionConfigSelectOptions{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("SessionConfigSelectOptions must not be null")}
 	}
 	var errs []error
@@ -4480,7 +4614,7 @@ func (u *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("SessionConfigSelectOptions", errs)
+	return codec.NoMatch("SessionConfigSelectOptions", errs)
 }
 
 // SessionConfigSelectOption: A possible value for a session configuration option.
@@ -4500,39 +4634,40 @@ type SessionConfigSelectOption struct {
 
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigSelectOption{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigSelectOption) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigSelectOption) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigSelectOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigSelectOption) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "value", &x.Value, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionConfigSelectOption) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "value", &x.Value, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionConfigSelectOption) encodeFields(w *codecWriter) {
-	w.str("value", string(x.Value))
-	w.str("name", string(x.Name))
+func (x *SessionConfigSelectOption) encodeFields(w *codec.Writer) {
+	w.Str("value", string(x.Value))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4553,41 +4688,42 @@ type SessionConfigSelectGroup struct {
 
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigSelectGroup{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigSelectGroup) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigSelectGroup) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigSelectGroup) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectGroup) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigSelectGroup) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "group", &x.Group, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecList(m, "options", &x.Options, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionConfigSelectGroup) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "group", &x.Group, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.List(m, "options", &x.Options, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionConfigSelectGroup) encodeFields(w *codecWriter) {
-	w.str("group", string(x.Group))
-	w.str("name", string(x.Name))
+func (x *SessionConfigSelectGroup) encodeFields(w *codec.Writer) {
+	w.Str("group", string(x.Group))
+	w.Str("name", string(x.Name))
 	if x.Options == nil {
-		w.raw("options", json.RawMessage("[]"))
+		w.Raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", &x.Options)
+		w.Value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4607,32 +4743,33 @@ type SessionConfigSelect struct {
 
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigSelect{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigSelect) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigSelect) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigSelect) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigSelect) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigSelect) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelect) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigSelect) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "currentValue", &x.CurrentValue, codecRequired),
-		codecField(m, "options", &x.Options, codecRequired),
+func (x *SessionConfigSelect) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "currentValue", &x.CurrentValue, codec.Required),
+		codec.Field(m, "options", &x.Options, codec.Required),
 	)
 }
 
-func (x *SessionConfigSelect) encodeFields(w *codecWriter) {
-	w.str("currentValue", string(x.CurrentValue))
-	w.obj("options", &x.Options)
+func (x *SessionConfigSelect) encodeFields(w *codec.Writer) {
+	w.Str("currentValue", string(x.CurrentValue))
+	w.Obj("options", &x.Options)
 }
 
 // SessionConfigBoolean: A boolean on/off toggle session configuration option payload.
@@ -4646,30 +4783,31 @@ type SessionConfigBoolean struct {
 
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigBoolean{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigBoolean) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigBoolean) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigBoolean) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigBoolean) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigBoolean) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "currentValue", &x.CurrentValue, codecRequired),
+func (x *SessionConfigBoolean) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "currentValue", &x.CurrentValue, codec.Required),
 	)
 }
 
-func (x *SessionConfigBoolean) encodeFields(w *codecWriter) {
-	w.bool("currentValue", x.CurrentValue)
+func (x *SessionConfigBoolean) encodeFields(w *codec.Writer) {
+	w.Bool("currentValue", x.CurrentValue)
 }
 
 // LoadSessionResponse: Response from loading an existing session.
@@ -4689,39 +4827,40 @@ type LoadSessionResponse struct {
 
 func (x *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = LoadSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LoadSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LoadSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LoadSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LoadSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LoadSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoadSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LoadSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "modes", &x.Modes, codecNullable|codecLenient),
-		codecOptList(m, "configOptions", &x.ConfigOptions, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LoadSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "modes", &x.Modes, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "configOptions", &x.ConfigOptions, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LoadSessionResponse) encodeFields(w *codecWriter) {
+func (x *LoadSessionResponse) encodeFields(w *codec.Writer) {
 	if x.Modes != nil {
-		w.obj("modes", x.Modes)
+		w.Obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.obj("configOptions", &x.ConfigOptions)
+		w.Obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4743,41 +4882,42 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	*x = ListSessionsResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ListSessionsResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ListSessionsResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ListSessionsResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ListSessionsResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "sessions", &x.Sessions, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "nextCursor", &x.NextCursor, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ListSessionsResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "sessions", &x.Sessions, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "nextCursor", &x.NextCursor, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ListSessionsResponse) encodeFields(w *codecWriter) {
+func (x *ListSessionsResponse) encodeFields(w *codec.Writer) {
 	if x.Sessions == nil {
-		w.raw("sessions", json.RawMessage("[]"))
+		w.Raw("sessions", json.RawMessage("[]"))
 	} else {
-		w.value("sessions", &x.Sessions)
+		w.Value("sessions", &x.Sessions)
 	}
 	if !x.NextCursor.IsZero() {
-		w.obj("nextCursor", &x.NextCursor)
+		w.Obj("nextCursor", &x.NextCursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4806,47 +4946,48 @@ type SessionInfo struct {
 
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
 	*x = SessionInfo{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionInfo) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionInfo) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionInfo) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionInfo) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfo) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionInfo) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecLenient|codecSkipInvalid),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "updatedAt", &x.UpdatedAt, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionInfo) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "updatedAt", &x.UpdatedAt, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionInfo) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("cwd", string(x.Cwd))
+func (x *SessionInfo) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.UpdatedAt.IsZero() {
-		w.obj("updatedAt", &x.UpdatedAt)
+		w.Obj("updatedAt", &x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4863,31 +5004,32 @@ type DeleteSessionResponse struct {
 
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = DeleteSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *DeleteSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *DeleteSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *DeleteSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *DeleteSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *DeleteSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *DeleteSessionResponse) encodeFields(w *codecWriter) {
+func (x *DeleteSessionResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4908,39 +5050,40 @@ type ResumeSessionResponse struct {
 
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = ResumeSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ResumeSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ResumeSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ResumeSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ResumeSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "modes", &x.Modes, codecNullable|codecLenient),
-		codecOptList(m, "configOptions", &x.ConfigOptions, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ResumeSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "modes", &x.Modes, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "configOptions", &x.ConfigOptions, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ResumeSessionResponse) encodeFields(w *codecWriter) {
+func (x *ResumeSessionResponse) encodeFields(w *codec.Writer) {
 	if x.Modes != nil {
-		w.obj("modes", x.Modes)
+		w.Obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.obj("configOptions", &x.ConfigOptions)
+		w.Obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4957,31 +5100,32 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = CloseSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CloseSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CloseSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CloseSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CloseSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CloseSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CloseSessionResponse) encodeFields(w *codecWriter) {
+func (x *CloseSessionResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4998,31 +5142,32 @@ type SetSessionModeResponse struct {
 
 func (x *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	*x = SetSessionModeResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionModeResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionModeResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionModeResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionModeResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionModeResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SetSessionModeResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SetSessionModeResponse) encodeFields(w *codecWriter) {
+func (x *SetSessionModeResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5041,37 +5186,38 @@ type SetSessionConfigOptionResponse struct {
 
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	*x = SetSessionConfigOptionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionConfigOptionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionConfigOptionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionConfigOptionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionConfigOptionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionConfigOptionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "configOptions", &x.ConfigOptions, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SetSessionConfigOptionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "configOptions", &x.ConfigOptions, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SetSessionConfigOptionResponse) encodeFields(w *codecWriter) {
+func (x *SetSessionConfigOptionResponse) encodeFields(w *codec.Writer) {
 	if x.ConfigOptions == nil {
-		w.raw("configOptions", json.RawMessage("[]"))
+		w.Raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", &x.ConfigOptions)
+		w.Value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5094,37 +5240,38 @@ type PromptResponse struct {
 
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
 	*x = PromptResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "stopReason", &x.StopReason, codecRequired),
-		codecField(m, "usage", &x.Usage, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "stopReason", &x.StopReason, codec.Required),
+		codec.Field(m, "usage", &x.Usage, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptResponse) encodeFields(w *codecWriter) {
-	w.str("stopReason", string(x.StopReason))
+func (x *PromptResponse) encodeFields(w *codec.Writer) {
+	w.Str("stopReason", string(x.StopReason))
 	if x.Usage != nil {
-		w.obj("usage", x.Usage)
+		w.Obj("usage", x.Usage)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5185,35 +5332,36 @@ type SessionNotification struct {
 
 func (x *SessionNotification) UnmarshalJSON(data []byte) error {
 	*x = SessionNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "update", &x.Update, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "update", &x.Update, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionNotification) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.obj("update", &x.Update)
+func (x *SessionNotification) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Obj("update", &x.Update)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5311,135 +5459,206 @@ func (u SessionUpdate) Tag() string {
 	case u.CompactionSummaryChunk != nil:
 		return "compaction_summary_chunk"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "sessionUpdate")
+		return codec.RawTag(u.Unknown, "sessionUpdate")
 	}
 	return ""
 }
 
-func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SessionUpdate) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SessionUpdate", u.UserMessageChunk != nil, u.AgentMessageChunk != nil, u.AgentThoughtChunk != nil, u.ToolCall != nil, u.ToolCallUpdate != nil, u.Plan != nil, u.AvailableCommandsUpdate != nil, u.CurrentModeUpdate != nil, u.ConfigOptionUpdate != nil, u.SessionInfoUpdate != nil, u.UsageUpdate != nil, u.Notice != nil, u.CompactionUpdate != nil, u.CompactionSummaryChunk != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SessionUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SessionUpdate", u.UserMessageChunk != nil, u.AgentMessageChunk != nil, u.AgentThoughtChunk != nil, u.ToolCall != nil, u.ToolCallUpdate != nil, u.Plan != nil, u.AvailableCommandsUpdate != nil, u.CurrentModeUpdate != nil, u.ConfigOptionUpdate != nil, u.SessionInfoUpdate != nil, u.UsageUpdate != nil, u.Notice != nil, u.CompactionUpdate != nil, u.CompactionSummaryChunk != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.UserMessageChunk != nil:
-		w.str("sessionUpdate", "user_message_chunk")
+		w.Str("sessionUpdate", "user_message_chunk")
 		u.UserMessageChunk.encodeFields(&w)
-		w.extra(u.UserMessageChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.UserMessageChunk.extraMembers())
+		return w.Bytes()
 	case u.AgentMessageChunk != nil:
-		w.str("sessionUpdate", "agent_message_chunk")
+		w.Str("sessionUpdate", "agent_message_chunk")
 		u.AgentMessageChunk.encodeFields(&w)
-		w.extra(u.AgentMessageChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.AgentMessageChunk.extraMembers())
+		return w.Bytes()
 	case u.AgentThoughtChunk != nil:
-		w.str("sessionUpdate", "agent_thought_chunk")
+		w.Str("sessionUpdate", "agent_thought_chunk")
 		u.AgentThoughtChunk.encodeFields(&w)
-		w.extra(u.AgentThoughtChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.AgentThoughtChunk.extraMembers())
+		return w.Bytes()
 	case u.ToolCall != nil:
-		w.str("sessionUpdate", "tool_call")
+		w.Str("sessionUpdate", "tool_call")
 		u.ToolCall.encodeFields(&w)
-		w.extra(u.ToolCall.extraMembers())
-		return w.bytes()
+		w.Extra(u.ToolCall.extraMembers())
+		return w.Bytes()
 	case u.ToolCallUpdate != nil:
-		w.str("sessionUpdate", "tool_call_update")
+		w.Str("sessionUpdate", "tool_call_update")
 		u.ToolCallUpdate.encodeFields(&w)
-		w.extra(u.ToolCallUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.ToolCallUpdate.extraMembers())
+		return w.Bytes()
 	case u.Plan != nil:
-		w.str("sessionUpdate", "plan")
+		w.Str("sessionUpdate", "plan")
 		u.Plan.encodeFields(&w)
-		w.extra(u.Plan.extraMembers())
-		return w.bytes()
+		w.Extra(u.Plan.extraMembers())
+		return w.Bytes()
 	case u.AvailableCommandsUpdate != nil:
-		w.str("sessionUpdate", "available_commands_update")
+		w.Str("sessionUpdate", "available_commands_update")
 		u.AvailableCommandsUpdate.encodeFields(&w)
-		w.extra(u.AvailableCommandsUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.AvailableCommandsUpdate.extraMembers())
+		return w.Bytes()
 	case u.CurrentModeUpdate != nil:
-		w.str("sessionUpdate", "current_mode_update")
+		w.Str("sessionUpdate", "current_mode_update")
 		u.CurrentModeUpdate.encodeFields(&w)
-		w.extra(u.CurrentModeUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.CurrentModeUpdate.extraMembers())
+		return w.Bytes()
 	case u.ConfigOptionUpdate != nil:
-		w.str("sessionUpdate", "config_option_update")
+		w.Str("sessionUpdate", "config_option_update")
 		u.ConfigOptionUpdate.encodeFields(&w)
-		w.extra(u.ConfigOptionUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.ConfigOptionUpdate.extraMembers())
+		return w.Bytes()
 	case u.SessionInfoUpdate != nil:
-		w.str("sessionUpdate", "session_info_update")
+		w.Str("sessionUpdate", "session_info_update")
 		u.SessionInfoUpdate.encodeFields(&w)
-		w.extra(u.SessionInfoUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.SessionInfoUpdate.extraMembers())
+		return w.Bytes()
 	case u.UsageUpdate != nil:
-		w.str("sessionUpdate", "usage_update")
+		w.Str("sessionUpdate", "usage_update")
 		u.UsageUpdate.encodeFields(&w)
-		w.extra(u.UsageUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.UsageUpdate.extraMembers())
+		return w.Bytes()
 	case u.Notice != nil:
-		w.str("sessionUpdate", "notice")
+		w.Str("sessionUpdate", "notice")
 		u.Notice.encodeFields(&w)
-		w.extra(u.Notice.extraMembers())
-		return w.bytes()
+		w.Extra(u.Notice.extraMembers())
+		return w.Bytes()
 	case u.CompactionUpdate != nil:
-		w.str("sessionUpdate", "compaction_update")
+		w.Str("sessionUpdate", "compaction_update")
 		u.CompactionUpdate.encodeFields(&w)
-		w.extra(u.CompactionUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.CompactionUpdate.extraMembers())
+		return w.Bytes()
 	case u.CompactionSummaryChunk != nil:
-		w.str("sessionUpdate", "compaction_summary_chunk")
+		w.Str("sessionUpdate", "compaction_summary_chunk")
 		u.CompactionSummaryChunk.encodeFields(&w)
-		w.extra(u.CompactionSummaryChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.CompactionSummaryChunk.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "SessionUpdate", u.Unknown)
+	return codec.AppendUnknown(dst, "SessionUpdate", u.Unknown)
 }
 
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	*u = SessionUpdate{}
-	m, err := codecUnionObject(data, "SessionUpdate")
+	m, err := codec.UnionObject(data, "SessionUpdate")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "sessionUpdate")
+	tag, hasTag, err := codec.Tag(m, "sessionUpdate")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "user_message_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.UserMessageChunk)
+		v := new(ContentChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.UserMessageChunk = v
+		return nil
 	case hasTag && tag == "agent_message_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.AgentMessageChunk)
+		v := new(ContentChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AgentMessageChunk = v
+		return nil
 	case hasTag && tag == "agent_thought_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.AgentThoughtChunk)
+		v := new(ContentChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AgentThoughtChunk = v
+		return nil
 	case hasTag && tag == "tool_call":
-		return codecVariant(m, "sessionUpdate", nil, &u.ToolCall)
+		v := new(ToolCall)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ToolCall = v
+		return nil
 	case hasTag && tag == "tool_call_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.ToolCallUpdate)
+		v := new(ToolCallUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ToolCallUpdate = v
+		return nil
 	case hasTag && tag == "plan":
-		return codecVariant(m, "sessionUpdate", nil, &u.Plan)
+		v := new(Plan)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Plan = v
+		return nil
 	case hasTag && tag == "available_commands_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.AvailableCommandsUpdate)
+		v := new(AvailableCommandsUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AvailableCommandsUpdate = v
+		return nil
 	case hasTag && tag == "current_mode_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.CurrentModeUpdate)
+		v := new(CurrentModeUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.CurrentModeUpdate = v
+		return nil
 	case hasTag && tag == "config_option_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.ConfigOptionUpdate)
+		v := new(ConfigOptionUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ConfigOptionUpdate = v
+		return nil
 	case hasTag && tag == "session_info_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.SessionInfoUpdate)
+		v := new(SessionInfoUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.SessionInfoUpdate = v
+		return nil
 	case hasTag && tag == "usage_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.UsageUpdate)
+		v := new(UsageUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.UsageUpdate = v
+		return nil
 	case hasTag && tag == "notice":
-		return codecVariant(m, "sessionUpdate", nil, &u.Notice)
+		v := new(Notice)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Notice = v
+		return nil
 	case hasTag && tag == "compaction_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.CompactionUpdate)
+		v := new(CompactionUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.CompactionUpdate = v
+		return nil
 	case hasTag && tag == "compaction_summary_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.CompactionSummaryChunk)
+		v := new(CompactionSummaryChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.CompactionSummaryChunk = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "sessionUpdate", Err: codecErrMissing}
+		return &DecodeError{Path: "sessionUpdate", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -5466,37 +5685,38 @@ type ContentChunk struct {
 
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
 	*x = ContentChunk{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ContentChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ContentChunk) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ContentChunk) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ContentChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ContentChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ContentChunk) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "messageId", &x.MessageID, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ContentChunk) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "messageId", &x.MessageID, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ContentChunk) encodeFields(w *codecWriter) {
-	w.obj("content", &x.Content)
+func (x *ContentChunk) encodeFields(w *codec.Writer) {
+	w.Obj("content", &x.Content)
 	if !x.MessageID.IsZero() {
-		w.obj("messageId", &x.MessageID)
+		w.Obj("messageId", &x.MessageID)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5537,63 +5757,64 @@ type ToolCall struct {
 
 func (x *ToolCall) UnmarshalJSON(data []byte) error {
 	*x = ToolCall{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCall) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCall) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCall) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCall) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCall) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCall) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCall) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "toolCallId", &x.ToolCallID, codecRequired),
-		codecField(m, "title", &x.Title, codecRequired),
-		codecField(m, "name", &x.Name, codecNullable|codecLenient),
-		codecField(m, "kind", &x.Kind, codecLenient),
-		codecField(m, "status", &x.Status, codecLenient),
-		codecList(m, "content", &x.Content, codecLenient|codecSkipInvalid),
-		codecList(m, "locations", &x.Locations, codecLenient|codecSkipInvalid),
-		codecField(m, "rawInput", &x.RawInput, codecNullable|codecLenient),
-		codecField(m, "rawOutput", &x.RawOutput, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCall) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Nullable|codec.Lenient),
+		codec.Field(m, "kind", &x.Kind, codec.Lenient),
+		codec.Field(m, "status", &x.Status, codec.Lenient),
+		codec.List(m, "content", &x.Content, codec.Lenient|codec.SkipInvalid),
+		codec.List(m, "locations", &x.Locations, codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "rawInput", &x.RawInput, codec.Nullable|codec.Lenient),
+		codec.Field(m, "rawOutput", &x.RawOutput, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCall) encodeFields(w *codecWriter) {
-	w.str("toolCallId", string(x.ToolCallID))
-	w.str("title", string(x.Title))
+func (x *ToolCall) encodeFields(w *codec.Writer) {
+	w.Str("toolCallId", string(x.ToolCallID))
+	w.Str("title", string(x.Title))
 	if !x.Name.IsZero() {
-		w.obj("name", &x.Name)
+		w.Obj("name", &x.Name)
 	}
 	if x.Kind != "" {
-		w.str("kind", string(x.Kind))
+		w.Str("kind", string(x.Kind))
 	}
 	if x.Status != "" {
-		w.str("status", string(x.Status))
+		w.Str("status", string(x.Status))
 	}
 	if x.Content != nil {
-		w.value("content", &x.Content)
+		w.Value("content", &x.Content)
 	}
 	if x.Locations != nil {
-		w.value("locations", &x.Locations)
+		w.Value("locations", &x.Locations)
 	}
 	if x.RawInput != nil {
-		w.raw("rawInput", x.RawInput)
+		w.Raw("rawInput", x.RawInput)
 	}
 	if x.RawOutput != nil {
-		w.raw("rawOutput", x.RawOutput)
+		w.Raw("rawOutput", x.RawOutput)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5618,37 +5839,38 @@ type PlanEntry struct {
 
 func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 	*x = PlanEntry{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PlanEntry) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PlanEntry) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PlanEntry) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PlanEntry) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanEntry) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PlanEntry) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "priority", &x.Priority, codecRequired),
-		codecField(m, "status", &x.Status, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PlanEntry) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "priority", &x.Priority, codec.Required),
+		codec.Field(m, "status", &x.Status, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PlanEntry) encodeFields(w *codecWriter) {
-	w.str("content", string(x.Content))
-	w.str("priority", string(x.Priority))
-	w.str("status", string(x.Status))
+func (x *PlanEntry) encodeFields(w *codec.Writer) {
+	w.Str("content", string(x.Content))
+	w.Str("priority", string(x.Priority))
+	w.Str("status", string(x.Status))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5729,37 +5951,38 @@ type Plan struct {
 
 func (x *Plan) UnmarshalJSON(data []byte) error {
 	*x = Plan{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Plan) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Plan) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Plan) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Plan) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Plan) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Plan) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Plan) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "entries", &x.Entries, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Plan) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "entries", &x.Entries, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Plan) encodeFields(w *codecWriter) {
+func (x *Plan) encodeFields(w *codec.Writer) {
 	if x.Entries == nil {
-		w.raw("entries", json.RawMessage("[]"))
+		w.Raw("entries", json.RawMessage("[]"))
 	} else {
-		w.value("entries", &x.Entries)
+		w.Value("entries", &x.Entries)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5780,39 +6003,40 @@ type AvailableCommand struct {
 
 func (x *AvailableCommand) UnmarshalJSON(data []byte) error {
 	*x = AvailableCommand{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AvailableCommand) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AvailableCommand) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AvailableCommand) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AvailableCommand) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AvailableCommand) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AvailableCommand) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AvailableCommand) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecRequired),
-		codecField(m, "input", &x.Input, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AvailableCommand) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Required),
+		codec.Field(m, "input", &x.Input, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AvailableCommand) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("description", string(x.Description))
+func (x *AvailableCommand) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("description", string(x.Description))
 	if x.Input != nil {
-		w.obj("input", x.Input)
+		w.Obj("input", x.Input)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5824,20 +6048,21 @@ type AvailableCommandInput struct {
 	Unstructured *UnstructuredCommandInput
 }
 
-func (u AvailableCommandInput) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u AvailableCommandInput) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *AvailableCommandInput) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("AvailableCommandInput", u.Unstructured != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *AvailableCommandInput) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("AvailableCommandInput", u.Unstructured != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	}
-	return codecAppendAny(dst, u.Unstructured)
+	return codec.AppendAny(dst, u.Unstructured)
 }
 
 func (u *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	*u = AvailableCommandInput{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("AvailableCommandInput must not be null")}
 	}
 	var errs []error
@@ -5848,7 +6073,7 @@ func (u *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("AvailableCommandInput", errs)
+	return codec.NoMatch("AvailableCommandInput", errs)
 }
 
 // UnstructuredCommandInput: All text that was typed after the command name is provided as input.
@@ -5864,33 +6089,34 @@ type UnstructuredCommandInput struct {
 
 func (x *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	*x = UnstructuredCommandInput{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *UnstructuredCommandInput) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *UnstructuredCommandInput) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *UnstructuredCommandInput) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UnstructuredCommandInput) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *UnstructuredCommandInput) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "hint", &x.Hint, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *UnstructuredCommandInput) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "hint", &x.Hint, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *UnstructuredCommandInput) encodeFields(w *codecWriter) {
-	w.str("hint", string(x.Hint))
+func (x *UnstructuredCommandInput) encodeFields(w *codec.Writer) {
+	w.Str("hint", string(x.Hint))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5907,37 +6133,38 @@ type AvailableCommandsUpdate struct {
 
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	*x = AvailableCommandsUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AvailableCommandsUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AvailableCommandsUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AvailableCommandsUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AvailableCommandsUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AvailableCommandsUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "availableCommands", &x.AvailableCommands, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AvailableCommandsUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "availableCommands", &x.AvailableCommands, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AvailableCommandsUpdate) encodeFields(w *codecWriter) {
+func (x *AvailableCommandsUpdate) encodeFields(w *codec.Writer) {
 	if x.AvailableCommands == nil {
-		w.raw("availableCommands", json.RawMessage("[]"))
+		w.Raw("availableCommands", json.RawMessage("[]"))
 	} else {
-		w.value("availableCommands", &x.AvailableCommands)
+		w.Value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5954,33 +6181,34 @@ type CurrentModeUpdate struct {
 
 func (x *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	*x = CurrentModeUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CurrentModeUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CurrentModeUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CurrentModeUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CurrentModeUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CurrentModeUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "currentModeId", &x.CurrentModeID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CurrentModeUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "currentModeId", &x.CurrentModeID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CurrentModeUpdate) encodeFields(w *codecWriter) {
-	w.str("currentModeId", string(x.CurrentModeID))
+func (x *CurrentModeUpdate) encodeFields(w *codec.Writer) {
+	w.Str("currentModeId", string(x.CurrentModeID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5997,37 +6225,38 @@ type ConfigOptionUpdate struct {
 
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	*x = ConfigOptionUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ConfigOptionUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ConfigOptionUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ConfigOptionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ConfigOptionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ConfigOptionUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "configOptions", &x.ConfigOptions, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ConfigOptionUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "configOptions", &x.ConfigOptions, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ConfigOptionUpdate) encodeFields(w *codecWriter) {
+func (x *ConfigOptionUpdate) encodeFields(w *codec.Writer) {
 	if x.ConfigOptions == nil {
-		w.raw("configOptions", json.RawMessage("[]"))
+		w.Raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", &x.ConfigOptions)
+		w.Value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6049,39 +6278,40 @@ type SessionInfoUpdate struct {
 
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	*x = SessionInfoUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionInfoUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionInfoUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionInfoUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfoUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionInfoUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "updatedAt", &x.UpdatedAt, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionInfoUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "updatedAt", &x.UpdatedAt, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionInfoUpdate) encodeFields(w *codecWriter) {
+func (x *SessionInfoUpdate) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.obj("title", &x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.UpdatedAt.IsZero() {
-		w.obj("updatedAt", &x.UpdatedAt)
+		w.Obj("updatedAt", &x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6101,35 +6331,36 @@ type Cost struct {
 
 func (x *Cost) UnmarshalJSON(data []byte) error {
 	*x = Cost{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Cost) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Cost) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Cost) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Cost) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Cost) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Cost) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Cost) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "amount", &x.Amount, codecRequired),
-		codecField(m, "currency", &x.Currency, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Cost) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "amount", &x.Amount, codec.Required),
+		codec.Field(m, "currency", &x.Currency, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Cost) encodeFields(w *codecWriter) {
-	w.value("amount", x.Amount)
-	w.str("currency", string(x.Currency))
+func (x *Cost) encodeFields(w *codec.Writer) {
+	w.Value("amount", x.Amount)
+	w.Str("currency", string(x.Currency))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6150,39 +6381,40 @@ type UsageUpdate struct {
 
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
 	*x = UsageUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x UsageUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *UsageUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *UsageUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *UsageUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UsageUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *UsageUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "used", &x.Used, codecRequired),
-		codecField(m, "size", &x.Size, codecRequired),
-		codecField(m, "cost", &x.Cost, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *UsageUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "used", &x.Used, codec.Required),
+		codec.Field(m, "size", &x.Size, codec.Required),
+		codec.Field(m, "cost", &x.Cost, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *UsageUpdate) encodeFields(w *codecWriter) {
-	w.uint("used", uint64(x.Used))
-	w.uint("size", uint64(x.Size))
+func (x *UsageUpdate) encodeFields(w *codec.Writer) {
+	w.Uint("used", uint64(x.Used))
+	w.Uint("size", uint64(x.Size))
 	if x.Cost != nil {
-		w.obj("cost", x.Cost)
+		w.Obj("cost", x.Cost)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6227,39 +6459,40 @@ type Notice struct {
 
 func (x *Notice) UnmarshalJSON(data []byte) error {
 	*x = Notice{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Notice) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Notice) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Notice) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Notice) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Notice) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Notice) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Notice) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "severity", &x.Severity, codecRequired),
-		codecField(m, "title", &x.Title, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Notice) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "severity", &x.Severity, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Notice) encodeFields(w *codecWriter) {
-	w.str("severity", string(x.Severity))
-	w.str("title", string(x.Title))
+func (x *Notice) encodeFields(w *codec.Writer) {
+	w.Str("severity", string(x.Severity))
+	w.Str("title", string(x.Title))
 	if !x.Description.IsZero() {
-		w.obj("description", &x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6308,43 +6541,44 @@ type CompactionUpdate struct {
 
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	*x = CompactionUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CompactionUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CompactionUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CompactionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CompactionUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "compactionId", &x.CompactionID, codecRequired),
-		codecField(m, "status", &x.Status, codecRequired),
-		codecOptList(m, "summary", &x.Summary, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "error", &x.Error, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CompactionUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "compactionId", &x.CompactionID, codec.Required),
+		codec.Field(m, "status", &x.Status, codec.Required),
+		codec.OptList(m, "summary", &x.Summary, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "error", &x.Error, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CompactionUpdate) encodeFields(w *codecWriter) {
-	w.str("compactionId", string(x.CompactionID))
-	w.str("status", string(x.Status))
+func (x *CompactionUpdate) encodeFields(w *codec.Writer) {
+	w.Str("compactionId", string(x.CompactionID))
+	w.Str("status", string(x.Status))
 	if !x.Summary.IsZero() {
-		w.obj("summary", &x.Summary)
+		w.Obj("summary", &x.Summary)
 	}
 	if !x.Error.IsZero() {
-		w.obj("error", &x.Error)
+		w.Obj("error", &x.Error)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6366,35 +6600,36 @@ type CompactionSummaryChunk struct {
 
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	*x = CompactionSummaryChunk{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CompactionSummaryChunk) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CompactionSummaryChunk) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CompactionSummaryChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionSummaryChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CompactionSummaryChunk) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "compactionId", &x.CompactionID, codecRequired),
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CompactionSummaryChunk) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "compactionId", &x.CompactionID, codec.Required),
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CompactionSummaryChunk) encodeFields(w *codecWriter) {
-	w.str("compactionId", string(x.CompactionID))
-	w.obj("content", &x.Content)
+func (x *CompactionSummaryChunk) encodeFields(w *codec.Writer) {
+	w.Str("compactionId", string(x.CompactionID))
+	w.Obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6413,33 +6648,34 @@ type CompleteElicitationNotification struct {
 
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	*x = CompleteElicitationNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CompleteElicitationNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CompleteElicitationNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CompleteElicitationNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompleteElicitationNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CompleteElicitationNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "elicitationId", &x.ElicitationID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CompleteElicitationNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "elicitationId", &x.ElicitationID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CompleteElicitationNotification) encodeFields(w *codecWriter) {
-	w.str("elicitationId", string(x.ElicitationID))
+func (x *CompleteElicitationNotification) encodeFields(w *codec.Writer) {
+	w.Str("elicitationId", string(x.ElicitationID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6466,41 +6702,42 @@ type InitializeRequest struct {
 
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 	*x = InitializeRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x InitializeRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x InitializeRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *InitializeRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *InitializeRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *InitializeRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "protocolVersion", &x.ProtocolVersion, codecRequired),
-		codecField(m, "clientCapabilities", &x.ClientCapabilities, codecLenient),
-		codecField(m, "clientInfo", &x.ClientInfo, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *InitializeRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "protocolVersion", &x.ProtocolVersion, codec.Required),
+		codec.Field(m, "clientCapabilities", &x.ClientCapabilities, codec.Lenient),
+		codec.Field(m, "clientInfo", &x.ClientInfo, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *InitializeRequest) encodeFields(w *codecWriter) {
-	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	if !codecIsZero(&x.ClientCapabilities) {
-		w.obj("clientCapabilities", &x.ClientCapabilities)
+func (x *InitializeRequest) encodeFields(w *codec.Writer) {
+	w.Uint("protocolVersion", uint64(x.ProtocolVersion))
+	if !codec.IsZero(&x.ClientCapabilities) {
+		w.Obj("clientCapabilities", &x.ClientCapabilities)
 	}
 	if x.ClientInfo != nil {
-		w.obj("clientInfo", x.ClientInfo)
+		w.Obj("clientInfo", x.ClientInfo)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6538,51 +6775,52 @@ type ClientCapabilities struct {
 
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ClientCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ClientCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ClientCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ClientCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "fs", &x.FS, codecLenient),
-		codecField(m, "terminal", &x.Terminal, codecLenient),
-		codecField(m, "session", &x.Session, codecNullable|codecLenient),
-		codecField(m, "auth", &x.Auth, codecLenient),
-		codecField(m, "elicitation", &x.Elicitation, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ClientCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "fs", &x.FS, codec.Lenient),
+		codec.Field(m, "terminal", &x.Terminal, codec.Lenient),
+		codec.Field(m, "session", &x.Session, codec.Nullable|codec.Lenient),
+		codec.Field(m, "auth", &x.Auth, codec.Lenient),
+		codec.Field(m, "elicitation", &x.Elicitation, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ClientCapabilities) encodeFields(w *codecWriter) {
-	if !codecIsZero(&x.FS) {
-		w.obj("fs", &x.FS)
+func (x *ClientCapabilities) encodeFields(w *codec.Writer) {
+	if !codec.IsZero(&x.FS) {
+		w.Obj("fs", &x.FS)
 	}
 	if x.Terminal {
-		w.bool("terminal", x.Terminal)
+		w.Bool("terminal", x.Terminal)
 	}
 	if x.Session != nil {
-		w.obj("session", x.Session)
+		w.Obj("session", x.Session)
 	}
-	if !codecIsZero(&x.Auth) {
-		w.obj("auth", &x.Auth)
+	if !codec.IsZero(&x.Auth) {
+		w.Obj("auth", &x.Auth)
 	}
 	if x.Elicitation != nil {
-		w.obj("elicitation", x.Elicitation)
+		w.Obj("elicitation", x.Elicitation)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6601,39 +6839,40 @@ type FileSystemCapabilities struct {
 
 func (x *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	*x = FileSystemCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *FileSystemCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *FileSystemCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *FileSystemCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *FileSystemCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *FileSystemCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "readTextFile", &x.ReadTextFile, codecLenient),
-		codecField(m, "writeTextFile", &x.WriteTextFile, codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *FileSystemCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "readTextFile", &x.ReadTextFile, codec.Lenient),
+		codec.Field(m, "writeTextFile", &x.WriteTextFile, codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *FileSystemCapabilities) encodeFields(w *codecWriter) {
+func (x *FileSystemCapabilities) encodeFields(w *codec.Writer) {
 	if x.ReadTextFile {
-		w.bool("readTextFile", x.ReadTextFile)
+		w.Bool("readTextFile", x.ReadTextFile)
 	}
 	if x.WriteTextFile {
-		w.bool("writeTextFile", x.WriteTextFile)
+		w.Bool("writeTextFile", x.WriteTextFile)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6661,43 +6900,44 @@ type ClientSessionCapabilities struct {
 
 func (x *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ClientSessionCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ClientSessionCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ClientSessionCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ClientSessionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientSessionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ClientSessionCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "compaction", &x.Compaction, codecNullable|codecLenient),
-		codecField(m, "configOptions", &x.ConfigOptions, codecNullable|codecLenient),
-		codecField(m, "notices", &x.Notices, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ClientSessionCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "compaction", &x.Compaction, codec.Nullable|codec.Lenient),
+		codec.Field(m, "configOptions", &x.ConfigOptions, codec.Nullable|codec.Lenient),
+		codec.Field(m, "notices", &x.Notices, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ClientSessionCapabilities) encodeFields(w *codecWriter) {
+func (x *ClientSessionCapabilities) encodeFields(w *codec.Writer) {
 	if x.Compaction != nil {
-		w.obj("compaction", x.Compaction)
+		w.Obj("compaction", x.Compaction)
 	}
 	if x.ConfigOptions != nil {
-		w.obj("configOptions", x.ConfigOptions)
+		w.Obj("configOptions", x.ConfigOptions)
 	}
 	if x.Notices != nil {
-		w.obj("notices", x.Notices)
+		w.Obj("notices", x.Notices)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6710,27 +6950,28 @@ type CompactionCapabilities struct {
 
 func (x *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	*x = CompactionCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CompactionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CompactionCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CompactionCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CompactionCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CompactionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CompactionCapabilities) decodeFields(m codecMembers) error {
+func (x *CompactionCapabilities) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *CompactionCapabilities) encodeFields(w *codecWriter) {
+func (x *CompactionCapabilities) encodeFields(w *codec.Writer) {
 }
 
 // SessionConfigOptionsCapabilities: Session configuration option capabilities supported by the client.
@@ -6751,37 +6992,36 @@ type SessionConfigOptionsCapabilities struct {
 
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigOptionsCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigOptionsCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigOptionsCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigOptionsCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigOptionsCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigOptionsCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "boolean", &x.Boolean, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionConfigOptionsCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "boolean", &x.Boolean, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionConfigOptionsCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionConfigOptionsCapabilities) encodeFields(w *codec.Writer) {
 	if x.Boolean != nil {
-		w.obj("boolean", x.Boolean)
+		w.Obj("boolean", x.Boolean)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6798,31 +7038,32 @@ type BooleanConfigOptionCapabilities struct {
 
 func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	*x = BooleanConfigOptionCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *BooleanConfigOptionCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *BooleanConfigOptionCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *BooleanConfigOptionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BooleanConfigOptionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *BooleanConfigOptionCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *BooleanConfigOptionCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *BooleanConfigOptionCapabilities) encodeFields(w *codecWriter) {
+func (x *BooleanConfigOptionCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6835,27 +7076,28 @@ type NoticeCapabilities struct {
 
 func (x *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	*x = NoticeCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x NoticeCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x NoticeCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *NoticeCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *NoticeCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *NoticeCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NoticeCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *NoticeCapabilities) decodeFields(m codecMembers) error {
+func (x *NoticeCapabilities) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *NoticeCapabilities) encodeFields(w *codecWriter) {
+func (x *NoticeCapabilities) encodeFields(w *codec.Writer) {
 }
 
 // AuthCapabilities: Authentication capabilities supported by the client.
@@ -6879,35 +7121,36 @@ type AuthCapabilities struct {
 
 func (x *AuthCapabilities) UnmarshalJSON(data []byte) error {
 	*x = AuthCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AuthCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AuthCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminal", &x.Terminal, codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AuthCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminal", &x.Terminal, codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AuthCapabilities) encodeFields(w *codecWriter) {
+func (x *AuthCapabilities) encodeFields(w *codec.Writer) {
 	if x.Terminal {
-		w.bool("terminal", x.Terminal)
+		w.Bool("terminal", x.Terminal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6932,39 +7175,40 @@ type ElicitationCapabilities struct {
 
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ElicitationCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "form", &x.Form, codecNullable|codecLenient),
-		codecField(m, "url", &x.URL, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "form", &x.Form, codec.Nullable|codec.Lenient),
+		codec.Field(m, "url", &x.URL, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationCapabilities) encodeFields(w *codecWriter) {
+func (x *ElicitationCapabilities) encodeFields(w *codec.Writer) {
 	if x.Form != nil {
-		w.obj("form", x.Form)
+		w.Obj("form", x.Form)
 	}
 	if x.URL != nil {
-		w.obj("url", x.URL)
+		w.Obj("url", x.URL)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6981,31 +7225,32 @@ type ElicitationFormCapabilities struct {
 
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ElicitationFormCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationFormCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationFormCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationFormCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationFormCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationFormCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationFormCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationFormCapabilities) encodeFields(w *codecWriter) {
+func (x *ElicitationFormCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7022,31 +7267,32 @@ type ElicitationURLCapabilities struct {
 
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ElicitationURLCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationURLCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationURLCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationURLCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationURLCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationURLCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationURLCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationURLCapabilities) encodeFields(w *codecWriter) {
+func (x *ElicitationURLCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7068,33 +7314,34 @@ type AuthenticateRequest struct {
 
 func (x *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	*x = AuthenticateRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AuthenticateRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AuthenticateRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AuthenticateRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AuthenticateRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AuthenticateRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthenticateRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AuthenticateRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "methodId", &x.MethodID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AuthenticateRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "methodId", &x.MethodID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AuthenticateRequest) encodeFields(w *codecWriter) {
-	w.str("methodId", string(x.MethodID))
+func (x *AuthenticateRequest) encodeFields(w *codec.Writer) {
+	w.Str("methodId", string(x.MethodID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7113,31 +7360,32 @@ type LogoutRequest struct {
 
 func (x *LogoutRequest) UnmarshalJSON(data []byte) error {
 	*x = LogoutRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LogoutRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LogoutRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LogoutRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LogoutRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LogoutRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LogoutRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LogoutRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LogoutRequest) encodeFields(w *codecWriter) {
+func (x *LogoutRequest) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7164,43 +7412,44 @@ type NewSessionRequest struct {
 
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = NewSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *NewSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *NewSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *NewSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *NewSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecList(m, "mcpServers", &x.MCPServers, codecRequired|codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *NewSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.List(m, "mcpServers", &x.MCPServers, codec.Required|codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *NewSessionRequest) encodeFields(w *codecWriter) {
-	w.str("cwd", string(x.Cwd))
+func (x *NewSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers == nil {
-		w.raw("mcpServers", json.RawMessage("[]"))
+		w.Raw("mcpServers", json.RawMessage("[]"))
 	} else {
-		w.value("mcpServers", &x.MCPServers)
+		w.Value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7239,59 +7488,70 @@ func (u MCPServer) Tag() string {
 	case u.SSE != nil:
 		return "sse"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u MCPServer) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u MCPServer) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *MCPServer) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("MCPServer", u.HTTP != nil, u.SSE != nil, u.Stdio != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *MCPServer) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("MCPServer", u.HTTP != nil, u.SSE != nil, u.Stdio != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.HTTP != nil:
-		w.str("type", "http")
+		w.Str("type", "http")
 		u.HTTP.encodeFields(&w)
-		w.extra(u.HTTP.extraMembers())
-		return w.bytes()
+		w.Extra(u.HTTP.extraMembers())
+		return w.Bytes()
 	case u.SSE != nil:
-		w.str("type", "sse")
+		w.Str("type", "sse")
 		u.SSE.encodeFields(&w)
-		w.extra(u.SSE.extraMembers())
-		return w.bytes()
+		w.Extra(u.SSE.extraMembers())
+		return w.Bytes()
 	case u.Stdio != nil:
 		u.Stdio.encodeFields(&w)
-		w.extra(u.Stdio.extraMembers())
-		return w.bytes()
+		w.Extra(u.Stdio.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "MCPServer", u.Unknown)
+	return codec.AppendUnknown(dst, "MCPServer", u.Unknown)
 }
 
 func (u *MCPServer) UnmarshalJSON(data []byte) error {
 	*u = MCPServer{}
-	m, err := codecUnionObject(data, "MCPServer")
+	m, err := codec.UnionObject(data, "MCPServer")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "http":
-		return codecVariant(m, "type", nil, &u.HTTP)
+		v := new(MCPServerHTTP)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.HTTP = v
+		return nil
 	case hasTag && tag == "sse":
-		return codecVariant(m, "type", nil, &u.SSE)
+		v := new(MCPServerSSE)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.SSE = v
+		return nil
 	}
 	mm := m
 	if hasTag {
 		mm = maps.Clone(m)
 	}
 	v := new(MCPServerStdio)
-	err = codecDecodeInto(mm, v)
+	err = codec.DecodeInto(mm, v.decodeFields, v.setExtra)
 	if err == nil {
 		u.Stdio = v
 		return nil
@@ -7319,35 +7579,36 @@ type HTTPHeader struct {
 
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
 	*x = HTTPHeader{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x HTTPHeader) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *HTTPHeader) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *HTTPHeader) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *HTTPHeader) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *HTTPHeader) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *HTTPHeader) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "value", &x.Value, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *HTTPHeader) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "value", &x.Value, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *HTTPHeader) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("value", string(x.Value))
+func (x *HTTPHeader) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7368,41 +7629,42 @@ type MCPServerHTTP struct {
 
 func (x *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	*x = MCPServerHTTP{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPServerHTTP) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPServerHTTP) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPServerHTTP) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerHTTP) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPServerHTTP) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "url", &x.URL, codecRequired),
-		codecList(m, "headers", &x.Headers, codecRequired|codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPServerHTTP) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "url", &x.URL, codec.Required),
+		codec.List(m, "headers", &x.Headers, codec.Required|codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPServerHTTP) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("url", string(x.URL))
+func (x *MCPServerHTTP) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("url", string(x.URL))
 	if x.Headers == nil {
-		w.raw("headers", json.RawMessage("[]"))
+		w.Raw("headers", json.RawMessage("[]"))
 	} else {
-		w.value("headers", &x.Headers)
+		w.Value("headers", &x.Headers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7423,41 +7685,42 @@ type MCPServerSSE struct {
 
 func (x *MCPServerSSE) UnmarshalJSON(data []byte) error {
 	*x = MCPServerSSE{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPServerSSE) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPServerSSE) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPServerSSE) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerSSE) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPServerSSE) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "url", &x.URL, codecRequired),
-		codecList(m, "headers", &x.Headers, codecRequired|codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPServerSSE) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "url", &x.URL, codec.Required),
+		codec.List(m, "headers", &x.Headers, codec.Required|codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPServerSSE) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("url", string(x.URL))
+func (x *MCPServerSSE) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("url", string(x.URL))
 	if x.Headers == nil {
-		w.raw("headers", json.RawMessage("[]"))
+		w.Raw("headers", json.RawMessage("[]"))
 	} else {
-		w.value("headers", &x.Headers)
+		w.Value("headers", &x.Headers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7480,47 +7743,48 @@ type MCPServerStdio struct {
 
 func (x *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	*x = MCPServerStdio{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPServerStdio) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPServerStdio) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPServerStdio) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerStdio) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPServerStdio) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "command", &x.Command, codecRequired),
-		codecList(m, "args", &x.Args, codecRequired|codecNullDefault),
-		codecList(m, "env", &x.Env, codecRequired|codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPServerStdio) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "command", &x.Command, codec.Required),
+		codec.List(m, "args", &x.Args, codec.Required|codec.NullDefault),
+		codec.List(m, "env", &x.Env, codec.Required|codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPServerStdio) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("command", string(x.Command))
+func (x *MCPServerStdio) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("command", string(x.Command))
 	if x.Args == nil {
-		w.raw("args", json.RawMessage("[]"))
+		w.Raw("args", json.RawMessage("[]"))
 	} else {
-		w.value("args", &x.Args)
+		w.Value("args", &x.Args)
 	}
 	if x.Env == nil {
-		w.raw("env", json.RawMessage("[]"))
+		w.Raw("env", json.RawMessage("[]"))
 	} else {
-		w.value("env", &x.Env)
+		w.Value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7552,45 +7816,46 @@ type LoadSessionRequest struct {
 
 func (x *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = LoadSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LoadSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LoadSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LoadSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LoadSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LoadSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoadSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LoadSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "mcpServers", &x.MCPServers, codecRequired|codecNullDefault),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LoadSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "mcpServers", &x.MCPServers, codec.Required|codec.NullDefault),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LoadSessionRequest) encodeFields(w *codecWriter) {
+func (x *LoadSessionRequest) encodeFields(w *codec.Writer) {
 	if x.MCPServers == nil {
-		w.raw("mcpServers", json.RawMessage("[]"))
+		w.Raw("mcpServers", json.RawMessage("[]"))
 	} else {
-		w.value("mcpServers", &x.MCPServers)
+		w.Value("mcpServers", &x.MCPServers)
 	}
-	w.str("cwd", string(x.Cwd))
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
-	w.str("sessionId", string(x.SessionID))
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7613,39 +7878,40 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	*x = ListSessionsRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ListSessionsRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ListSessionsRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ListSessionsRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ListSessionsRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "cwd", &x.Cwd, codecNullable),
-		codecField(m, "cursor", &x.Cursor, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ListSessionsRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "cwd", &x.Cwd, codec.Nullable),
+		codec.Field(m, "cursor", &x.Cursor, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ListSessionsRequest) encodeFields(w *codecWriter) {
+func (x *ListSessionsRequest) encodeFields(w *codec.Writer) {
 	if !x.Cwd.IsZero() {
-		w.obj("cwd", &x.Cwd)
+		w.Obj("cwd", &x.Cwd)
 	}
 	if !x.Cursor.IsZero() {
-		w.obj("cursor", &x.Cursor)
+		w.Obj("cursor", &x.Cursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7666,33 +7932,34 @@ type DeleteSessionRequest struct {
 
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = DeleteSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *DeleteSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *DeleteSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *DeleteSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *DeleteSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *DeleteSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *DeleteSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *DeleteSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7727,43 +7994,44 @@ type ResumeSessionRequest struct {
 
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = ResumeSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ResumeSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ResumeSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ResumeSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ResumeSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecList(m, "mcpServers", &x.MCPServers, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ResumeSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.List(m, "mcpServers", &x.MCPServers, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ResumeSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("cwd", string(x.Cwd))
+func (x *ResumeSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", &x.MCPServers)
+		w.Value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7788,33 +8056,34 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = CloseSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CloseSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CloseSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CloseSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CloseSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CloseSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CloseSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *CloseSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7835,35 +8104,36 @@ type SetSessionModeRequest struct {
 
 func (x *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	*x = SetSessionModeRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionModeRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionModeRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionModeRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionModeRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionModeRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "modeId", &x.ModeID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SetSessionModeRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "modeId", &x.ModeID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SetSessionModeRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("modeId", string(x.ModeID))
+func (x *SetSessionModeRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("modeId", string(x.ModeID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7903,47 +8173,53 @@ func (u SetSessionConfigOptionRequest) Tag() string {
 	case u.Boolean != nil:
 		return "boolean"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SetSessionConfigOptionRequest) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SetSessionConfigOptionRequest", u.Boolean != nil, u.ValueID != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SetSessionConfigOptionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SetSessionConfigOptionRequest", u.Boolean != nil, u.ValueID != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Boolean != nil:
-		w.str("type", "boolean")
+		w.Str("type", "boolean")
 		u.encodeCommon(&w)
 		u.Boolean.encodeFields(&w)
-		w.extra(u.Boolean.extraMembers())
-		return w.bytes()
+		w.Extra(u.Boolean.extraMembers())
+		return w.Bytes()
 	case u.ValueID != nil:
 		u.encodeCommon(&w)
 		u.ValueID.encodeFields(&w)
-		w.extra(u.ValueID.extraMembers())
-		return w.bytes()
+		w.Extra(u.ValueID.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "SetSessionConfigOptionRequest", u.Unknown)
+	return codec.AppendUnknown(dst, "SetSessionConfigOptionRequest", u.Unknown)
 }
 
 func (u *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	*u = SetSessionConfigOptionRequest{}
-	m, err := codecUnionObject(data, "SetSessionConfigOptionRequest")
+	m, err := codec.UnionObject(data, "SetSessionConfigOptionRequest")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "boolean":
-		return codecVariant(m, "type", u.decodeCommon, &u.Boolean)
+		v := new(SetSessionConfigOptionRequestBoolean)
+		if err := codec.Variant(m, "type", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Boolean = v
+		return nil
 	}
 	mm := m
 	if hasTag {
@@ -7952,7 +8228,7 @@ func (u *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	v := new(SetSessionConfigOptionRequestValueID)
 	err = u.decodeCommon(mm)
 	if err == nil {
-		err = codecDecodeInto(mm, v)
+		err = codec.DecodeInto(mm, v.decodeFields, v.setExtra)
 	}
 	if err == nil {
 		u.ValueID = v
@@ -7966,19 +8242,19 @@ func (u *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (x *SetSessionConfigOptionRequest) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "configId", &x.ConfigID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SetSessionConfigOptionRequest) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "configId", &x.ConfigID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SetSessionConfigOptionRequest) encodeCommon(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("configId", string(x.ConfigID))
+func (x *SetSessionConfigOptionRequest) encodeCommon(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("configId", string(x.ConfigID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7993,18 +8269,17 @@ type SetSessionConfigOptionRequestBoolean struct {
 
 func (x *SetSessionConfigOptionRequestBoolean) UnmarshalJSON(data []byte) error {
 	*x = SetSessionConfigOptionRequestBoolean{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionConfigOptionRequestBoolean) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x SetSessionConfigOptionRequestBoolean) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionConfigOptionRequestBoolean) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionConfigOptionRequestBoolean) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionConfigOptionRequestBoolean) extraMembers() map[string]json.RawMessage {
@@ -8013,14 +8288,14 @@ func (x *SetSessionConfigOptionRequestBoolean) extraMembers() map[string]json.Ra
 
 func (x *SetSessionConfigOptionRequestBoolean) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionConfigOptionRequestBoolean) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "value", &x.Value, codecRequired),
+func (x *SetSessionConfigOptionRequestBoolean) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "value", &x.Value, codec.Required),
 	)
 }
 
-func (x *SetSessionConfigOptionRequestBoolean) encodeFields(w *codecWriter) {
-	w.bool("value", x.Value)
+func (x *SetSessionConfigOptionRequestBoolean) encodeFields(w *codec.Writer) {
+	w.Bool("value", x.Value)
 }
 
 // SetSessionConfigOptionRequestValueID: SetSessionConfigOptionRequestValueID is the value_id form of a SetSessionConfigOptionRequest.
@@ -8034,18 +8309,17 @@ type SetSessionConfigOptionRequestValueID struct {
 
 func (x *SetSessionConfigOptionRequestValueID) UnmarshalJSON(data []byte) error {
 	*x = SetSessionConfigOptionRequestValueID{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionConfigOptionRequestValueID) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x SetSessionConfigOptionRequestValueID) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionConfigOptionRequestValueID) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionConfigOptionRequestValueID) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionConfigOptionRequestValueID) extraMembers() map[string]json.RawMessage {
@@ -8054,14 +8328,14 @@ func (x *SetSessionConfigOptionRequestValueID) extraMembers() map[string]json.Ra
 
 func (x *SetSessionConfigOptionRequestValueID) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionConfigOptionRequestValueID) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "value", &x.Value, codecRequired),
+func (x *SetSessionConfigOptionRequestValueID) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "value", &x.Value, codec.Required),
 	)
 }
 
-func (x *SetSessionConfigOptionRequestValueID) encodeFields(w *codecWriter) {
-	w.str("value", string(x.Value))
+func (x *SetSessionConfigOptionRequestValueID) encodeFields(w *codec.Writer) {
+	w.Str("value", string(x.Value))
 }
 
 // PromptRequest: Request parameters for sending a user prompt to the agent.
@@ -8086,39 +8360,40 @@ type PromptRequest struct {
 
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
 	*x = PromptRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecList(m, "prompt", &x.Prompt, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.List(m, "prompt", &x.Prompt, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *PromptRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Prompt == nil {
-		w.raw("prompt", json.RawMessage("[]"))
+		w.Raw("prompt", json.RawMessage("[]"))
 	} else {
-		w.value("prompt", &x.Prompt)
+		w.Value("prompt", &x.Prompt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8135,31 +8410,32 @@ type WriteTextFileResponse struct {
 
 func (x *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	*x = WriteTextFileResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *WriteTextFileResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *WriteTextFileResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *WriteTextFileResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WriteTextFileResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *WriteTextFileResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *WriteTextFileResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *WriteTextFileResponse) encodeFields(w *codecWriter) {
+func (x *WriteTextFileResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8178,33 +8454,34 @@ type ReadTextFileResponse struct {
 
 func (x *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	*x = ReadTextFileResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ReadTextFileResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ReadTextFileResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ReadTextFileResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReadTextFileResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ReadTextFileResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ReadTextFileResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ReadTextFileResponse) encodeFields(w *codecWriter) {
-	w.str("content", string(x.Content))
+func (x *ReadTextFileResponse) encodeFields(w *codec.Writer) {
+	w.Str("content", string(x.Content))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8223,33 +8500,34 @@ type RequestPermissionResponse struct {
 
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	*x = RequestPermissionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *RequestPermissionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *RequestPermissionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *RequestPermissionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *RequestPermissionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "outcome", &x.Outcome, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *RequestPermissionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "outcome", &x.Outcome, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *RequestPermissionResponse) encodeFields(w *codecWriter) {
-	w.obj("outcome", &x.Outcome)
+func (x *RequestPermissionResponse) encodeFields(w *codec.Writer) {
+	w.Obj("outcome", &x.Outcome)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8280,51 +8558,62 @@ func (u RequestPermissionOutcome) Tag() string {
 	case u.Selected != nil:
 		return "selected"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "outcome")
+		return codec.RawTag(u.Unknown, "outcome")
 	}
 	return ""
 }
 
-func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *RequestPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("RequestPermissionOutcome", u.Cancelled != nil, u.Selected != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *RequestPermissionOutcome) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("RequestPermissionOutcome", u.Cancelled != nil, u.Selected != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Cancelled != nil:
-		w.str("outcome", "cancelled")
+		w.Str("outcome", "cancelled")
 		u.Cancelled.encodeFields(&w)
-		w.extra(u.Cancelled.extraMembers())
-		return w.bytes()
+		w.Extra(u.Cancelled.extraMembers())
+		return w.Bytes()
 	case u.Selected != nil:
-		w.str("outcome", "selected")
+		w.Str("outcome", "selected")
 		u.Selected.encodeFields(&w)
-		w.extra(u.Selected.extraMembers())
-		return w.bytes()
+		w.Extra(u.Selected.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "RequestPermissionOutcome", u.Unknown)
+	return codec.AppendUnknown(dst, "RequestPermissionOutcome", u.Unknown)
 }
 
 func (u *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	*u = RequestPermissionOutcome{}
-	m, err := codecUnionObject(data, "RequestPermissionOutcome")
+	m, err := codec.UnionObject(data, "RequestPermissionOutcome")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "outcome")
+	tag, hasTag, err := codec.Tag(m, "outcome")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "cancelled":
-		return codecVariant(m, "outcome", nil, &u.Cancelled)
+		v := new(RequestPermissionOutcomeCancelled)
+		if err := codec.Variant(m, "outcome", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Cancelled = v
+		return nil
 	case hasTag && tag == "selected":
-		return codecVariant(m, "outcome", nil, &u.Selected)
+		v := new(SelectedPermissionOutcome)
+		if err := codec.Variant(m, "outcome", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Selected = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "outcome", Err: codecErrMissing}
+		return &DecodeError{Path: "outcome", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -8339,29 +8628,28 @@ type RequestPermissionOutcomeCancelled struct {
 
 func (x *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	*x = RequestPermissionOutcomeCancelled{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *RequestPermissionOutcomeCancelled) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *RequestPermissionOutcomeCancelled) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *RequestPermissionOutcomeCancelled) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionOutcomeCancelled) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *RequestPermissionOutcomeCancelled) decodeFields(m codecMembers) error {
+func (x *RequestPermissionOutcomeCancelled) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *RequestPermissionOutcomeCancelled) encodeFields(w *codecWriter) {
+func (x *RequestPermissionOutcomeCancelled) encodeFields(w *codec.Writer) {
 }
 
 // SelectedPermissionOutcome: The user selected one of the provided options.
@@ -8377,33 +8665,34 @@ type SelectedPermissionOutcome struct {
 
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	*x = SelectedPermissionOutcome{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SelectedPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SelectedPermissionOutcome) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SelectedPermissionOutcome) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SelectedPermissionOutcome) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SelectedPermissionOutcome) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "optionId", &x.OptionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SelectedPermissionOutcome) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "optionId", &x.OptionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SelectedPermissionOutcome) encodeFields(w *codecWriter) {
-	w.str("optionId", string(x.OptionID))
+func (x *SelectedPermissionOutcome) encodeFields(w *codec.Writer) {
+	w.Str("optionId", string(x.OptionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8422,33 +8711,34 @@ type CreateTerminalResponse struct {
 
 func (x *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	*x = CreateTerminalResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CreateTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CreateTerminalResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CreateTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CreateTerminalResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CreateTerminalResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CreateTerminalResponse) encodeFields(w *codecWriter) {
-	w.str("terminalId", string(x.TerminalID))
+func (x *CreateTerminalResponse) encodeFields(w *codec.Writer) {
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8471,39 +8761,40 @@ type TerminalOutputResponse struct {
 
 func (x *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	*x = TerminalOutputResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalOutputResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalOutputResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalOutputResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutputResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalOutputResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "output", &x.Output, codecRequired),
-		codecField(m, "truncated", &x.Truncated, codecRequired),
-		codecField(m, "exitStatus", &x.ExitStatus, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalOutputResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "output", &x.Output, codec.Required),
+		codec.Field(m, "truncated", &x.Truncated, codec.Required),
+		codec.Field(m, "exitStatus", &x.ExitStatus, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalOutputResponse) encodeFields(w *codecWriter) {
-	w.str("output", string(x.Output))
-	w.bool("truncated", x.Truncated)
+func (x *TerminalOutputResponse) encodeFields(w *codec.Writer) {
+	w.Str("output", string(x.Output))
+	w.Bool("truncated", x.Truncated)
 	if x.ExitStatus != nil {
-		w.obj("exitStatus", x.ExitStatus)
+		w.Obj("exitStatus", x.ExitStatus)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8522,39 +8813,40 @@ type TerminalExitStatus struct {
 
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	*x = TerminalExitStatus{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalExitStatus) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalExitStatus) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalExitStatus) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalExitStatus) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalExitStatus) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "exitCode", &x.ExitCode, codecNullable|codecLenient),
-		codecField(m, "signal", &x.Signal, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalExitStatus) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "exitCode", &x.ExitCode, codec.Nullable|codec.Lenient),
+		codec.Field(m, "signal", &x.Signal, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalExitStatus) encodeFields(w *codecWriter) {
+func (x *TerminalExitStatus) encodeFields(w *codec.Writer) {
 	if !x.ExitCode.IsZero() {
-		w.obj("exitCode", &x.ExitCode)
+		w.Obj("exitCode", &x.ExitCode)
 	}
 	if !x.Signal.IsZero() {
-		w.obj("signal", &x.Signal)
+		w.Obj("signal", &x.Signal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8571,31 +8863,32 @@ type ReleaseTerminalResponse struct {
 
 func (x *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	*x = ReleaseTerminalResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ReleaseTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ReleaseTerminalResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ReleaseTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReleaseTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ReleaseTerminalResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ReleaseTerminalResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ReleaseTerminalResponse) encodeFields(w *codecWriter) {
+func (x *ReleaseTerminalResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8616,39 +8909,40 @@ type WaitForTerminalExitResponse struct {
 
 func (x *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	*x = WaitForTerminalExitResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *WaitForTerminalExitResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *WaitForTerminalExitResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *WaitForTerminalExitResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *WaitForTerminalExitResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *WaitForTerminalExitResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "exitCode", &x.ExitCode, codecNullable|codecLenient),
-		codecField(m, "signal", &x.Signal, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *WaitForTerminalExitResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "exitCode", &x.ExitCode, codec.Nullable|codec.Lenient),
+		codec.Field(m, "signal", &x.Signal, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *WaitForTerminalExitResponse) encodeFields(w *codecWriter) {
+func (x *WaitForTerminalExitResponse) encodeFields(w *codec.Writer) {
 	if !x.ExitCode.IsZero() {
-		w.obj("exitCode", &x.ExitCode)
+		w.Obj("exitCode", &x.ExitCode)
 	}
 	if !x.Signal.IsZero() {
-		w.obj("signal", &x.Signal)
+		w.Obj("signal", &x.Signal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8665,31 +8959,32 @@ type KillTerminalResponse struct {
 
 func (x *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 	*x = KillTerminalResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x KillTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x KillTerminalResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *KillTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *KillTerminalResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *KillTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *KillTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *KillTerminalResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *KillTerminalResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *KillTerminalResponse) encodeFields(w *codecWriter) {
+func (x *KillTerminalResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8728,75 +9023,91 @@ func (u CreateElicitationResponse) Tag() string {
 	case u.Cancel != nil:
 		return "cancel"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "action")
+		return codec.RawTag(u.Unknown, "action")
 	}
 	return ""
 }
 
-func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *CreateElicitationResponse) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("CreateElicitationResponse", u.Accept != nil, u.Decline != nil, u.Cancel != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *CreateElicitationResponse) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("CreateElicitationResponse", u.Accept != nil, u.Decline != nil, u.Cancel != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Accept != nil:
-		w.str("action", "accept")
+		w.Str("action", "accept")
 		u.encodeCommon(&w)
 		u.Accept.encodeFields(&w)
-		w.extra(u.Accept.extraMembers())
-		return w.bytes()
+		w.Extra(u.Accept.extraMembers())
+		return w.Bytes()
 	case u.Decline != nil:
-		w.str("action", "decline")
+		w.Str("action", "decline")
 		u.encodeCommon(&w)
 		u.Decline.encodeFields(&w)
-		w.extra(u.Decline.extraMembers())
-		return w.bytes()
+		w.Extra(u.Decline.extraMembers())
+		return w.Bytes()
 	case u.Cancel != nil:
-		w.str("action", "cancel")
+		w.Str("action", "cancel")
 		u.encodeCommon(&w)
 		u.Cancel.encodeFields(&w)
-		w.extra(u.Cancel.extraMembers())
-		return w.bytes()
+		w.Extra(u.Cancel.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "CreateElicitationResponse", u.Unknown)
+	return codec.AppendUnknown(dst, "CreateElicitationResponse", u.Unknown)
 }
 
 func (u *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	*u = CreateElicitationResponse{}
-	m, err := codecUnionObject(data, "CreateElicitationResponse")
+	m, err := codec.UnionObject(data, "CreateElicitationResponse")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "action")
+	tag, hasTag, err := codec.Tag(m, "action")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "accept":
-		return codecVariant(m, "action", u.decodeCommon, &u.Accept)
+		v := new(ElicitationAcceptAction)
+		if err := codec.Variant(m, "action", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Accept = v
+		return nil
 	case hasTag && tag == "decline":
-		return codecVariant(m, "action", u.decodeCommon, &u.Decline)
+		v := new(CreateElicitationResponseDecline)
+		if err := codec.Variant(m, "action", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Decline = v
+		return nil
 	case hasTag && tag == "cancel":
-		return codecVariant(m, "action", u.decodeCommon, &u.Cancel)
+		v := new(CreateElicitationResponseCancel)
+		if err := codec.Variant(m, "action", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Cancel = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "action", Err: codecErrMissing}
+		return &DecodeError{Path: "action", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *CreateElicitationResponse) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CreateElicitationResponse) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CreateElicitationResponse) encodeCommon(w *codecWriter) {
+func (x *CreateElicitationResponse) encodeCommon(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8809,29 +9120,28 @@ type CreateElicitationResponseDecline struct {
 
 func (x *CreateElicitationResponseDecline) UnmarshalJSON(data []byte) error {
 	*x = CreateElicitationResponseDecline{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CreateElicitationResponseDecline) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x CreateElicitationResponseDecline) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CreateElicitationResponseDecline) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CreateElicitationResponseDecline) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CreateElicitationResponseDecline) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateElicitationResponseDecline) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CreateElicitationResponseDecline) decodeFields(m codecMembers) error {
+func (x *CreateElicitationResponseDecline) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *CreateElicitationResponseDecline) encodeFields(w *codecWriter) {
+func (x *CreateElicitationResponseDecline) encodeFields(w *codec.Writer) {
 }
 
 // CreateElicitationResponseCancel: CreateElicitationResponseCancel is the payload of a CreateElicitationResponse whose action is "cancel".
@@ -8843,27 +9153,28 @@ type CreateElicitationResponseCancel struct {
 
 func (x *CreateElicitationResponseCancel) UnmarshalJSON(data []byte) error {
 	*x = CreateElicitationResponseCancel{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CreateElicitationResponseCancel) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CreateElicitationResponseCancel) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CreateElicitationResponseCancel) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CreateElicitationResponseCancel) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CreateElicitationResponseCancel) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateElicitationResponseCancel) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CreateElicitationResponseCancel) decodeFields(m codecMembers) error {
+func (x *CreateElicitationResponseCancel) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *CreateElicitationResponseCancel) encodeFields(w *codecWriter) {
+func (x *CreateElicitationResponseCancel) encodeFields(w *codec.Writer) {
 }
 
 // ElicitationContentValue: Allowed wire representations for `ElicitationContentValue`.
@@ -8882,28 +9193,29 @@ type ElicitationContentValue struct {
 	StringArray []string
 }
 
-func (u ElicitationContentValue) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ElicitationContentValue) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ElicitationContentValue) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ElicitationContentValue", u.String != nil, u.Integer != nil, u.Number != nil, u.Boolean != nil, u.StringArray != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ElicitationContentValue) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ElicitationContentValue", u.String != nil, u.Integer != nil, u.Number != nil, u.Boolean != nil, u.StringArray != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.String != nil:
-		return codecAppendAny(dst, u.String)
+		return codec.AppendAny(dst, u.String)
 	case u.Integer != nil:
-		return codecAppendAny(dst, u.Integer)
+		return codec.AppendAny(dst, u.Integer)
 	case u.Number != nil:
-		return codecAppendAny(dst, u.Number)
+		return codec.AppendAny(dst, u.Number)
 	case u.Boolean != nil:
-		return codecAppendAny(dst, u.Boolean)
+		return codec.AppendAny(dst, u.Boolean)
 	}
-	return codecAppendAny(dst, &u.StringArray)
+	return codec.AppendAny(dst, &u.StringArray)
 }
 
 func (u *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	*u = ElicitationContentValue{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("ElicitationContentValue must not be null")}
 	}
 	var errs []error
@@ -8942,7 +9254,7 @@ func (u *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("ElicitationContentValue", errs)
+	return codec.NoMatch("ElicitationContentValue", errs)
 }
 
 // ElicitationAcceptAction: The user accepted the elicitation and provided content.
@@ -8956,31 +9268,32 @@ type ElicitationAcceptAction struct {
 
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	*x = ElicitationAcceptAction{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationAcceptAction) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationAcceptAction) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationAcceptAction) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationAcceptAction) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationAcceptAction) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecNullable),
+func (x *ElicitationAcceptAction) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Nullable),
 	)
 }
 
-func (x *ElicitationAcceptAction) encodeFields(w *codecWriter) {
+func (x *ElicitationAcceptAction) encodeFields(w *codec.Writer) {
 	if !x.Content.IsZero() {
-		w.obj("content", &x.Content)
+		w.Obj("content", &x.Content)
 	}
 }
 
@@ -8999,33 +9312,34 @@ type CancelNotification struct {
 
 func (x *CancelNotification) UnmarshalJSON(data []byte) error {
 	*x = CancelNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelNotification) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *CancelNotification) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9044,33 +9358,34 @@ type CancelRequestNotification struct {
 
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	*x = CancelRequestNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelRequestNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelRequestNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelRequestNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelRequestNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelRequestNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "requestId", &x.RequestID, codecRequired|codecNullable|codecRequestID),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelRequestNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "requestId", &x.RequestID, codec.Required|codec.Nullable|codec.RequestID),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelRequestNotification) encodeFields(w *codecWriter) {
-	w.raw("requestId", x.RequestID)
+func (x *CancelRequestNotification) encodeFields(w *codec.Writer) {
+	w.Raw("requestId", x.RequestID)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9108,43 +9423,44 @@ type ForkSessionRequest struct {
 
 func (x *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = ForkSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ForkSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ForkSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ForkSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ForkSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ForkSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ForkSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecList(m, "mcpServers", &x.MCPServers, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ForkSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.List(m, "mcpServers", &x.MCPServers, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ForkSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("cwd", string(x.Cwd))
+func (x *ForkSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", &x.MCPServers)
+		w.Value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9169,41 +9485,42 @@ type ForkSessionResponse struct {
 
 func (x *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = ForkSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ForkSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ForkSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ForkSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ForkSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ForkSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ForkSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "modes", &x.Modes, codecNullable|codecLenient),
-		codecOptList(m, "configOptions", &x.ConfigOptions, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ForkSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "modes", &x.Modes, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "configOptions", &x.ConfigOptions, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ForkSessionResponse) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *ForkSessionResponse) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Modes != nil {
-		w.obj("modes", x.Modes)
+		w.Obj("modes", x.Modes)
 	}
 	if !x.ConfigOptions.IsZero() {
-		w.obj("configOptions", &x.ConfigOptions)
+		w.Obj("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9222,31 +9539,32 @@ type SessionForkCapabilities struct {
 
 func (x *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionForkCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionForkCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionForkCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionForkCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionForkCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionForkCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionForkCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionForkCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionForkCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9275,827 +9593,49 @@ type Usage struct {
 
 func (x *Usage) UnmarshalJSON(data []byte) error {
 	*x = Usage{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Usage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Usage) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Usage) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Usage) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Usage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Usage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Usage) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "totalTokens", &x.TotalTokens, codecRequired),
-		codecField(m, "inputTokens", &x.InputTokens, codecRequired),
-		codecField(m, "outputTokens", &x.OutputTokens, codecRequired),
-		codecField(m, "thoughtTokens", &x.ThoughtTokens, codecNullable|codecLenient),
-		codecField(m, "cachedReadTokens", &x.CachedReadTokens, codecNullable|codecLenient),
-		codecField(m, "cachedWriteTokens", &x.CachedWriteTokens, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Usage) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "totalTokens", &x.TotalTokens, codec.Required),
+		codec.Field(m, "inputTokens", &x.InputTokens, codec.Required),
+		codec.Field(m, "outputTokens", &x.OutputTokens, codec.Required),
+		codec.Field(m, "thoughtTokens", &x.ThoughtTokens, codec.Nullable|codec.Lenient),
+		codec.Field(m, "cachedReadTokens", &x.CachedReadTokens, codec.Nullable|codec.Lenient),
+		codec.Field(m, "cachedWriteTokens", &x.CachedWriteTokens, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Usage) encodeFields(w *codecWriter) {
-	w.uint("totalTokens", uint64(x.TotalTokens))
-	w.uint("inputTokens", uint64(x.InputTokens))
-	w.uint("outputTokens", uint64(x.OutputTokens))
+func (x *Usage) encodeFields(w *codec.Writer) {
+	w.Uint("totalTokens", uint64(x.TotalTokens))
+	w.Uint("inputTokens", uint64(x.InputTokens))
+	w.Uint("outputTokens", uint64(x.OutputTokens))
 	if !x.ThoughtTokens.IsZero() {
-		w.obj("thoughtTokens", &x.ThoughtTokens)
+		w.Obj("thoughtTokens", &x.ThoughtTokens)
 	}
 	if !x.CachedReadTokens.IsZero() {
-		w.obj("cachedReadTokens", &x.CachedReadTokens)
+		w.Obj("cachedReadTokens", &x.CachedReadTokens)
 	}
 	if !x.CachedWriteTokens.IsZero() {
-		w.obj("cachedWriteTokens", &x.CachedWriteTokens)
+		w.Obj("cachedWriteTokens", &x.CachedWriteTokens)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
-}
-
-// This section is copied verbatim from internal/acpgen/runtime.go.tmpl. It is
-// the small codec the generated types share: member-by-member decoding (so
-// that required members, leniency annotations and unknown members can be
-// honoured) and an object writer that never escapes HTML characters.
-
-// DecodeError reports a schema violation found while decoding an ACP type.
-// Path locates the offending member relative to the value being decoded, in
-// dotted JSON form ("update.content.text", "prompt[2].uri"); it is empty when
-// the value as a whole is wrong. A connection can turn it into an
-// invalid-params error without echoing the payload.
-type DecodeError struct {
-	Path string
-	Err  error
-}
-
-func (e *DecodeError) Error() string {
-	if e.Path == "" {
-		return "acp: " + e.Err.Error()
-	}
-	return "acp: " + e.Path + ": " + e.Err.Error()
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
-
-// MethodReceiver names the side of a connection that handles a method, as
-// the schema's x-side says.
-type MethodReceiver string
-
-const (
-	ReceiverAgent    MethodReceiver = "agent"    // sent by the client
-	ReceiverClient   MethodReceiver = "client"   // sent by the agent
-	ReceiverProtocol MethodReceiver = "protocol" // sent by either side ($/ methods)
-)
-
-// MethodSpec describes one ACP method: who handles it, whether it is a
-// notification, and the Go types of its params and result, so that a
-// connection can decode traffic without a hand-written switch.
-type MethodSpec struct {
-	Name         string
-	Receiver     MethodReceiver
-	Notification bool
-	// Unstable marks methods taken from the unstable schema.
-	Unstable bool
-
-	newParams, newResult func() any
-}
-
-// NewParams returns a pointer to a new zero params value, ready for
-// json.Unmarshal.
-func (s MethodSpec) NewParams() any {
-	if s.newParams == nil {
-		return nil
-	}
-	return s.newParams()
-}
-
-// NewResult returns a pointer to a new zero result value, or nil for a
-// notification.
-func (s MethodSpec) NewResult() any {
-	if s.newResult == nil {
-		return nil
-	}
-	return s.newResult()
-}
-
-// LookupMethod returns the spec of a method defined by the schema.
-func LookupMethod(name string) (MethodSpec, bool) {
-	s, ok := codecMethods[name]
-	return s, ok
-}
-
-// Methods returns the specs of every generated method, sorted by name.
-func Methods() []MethodSpec {
-	out := make([]MethodSpec, 0, len(codecMethods))
-	for _, s := range codecMethods {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b MethodSpec) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// codecMembers holds the members of one JSON object while it is decoded;
-// decoders delete what they consume, and what is left is unknown.
-type codecMembers = map[string]json.RawMessage
-
-// codecStruct is implemented by every generated struct.
-type codecStruct interface {
-	decodeFields(codecMembers) error
-	encodeFields(*codecWriter)
-	extraMembers() map[string]json.RawMessage
-	setExtra(map[string]json.RawMessage)
-}
-
-type codecFlags uint8
-
-const (
-	codecRequired    codecFlags = 1 << iota
-	codecNullable               // null is a value (Opt, pointer, raw JSON)
-	codecLenient                // x-deserialize-default-on-error: a bad value becomes the zero value
-	codecNullDefault            // x-deserialize-default-on-null: null becomes the zero value
-	codecSkipInvalid            // x-deserialize-skip-invalid-items: bad array items are dropped
-	codecRequestID              // raw JSON that must be a JSON-RPC id
-)
-
-var (
-	codecErrMissing = errors.New("required member is missing")
-	codecErrNull    = errors.New("must not be null")
-)
-
-// codecObject parses a JSON object into its members. JSON null gives an
-// empty map, so that an all-optional type accepts null where the schema
-// expects {} (peers send "result": null for empty results).
-func codecObject(data []byte) (codecMembers, error) {
-	var m codecMembers
-	if err := json.Unmarshal(data, &m); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, &DecodeError{Err: fmt.Errorf("expected a JSON object, got %s", te.Value)}
-		}
-		return nil, err
-	}
-	if m == nil {
-		m = codecMembers{}
-	}
-	return m, nil
-}
-
-// codecUnionObject is codecObject for unions, which have no meaning for null.
-func codecUnionObject(data []byte, name string) (codecMembers, error) {
-	if codecIsNull(data) {
-		return nil, &DecodeError{Err: fmt.Errorf("%s must be an object, not null", name)}
-	}
-	return codecObject(data)
-}
-
-func codecIsNull(data []byte) bool {
-	return string(bytes.TrimSpace(data)) == "null"
-}
-
-// codecAt prefixes err's path with a member name or an index ("[3]").
-func codecAt(seg string, err error) error {
-	de, ok := err.(*DecodeError)
-	if !ok {
-		return &DecodeError{Path: seg, Err: err}
-	}
-	p := seg
-	switch {
-	case de.Path == "":
-	case de.Path[0] == '[':
-		p += de.Path
-	default:
-		p += "." + de.Path
-	}
-	return &DecodeError{Path: p, Err: de.Err}
-}
-
-// codecField decodes and consumes one member.
-func codecField[T any](m codecMembers, key string, dst *T, f codecFlags) error {
-	raw, ok := m[key]
-	if !ok {
-		if f&codecRequired != 0 {
-			return &DecodeError{Path: key, Err: codecErrMissing}
-		}
-		return nil
-	}
-	delete(m, key)
-	err := codecValue(raw, dst, f)
-	if err != nil && f&codecLenient != 0 {
-		var zero T
-		*dst = zero
-		return nil
-	}
-	if err != nil {
-		return codecAt(key, err)
-	}
-	return nil
-}
-
-func codecValue[T any](raw json.RawMessage, dst *T, f codecFlags) error {
-	if f&codecNullable == 0 && codecIsNull(raw) {
-		if f&codecRequired != 0 && f&codecNullDefault == 0 {
-			return codecErrNull
-		}
-		return nil
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return err
-	}
-	if f&codecRequestID != 0 {
-		if r, ok := any(dst).(*json.RawMessage); ok && !codecIsRequestID(*r) {
-			return errors.New("request id must be a string, an integer or null")
-		}
-	}
-	return nil
-}
-
-func codecIsRequestID(raw json.RawMessage) bool {
-	s := bytes.TrimSpace(raw)
-	if len(s) == 0 {
-		return false
-	}
-	switch s[0] {
-	case 'n', '"':
-		return true
-	}
-	var n json.Number
-	if json.Unmarshal(s, &n) != nil {
-		return false
-	}
-	_, err := strconv.ParseInt(string(n), 10, 64)
-	return err == nil
-}
-
-// codecList decodes and consumes an array member item by item, so that
-// errors carry the index and invalid items can be skipped.
-func codecList[E any](m codecMembers, key string, dst *[]E, f codecFlags) error {
-	raw, ok := m[key]
-	if !ok {
-		if f&codecRequired != 0 {
-			return &DecodeError{Path: key, Err: codecErrMissing}
-		}
-		return nil
-	}
-	delete(m, key)
-	if codecIsNull(raw) {
-		if f&codecRequired != 0 && f&(codecNullDefault|codecLenient) == 0 {
-			return codecAt(key, codecErrNull)
-		}
-		return nil
-	}
-	list, err := codecItems[E](raw, f&codecSkipInvalid != 0)
-	if err != nil {
-		if f&codecLenient != 0 {
-			return nil
-		}
-		return codecAt(key, err)
-	}
-	*dst = list
-	return nil
-}
-
-// codecOptList is codecList for a nullable array held in an Opt.
-func codecOptList[E any](m codecMembers, key string, dst *Opt[[]E], f codecFlags) error {
-	raw, ok := m[key]
-	if !ok {
-		return nil
-	}
-	delete(m, key)
-	if codecIsNull(raw) {
-		*dst = Null[[]E]()
-		return nil
-	}
-	list, err := codecItems[E](raw, f&codecSkipInvalid != 0)
-	if err != nil {
-		if f&codecLenient != 0 {
-			return nil
-		}
-		return codecAt(key, err)
-	}
-	*dst = Some(list)
-	return nil
-}
-
-func codecItems[E any](raw json.RawMessage, skipInvalid bool) ([]E, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, err
-	}
-	out := make([]E, 0, len(items))
-	for i, item := range items {
-		var e E
-		if err := json.Unmarshal(item, &e); err != nil {
-			if skipInvalid {
-				continue
-			}
-			return nil, codecAt("["+strconv.Itoa(i)+"]", err)
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// codecUnmarshalStruct decodes an object into s; members s does not know
-// are kept in its Extra.
-func codecUnmarshalStruct(data []byte, s codecStruct) error {
-	m, err := codecObject(data)
-	if err != nil {
-		return err
-	}
-	return codecDecodeInto(m, s)
-}
-
-// codecDecodeInto decodes the members into s and gives it what is left.
-func codecDecodeInto(m codecMembers, s codecStruct) error {
-	if err := s.decodeFields(m); err != nil {
-		return err
-	}
-	if len(m) > 0 {
-		s.setExtra(m)
-	}
-	return nil
-}
-
-// codecFirst returns the first non-nil error. Generated decoders list their
-// members as its arguments, which Go evaluates in order.
-func codecFirst(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// codecVariant consumes a union's discriminator, decodes the members shared
-// by all variants (when common is not nil) and then the variant payload.
-func codecVariant[T any, P interface {
-	*T
-	codecStruct
-}](m codecMembers, tagKey string, common func(codecMembers) error, dst **T) error {
-	delete(m, tagKey)
-	if common != nil {
-		if err := common(m); err != nil {
-			return err
-		}
-	}
-	v := P(new(T))
-	if err := codecDecodeInto(m, v); err != nil {
-		return err
-	}
-	*dst = (*T)(v)
-	return nil
-}
-
-// codecTry decodes s from a copy of m and, on success, leaves in m only
-// what s did not consume. It lets untagged alternatives be tried in turn.
-func codecTry(m codecMembers, s codecStruct) error {
-	c := maps.Clone(m)
-	if err := s.decodeFields(c); err != nil {
-		return err
-	}
-	clear(m)
-	maps.Copy(m, c)
-	return nil
-}
-
-// codecTag reads a union's discriminator without consuming it.
-func codecTag(m codecMembers, key string) (string, bool, error) {
-	raw, ok := m[key]
-	if !ok {
-		return "", false, nil
-	}
-	var tag string
-	if codecIsNull(raw) || json.Unmarshal(raw, &tag) != nil {
-		return "", false, &DecodeError{Path: key, Err: errors.New("discriminator must be a string")}
-	}
-	return tag, true, nil
-}
-
-// codecRawTag reads the discriminator of a raw unknown variant.
-func codecRawTag(raw json.RawMessage, key string) string {
-	var m codecMembers
-	var tag string
-	if json.Unmarshal(raw, &m) == nil {
-		_ = json.Unmarshal(m[key], &tag)
-	}
-	return tag
-}
-
-// codecNoMatch reports that no alternative of an untagged union matched.
-func codecNoMatch(name string, errs []error) error {
-	if len(errs) == 0 {
-		return &DecodeError{Err: fmt.Errorf("no form of %s matches", name)}
-	}
-	return &DecodeError{Err: fmt.Errorf("no form of %s matches (first: %w)", name, errs[0])}
-}
-
-// codecOne checks that exactly one variant of a union is set.
-func codecOne(name string, set ...bool) error {
-	n := 0
-	for _, s := range set {
-		if s {
-			n++
-		}
-	}
-	switch {
-	case n == 0:
-		return fmt.Errorf("acp: %s has no variant set", name)
-	case n > 1:
-		return fmt.Errorf("acp: %s has %d variants set; exactly one is allowed", name, n)
-	}
-	return nil
-}
-
-// codecUnknown returns an unknown variant's raw JSON for output.
-func codecUnknown(name string, raw json.RawMessage) ([]byte, error) {
-	if !json.Valid(raw) {
-		return nil, fmt.Errorf("acp: %s: Unknown is not valid JSON", name)
-	}
-	return raw, nil
-}
-
-// codecIsZero reports whether the value p points to is its type's zero.
-func codecIsZero(p any) bool { return reflect.ValueOf(p).Elem().IsZero() }
-
-// codecMarshal encodes v like json.Marshal but without escaping <, > and &,
-// so that the text the peer sees is the text the agent wrote. An encoder
-// that escapes HTML still escapes the whole output.
-func codecMarshal(v any) ([]byte, error) {
-	// Strings (ids, names) are most of what reaches here; they need no
-	// encoder.
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
-		return codecAppendString(nil, rv.String()), nil
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
-// codecAppender is implemented by the pointers of generated types and of
-// Opt: they append their JSON to dst, so that a nested value is written in
-// place instead of into a buffer of its own that is then copied.
-type codecAppender interface {
-	appendJSON(dst []byte) ([]byte, error)
-}
-
-// codecWriter builds one JSON object member by member, appending to buf
-// from offset start.
-type codecWriter struct {
-	buf   []byte
-	start int
-	err   error
-}
-
-func (w *codecWriter) key(k string) {
-	if w.buf == nil {
-		// One allocation that most objects fit in, instead of growing
-		// from nothing a few bytes at a time.
-		w.buf = make([]byte, 0, 128)
-	}
-	if len(w.buf) == w.start {
-		w.buf = append(w.buf, '{')
-	} else {
-		w.buf = append(w.buf, ',')
-	}
-	w.buf = codecAppendString(w.buf, k)
-	w.buf = append(w.buf, ':')
-}
-
-func (w *codecWriter) str(k, v string) {
-	w.key(k)
-	w.buf = codecAppendString(w.buf, v)
-}
-
-func (w *codecWriter) int(k string, v int64) {
-	w.key(k)
-	w.buf = strconv.AppendInt(w.buf, v, 10)
-}
-
-func (w *codecWriter) uint(k string, v uint64) {
-	w.key(k)
-	w.buf = strconv.AppendUint(w.buf, v, 10)
-}
-
-func (w *codecWriter) bool(k string, v bool) {
-	w.key(k)
-	w.buf = strconv.AppendBool(w.buf, v)
-}
-
-// value writes any value (see codecAppendAny).
-func (w *codecWriter) value(k string, v any) {
-	if w.err != nil {
-		return
-	}
-	w.key(k)
-	b, err := codecAppendAny(w.buf, v)
-	if err != nil {
-		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
-		return
-	}
-	w.buf = b
-}
-
-// obj writes a generated type or an Opt in place.
-func (w *codecWriter) obj(k string, v codecAppender) {
-	if w.err != nil {
-		return
-	}
-	w.key(k)
-	b, err := v.appendJSON(w.buf)
-	if err != nil {
-		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
-		return
-	}
-	w.buf = b
-}
-
-// raw writes raw JSON; nil is written as null.
-func (w *codecWriter) raw(k string, v json.RawMessage) {
-	if v == nil {
-		v = json.RawMessage("null")
-	} else if !codecValid(v) {
-		w.fail(fmt.Errorf("acp: encoding %s: invalid raw JSON", k))
-		return
-	}
-	w.key(k)
-	w.buf = append(w.buf, v...)
-}
-
-// extra writes unknown members in key order, for stable output.
-func (w *codecWriter) extra(m map[string]json.RawMessage) {
-	if len(m) == 0 {
-		return // the common case; sorting nothing still allocates
-	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		w.raw(k, m[k])
-	}
-}
-
-func (w *codecWriter) fail(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
-
-// variant writes a union payload after its discriminator and returns the
-// object.
-func (w *codecWriter) variant(s codecStruct) ([]byte, error) {
-	s.encodeFields(w)
-	w.extra(s.extraMembers())
-	return w.bytes()
-}
-
-// tagged writes a union variant that has no shared members; an empty tag
-// is the default variant, which is written without a discriminator.
-func (w *codecWriter) tagged(key, tag string, s codecStruct) ([]byte, error) {
-	if tag != "" {
-		w.str(key, tag)
-	}
-	return w.variant(s)
-}
-
-func (w *codecWriter) bytes() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	if len(w.buf) == w.start {
-		return append(w.buf, '{', '}'), nil
-	}
-	return append(w.buf, '}'), nil
-}
-
-func codecMarshalStruct(s codecStruct) ([]byte, error) {
-	var w codecWriter
-	return w.variant(s)
-}
-
-// codecAppendStruct appends a generated struct's object to dst.
-func codecAppendStruct(dst []byte, s codecStruct) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
-	return w.variant(s)
-}
-
-// codecAppendUnknown appends an unknown union variant as received.
-func codecAppendUnknown(dst []byte, name string, raw json.RawMessage) ([]byte, error) {
-	b, err := codecUnknown(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, b...), nil
-}
-
-// codecAppendAny appends v as encoding/json would encode it (HTML
-// characters unescaped), writing generated types, Opt, strings, numbers,
-// booleans, raw JSON, _meta maps and slices of these in place. Pointers are
-// followed: callers pass &field so that nothing is boxed. Anything else goes
-// through encoding/json.
-func codecAppendAny(dst []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case codecAppender:
-		return v.appendJSON(dst)
-	case string:
-		return codecAppendString(dst, v), nil
-	case *string:
-		return codecAppendString(dst, *v), nil
-	case json.RawMessage:
-		return codecAppendRaw(dst, v)
-	case *json.RawMessage:
-		return codecAppendRaw(dst, *v)
-	case map[string]json.RawMessage:
-		return codecAppendMeta(dst, v)
-	case *map[string]json.RawMessage:
-		return codecAppendMeta(dst, *v)
-	}
-	if v == nil {
-		return append(dst, "null"...), nil
-	}
-	e := reflect.ValueOf(v)
-	if e.Kind() == reflect.Pointer {
-		if e.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		e = e.Elem()
-	}
-	switch e.Kind() {
-	case reflect.String:
-		return codecAppendString(dst, e.String()), nil
-	case reflect.Bool:
-		return strconv.AppendBool(dst, e.Bool()), nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.AppendInt(dst, e.Int(), 10), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.AppendUint(dst, e.Uint(), 10), nil
-	case reflect.Pointer:
-		return codecAppendAny(dst, e.Interface())
-	case reflect.Slice: // the elements of a slice are addressable, even in a copy
-		if e.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		if e.Type().Elem().Kind() == reflect.Uint8 {
-			break // []byte is base64 in encoding/json
-		}
-		dst = append(dst, '[')
-		for i := range e.Len() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = codecAppendAny(dst, e.Index(i).Addr().Interface()); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
-	}
-	return codecAppendMarshal(dst, e.Interface())
-}
-
-func codecAppendMarshal(dst []byte, v any) ([]byte, error) {
-	b, err := codecMarshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, b...), nil
-}
-
-// codecValid is json.Valid at the speed of a scan: raw members (rawInput,
-// rawOutput of big tool results) are checked on every write.
-func codecValid(b []byte) bool {
-	var d jsonfast.Dec
-	d.Reset(b)
-	d.Skip()
-	return d.End()
-}
-
-// codecAppendRaw appends raw JSON compacted, as encoding/json writes a
-// json.RawMessage; nil is null.
-func codecAppendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
-	if raw == nil {
-		return append(dst, "null"...), nil
-	}
-	if !codecValid(raw) {
-		return nil, errors.New("invalid raw JSON")
-	}
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
-		return append(dst, raw...), nil
-	}
-	b := bytes.NewBuffer(dst)
-	if err := json.Compact(b, raw); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// codecAppendMeta appends a _meta object with its keys sorted, as
-// encoding/json writes maps.
-func codecAppendMeta(dst []byte, m map[string]json.RawMessage) ([]byte, error) {
-	if m == nil {
-		return append(dst, "null"...), nil
-	}
-	var small [8]string
-	keys := small[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	dst = append(dst, '{')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = codecAppendString(dst, k)
-		dst = append(dst, ':')
-		var err error
-		if dst, err = codecAppendRaw(dst, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
-}
-
-const (
-	codecLSB = 0x0101010101010101
-	codecMSB = 0x8080808080808080
-)
-
-// codecAppendString appends s as a JSON string, escaping like encoding/json
-// with HTML escaping off.
-func codecAppendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Eight bytes at a time over text that needs no escape and is
-		// ASCII (no quote, backslash, control or byte from 0x80).
-		for i+8 <= len(s) {
-			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			t := x ^ (codecLSB * 0x02) // the quote becomes 0x20: one test with the controls
-			u := x ^ (codecLSB * '\\')
-			if m := ((t-codecLSB*0x21)&^t | (u-codecLSB)&^u | x) & codecMSB; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3 // the first such byte (later flags may be false)
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 )
 
 // compact returns s without insignificant whitespace.

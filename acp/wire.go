@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/claude-agent-acp/claude-agent-acp/acp/internal/codec"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
 )
 
 // envelope is one JSON-RPC message as read off the wire. Raw fields keep
@@ -192,14 +195,14 @@ func orNull(id ID) ID {
 // values go through encoding/json. Pass pointers (&content, &update): an
 // interface holding a pointer costs no allocation, one holding a slice or a
 // struct does.
-func AppendJSON(dst []byte, v any) ([]byte, error) { return codecAppendAny(dst, v) }
+func AppendJSON(dst []byte, v any) ([]byte, error) { return codec.AppendAny(dst, v) }
 
 func appendValue(buf *bytes.Buffer, v any) error {
 	switch v := v.(type) {
 	case string:
-		buf.Write(codecAppendString(buf.AvailableBuffer(), v))
+		buf.Write(jsonfast.AppendStringNoHTMLEscape(buf.AvailableBuffer(), v))
 		return nil
-	case codecAppender:
+	case codec.Appender:
 		if isNil(v) {
 			buf.WriteString("null")
 			return nil
@@ -209,7 +212,7 @@ func appendValue(buf *bytes.Buffer, v any) error {
 		// reflection and its re-validation and compaction of MarshalJSON
 		// output, which cost more than the encoding itself on a streamed
 		// chunk.
-		b, err := v.appendJSON(buf.AvailableBuffer())
+		b, err := v.AppendJSON(buf.AvailableBuffer())
 		if err != nil {
 			return err
 		}
@@ -246,7 +249,7 @@ func encodeNotification(buf *bytes.Buffer, method string, params any) error {
 
 func encodeCallTail(buf *bytes.Buffer, method string, params any) error {
 	buf.WriteString(`,"method":`)
-	buf.Write(codecAppendString(buf.AvailableBuffer(), method)) // not boxed in an any
+	buf.Write(jsonfast.AppendStringNoHTMLEscape(buf.AvailableBuffer(), method)) // not boxed in an any
 	if params != nil {
 		buf.WriteString(`,"params":`)
 		if err := appendValue(buf, params); err != nil {

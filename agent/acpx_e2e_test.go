@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // acpx (a headless ACP client on npm, pinned in scripts/install-deps.sh)

@@ -14,7 +14,7 @@
 // session/cancel written right behind a prompt always finds that turn. A
 // turn's progress is an explicit state (turn.go).
 //
-// The CLI's output is turned into updates by a translator (translate.go),
+// The CLI's output is turned into updates by a translator (agent/translate),
 // which the live session owns and session/load's replay owns another of:
 // history is replayed through the same code that showed it live.
 //
@@ -32,7 +32,9 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/v2conv"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -49,7 +51,7 @@ type Config struct {
 	Executable string
 	// Launch, when set, starts each CLI instead of running Executable
 	// (claude.Options.Launch): tests run a fake CLI in memory with it
-	// (internal/clifake).
+	// (internal/test/clifake).
 	Launch claude.Launcher
 	// Env is the environment the CLI runs with; nil means os.Environ().
 	Env []string
@@ -71,6 +73,10 @@ type Config struct {
 	// call Close when done. On stdio a client that goes away ends its
 	// sessions.
 	SharedSessions bool
+	// EditorFS gives Claude's file reads and writes to clients that offer
+	// fs/read_text_file and fs/write_text_file (CLAUDE_AGENT_ACP_EDITOR_FS=1;
+	// a client may also ask with _meta.claudeCode.editorFileSystem).
+	EditorFS bool
 }
 
 // An Agent serves ACP for Claude Code. It holds only its configuration:
@@ -95,7 +101,7 @@ type connection struct {
 
 	mu       sync.Mutex
 	client   clientCaps
-	v2       map[string]*v2Updates // v2 connections: each session's update converter (v2.go)
+	v2       map[string]*v2conv.Updates // v2 connections: each session's update converter (v2.go)
 	sessions map[string]*session
 	models   []claude.ModelInfo // the CLI's model list, learnt from the first session
 	closing  bool
@@ -257,13 +263,10 @@ func (a *connection) session(id acp.SessionID) (*session, error) {
 // connection then shuts everything down, so they are only logged.
 // send is notify for updates whose delivery matters to the caller.
 // On a v2 connection the update goes out as what v2 makes of it
-// (v2convert.go).
+// (agent/v2conv).
 func (a *connection) send(sessionID string, u acp.SessionUpdate) error {
 	if a.protocol() >= acp.ProtocolV2 {
-		c := a.updatesV2(sessionID)
-		c.sendMu.Lock()
-		defer c.sendMu.Unlock()
-		return a.sendV2(sessionID, c.convert(u)...)
+		return a.updatesV2(sessionID).Send(u, func(us ...acpv2.SessionUpdate) error { return a.sendV2(sessionID, us...) })
 	}
 	n := notifications.Get().(*acp.SessionNotification)
 	*n = acp.SessionNotification{SessionID: acp.SessionID(sessionID), Update: u}

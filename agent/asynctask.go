@@ -12,7 +12,7 @@ import (
 // subagent stops alone, with the CLI's stop_task; the turn, if one runs,
 // goes on. The task is named by the CLI's task id (asyncTaskId), or by the
 // id of the tool call that started it, which is what this agent's client
-// sees. Its card ends with the status Claude Code reports (terminal.go,
+// sees. Its card ends with the status Claude Code reports (agent/translate: terminal.go,
 // subagent.go). A task that is not running is {stopped: false}, as in the
 // reference.
 
@@ -46,7 +46,7 @@ func (a *connection) stopAsyncTask(ctx context.Context, p *asyncTaskStopRequest)
 	var proc *claude.Process
 	var taskID string
 	s.do(func() {
-		taskID = s.tr.backgroundTask(p.AsyncTaskID)
+		taskID = s.tr.BackgroundTask(p.AsyncTaskID) // agent/translate
 		proc = s.cli.proc
 	})
 	if taskID == "" || proc == nil {
@@ -56,22 +56,4 @@ func (a *connection) stopAsyncTask(ctx context.Context, p *asyncTaskStopRequest)
 		return nil, acp.NewInternalError("the task could not be stopped: " + err.Error())
 	}
 	return &asyncTaskStopResponse{Stopped: true}, nil
-}
-
-// backgroundTask is the CLI task id of a running background command or
-// subagent named by its task id or by its tool call's id ("" for none).
-func (tr *translator) backgroundTask(id string) string {
-	for _, bg := range tr.bgTasks {
-		if !bg.foreground && (bg.taskID == id || bg.ts != nil && bg.ts.id == id) {
-			return bg.taskID
-		}
-	}
-	c := tr.sub.byAgent[id]
-	if c == nil {
-		c = tr.sub.byLaunch[id]
-	}
-	if c != nil && c.background && !c.done && c.agentID != "" {
-		return c.agentID
-	}
-	return ""
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 )
 
 // TestAuthMethods: every client gets a terminal login (the ACP Registry

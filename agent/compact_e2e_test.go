@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // compactOutput is a compaction call's rawOutput.

@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/config"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -20,17 +18,6 @@ import (
 // the next CLI start; a change made while the CLI is starting is applied
 // as soon as it is up. Changes the CLI makes itself (/model typed as a
 // prompt, plan approval) come back as config_option_update.
-
-// Config option ids.
-const (
-	configMode     = "mode"
-	configModel    = "model"
-	configEffort   = "effort"
-	configThinking = "thinking"
-	configFast     = "fast"
-	configAgent    = "agent"
-	configUltra    = "ultracode"
-)
 
 // methodSetModel is the unstable session/set_model some clients still
 // send; it is the "model" config option under another name.
@@ -84,27 +71,27 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 		value = string(p.ValueID.Value)
 	}
 	switch string(p.ConfigID) {
-	case configMode:
+	case config.OptMode:
 		err = s.applyMode(ctx, value, "value")
-	case configModel:
+	case config.OptModel:
 		err = s.applyModel(ctx, value, "value")
-	case configEffort:
-		err = s.apply(ctx, effortSetting(value))
-	case configThinking, configFast, configUltra:
-		on, verr := switchValue(p, value)
+	case config.OptEffort:
+		err = s.apply(ctx, config.EffortSetting(value))
+	case config.OptThinking, config.OptFast, config.OptUltracode:
+		on, verr := config.SwitchValue(p, value)
 		if verr != nil {
 			return nil, verr
 		}
 		switch string(p.ConfigID) {
-		case configThinking:
-			err = s.apply(ctx, thinkingSetting(on))
-		case configFast:
-			err = s.apply(ctx, fastSetting(on))
+		case config.OptThinking:
+			err = s.apply(ctx, config.ThinkingSetting(on))
+		case config.OptFast:
+			err = s.apply(ctx, config.FastSetting(on))
 		default:
-			err = s.apply(ctx, ultracodeSetting(on))
+			err = s.apply(ctx, config.UltracodeSetting(on))
 		}
-	case configAgent:
-		err = s.apply(ctx, agentSetting(value))
+	case config.OptAgent:
+		err = s.apply(ctx, config.AgentSetting(value))
 	default:
 		return nil, acp.NewInvalidParams("configId", "unknown config option")
 	}
@@ -127,11 +114,11 @@ func (a *connection) setConfigOption(ctx context.Context, p *acp.SetSessionConfi
 func (s *session) applyMode(ctx context.Context, id, field string) error {
 	valid := false
 	s.do(func() {
-		if valid = s.conf.hasMode(s.a.modelList(), id); !valid {
+		if valid = s.conf.HasMode(s.a.modelList(), id); !valid {
 			return
 		}
 		defer s.wake() // hibernate.go: the editor shows intent
-		prev, proc := s.conf.modeID, s.cli.proc
+		prev, proc := s.conf.ModeID, s.cli.proc
 		s.setModeID(id)
 		if proc == nil || prev == id {
 			return
@@ -150,7 +137,7 @@ func (s *session) applyMode(ctx context.Context, id, field string) error {
 			if _, err := call.Wait(ctx); err != nil && !errors.Is(err, claude.ErrClosed) && !errors.Is(err, claude.ErrExited) {
 				s.log.Warn("Claude Code refused the mode", "mode", id, "error", err)
 				s.post(func() {
-					if s.conf.modeID == id && s.cli.proc == proc {
+					if s.conf.ModeID == id && s.cli.proc == proc {
 						s.setModeID(prev)
 					}
 				})
@@ -170,16 +157,16 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 	var prev string
 	valid := false
 	s.do(func() {
-		defer s.wake()                               // hibernate.go: the editor shows intent
-		valid = value != "" && value == s.conf.model // also a fallback model's extra row
+		defer s.wake()                                 // hibernate.go: the editor shows intent
+		valid = value != "" && value == s.conf.Model() // also a fallback model's extra row
 		for _, m := range s.a.modelList() {
 			valid = valid || m.Value == value
 		}
 		if valid {
-			prev, proc = s.conf.model, s.cli.proc
-			s.conf.setModel(value)
+			prev, proc = s.conf.Model(), s.cli.proc
+			s.conf.SetModel(value)
 			if proc != nil && prev != value {
-				s.tr.modelEchoes++ // the CLI's "Set model to" is not conversation (output.go)
+				s.tr.ExpectModelEcho() // the CLI's "Set model to" is not conversation
 			}
 		}
 	})
@@ -189,10 +176,10 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 	if proc == nil || prev == value {
 		return nil
 	}
-	if err := proc.SetModel(ctx, cliModel(value)); err != nil {
+	if err := proc.SetModel(ctx, config.CLIModel(value)); err != nil {
 		s.do(func() {
-			s.conf.setModel(prev)
-			s.tr.modelEchoes = max(0, s.tr.modelEchoes-1)
+			s.conf.SetModel(prev)
+			s.tr.ModelEchoRefused()
 		})
 		return acp.NewInternalError("Claude Code could not switch the model: " + err.Error())
 	}
@@ -204,56 +191,11 @@ func (s *session) applyModel(ctx context.Context, value, field string) error {
 	return nil
 }
 
-// cliModel is what set_model and --model take for a model value: the
-// default row resets to the CLI's default.
-func cliModel(value string) string {
-	if value == "default" {
-		return ""
-	}
-	return value
-}
-
-func (c *sessionConfig) setModel(value string) {
-	c.model = value
-	c.opts.Model = cliModel(value)
-}
-
-func setEffort(ctx context.Context, p *claude.Process, level string) error {
-	return p.ApplyFlagSettings(ctx, map[string]any{"effortLevel": level})
-}
-
-// builtinAgents are the CLI's own agents; the agent option offers the
-// others (the user's and the project's).
-var builtinAgents = []string{"claude", "general-purpose", "Explore", "Plan", "statusline-setup"}
-
-// learnAgents takes the custom agents a CLI offers.
-func (c *sessionConfig) learnAgents(agents []claude.AgentInfo) {
-	c.agents = c.agents[:0]
-	for _, a := range agents {
-		if a.Name != "" && !slices.Contains(builtinAgents, a.Name) {
-			c.agents = append(c.agents, a.Name)
-		}
-	}
-}
-
-// followFastMode keeps the fast mode option in step with the CLI's
-// fast_mode_state (initialize, init, every result).
-func (c *sessionConfig) followFastMode(state string, raw json.RawMessage) {
-	if state == "" {
-		return
-	}
-	var r struct {
-		Reason string `json:"fast_mode_disabled_reason"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	c.fastState, c.fastReason = state, r.Reason
-}
-
 // observeFastMode tells the user when fast mode was turned off (advisor)
 // and updates the option.
 func (s *session) observeFastMode(state string, raw json.RawMessage) {
-	s.adv.observeFastMode(s.tr.current, state, raw)
-	s.conf.followFastMode(state, raw)
+	s.adv.ObserveFastMode(s.q.current.id(), state, raw)
+	s.conf.FollowFastMode(state, raw)
 	s.publishConfig()
 }
 
@@ -264,211 +206,30 @@ func (a *connection) modelList() []claude.ModelInfo {
 	return a.models
 }
 
-// modelInfo describes the session's current model. A model the CLI
-// switched to on its own (a refusal fallback) may be missing from the list;
-// it is described by its id alone. Its effort levels and thinking switch
-// are unknown, so those options are left out; auto mode stays offered,
-// since the CLI itself refuses it for a model that cannot use it.
-func (c *sessionConfig) modelInfo(models []claude.ModelInfo) (claude.ModelInfo, bool) {
-	if len(models) == 0 {
-		return claude.ModelInfo{}, false
-	}
-	for _, m := range models {
-		if m.Value == c.model {
-			return m, true
-		}
-	}
-	if c.model != "" {
-		return claude.ModelInfo{Value: c.model, ResolvedModel: c.model, DisplayName: c.model, SupportsAutoMode: true}, true
-	}
-	return models[0], true
-}
-
-// configOptions is the full list of the session's config options.
-func (c *sessionConfig) configOptions(models []claude.ModelInfo) []acp.SessionConfigOption {
-	opts := []acp.SessionConfigOption{c.modeOption(models)}
-	info, known := c.modelInfo(models)
-	if !known {
-		return opts
-	}
-	opts = append(opts, c.modelOption(models, info))
-	if info.SupportsEffort && len(info.SupportedEffortLevels) > 0 {
-		var choices []acp.SessionConfigSelectOption
-		for _, l := range info.SupportedEffortLevels {
-			choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(l), Name: effortName(l)})
-		}
-		current := firstNonEmpty(c.effort, "medium")
-		opts = append(opts, acp.SessionConfigOption{
-			ID: configEffort, Name: "Effort", Category: acp.Some(acp.SessionConfigOptionCategory("thought_level")),
-			Description: acp.Some("How much the model thinks and works before it answers"),
-			Select: &acp.SessionConfigSelect{
-				CurrentValue: acp.SessionConfigValueID(current),
-				Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
-			},
-		})
-	}
-	if info.SupportsFastMode {
-		desc := "Faster responses on supported models"
-		if why, ok := fastModeReasons[c.fastReason]; ok && c.fastState != "on" {
-			desc += " — " + why
-		}
-		opts = append(opts, c.switchOption(configFast, "Fast mode", desc, c.fastState == "on"))
-	}
-	if c.ultraAvail && slices.Contains(info.SupportedEffortLevels, "xhigh") {
-		opts = append(opts, c.switchOption(configUltra, "Ultracode", "Standing dynamic-workflow orchestration at any effort level", c.ultracode))
-	}
-	if len(c.agents) > 0 {
-		choices := []acp.SessionConfigSelectOption{{Value: "default", Name: "Default", Description: acp.Some("Standard Claude Code agent")}}
-		for _, a := range c.agents {
-			choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(a), Name: a})
-		}
-		opts = append(opts, acp.SessionConfigOption{
-			ID: configAgent, Name: "Agent",
-			Description: acp.Some("The agent the session runs as"),
-			Select: &acp.SessionConfigSelect{
-				CurrentValue: acp.SessionConfigValueID(firstNonEmpty(c.opts.Agent, "default")),
-				Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
-			},
-		})
-	}
-	if info.SupportsThinkingOff {
-		opts = append(opts, c.switchOption(configThinking, "Thinking", "Let the model think before it answers", !c.thinkingOff))
-	}
-	return opts
-}
-
-// switchOption is an on/off option: boolean for clients that declared
-// session.configOptions.boolean, else a select of "on" and "off" (the
-// reference adapter's choice; older clients reject boolean options).
-func (c *sessionConfig) switchOption(id, name, desc string, on bool) acp.SessionConfigOption {
-	o := acp.SessionConfigOption{ID: acp.SessionConfigID(id), Name: name,
-		Category: acp.Some(acp.SessionConfigOptionCategory("model_config")), Description: acp.Some(desc)}
-	if c.booleans {
-		o.Boolean = &acp.SessionConfigBoolean{CurrentValue: on}
-		return o
-	}
-	current := "off"
-	if on {
-		current = "on"
-	}
-	o.Select = &acp.SessionConfigSelect{
-		CurrentValue: acp.SessionConfigValueID(current),
-		Options: acp.SessionConfigSelectOptions{Ungrouped: []acp.SessionConfigSelectOption{
-			{Value: "on", Name: "On"}, {Value: "off", Name: "Off"}}},
-	}
-	return o
-}
-
-// switchValue reads the value of an on/off option: a boolean, or "on" /
-// "off" from a client that got it as a select.
-func switchValue(p *acp.SetSessionConfigOptionRequest, value string) (bool, error) {
-	switch {
-	case p.Boolean != nil:
-		return p.Boolean.Value, nil
-	case value == "on" || value == "off":
-		return value == "on", nil
-	}
-	return false, acp.NewInvalidParams("value", "takes a boolean, or on / off")
-}
-
-func effortName(level string) string {
-	switch level {
-	case "xhigh":
-		return "Extra high"
-	case "max":
-		return "Max"
-	case "":
-		return ""
-	}
-	return string(level[0]-'a'+'A') + level[1:]
-}
-
-func (c *sessionConfig) modeOption(models []claude.ModelInfo) acp.SessionConfigOption {
-	var choices []acp.SessionConfigSelectOption
-	for _, m := range c.modes(models) {
-		choices = append(choices, acp.SessionConfigSelectOption{
-			Value: acp.SessionConfigValueID(m.id), Name: m.name, Description: acp.Some(m.description)})
-	}
-	return acp.SessionConfigOption{
-		ID: configMode, Name: "Mode", Category: acp.Some(acp.SessionConfigOptionCategory("mode")),
-		Select: &acp.SessionConfigSelect{
-			CurrentValue: acp.SessionConfigValueID(c.modeID),
-			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
-		},
-	}
-}
-
-// modelOption offers the CLI's own model list, plus the current model when
-// the list does not name it.
-func (c *sessionConfig) modelOption(models []claude.ModelInfo, current claude.ModelInfo) acp.SessionConfigOption {
-	var choices []acp.SessionConfigSelectOption
-	listed := false
-	for _, m := range models {
-		o := acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(m.Value), Name: modelName(m)}
-		if m.Description != "" {
-			o.Description = acp.Some(m.Description)
-		}
-		choices = append(choices, o)
-		listed = listed || m.Value == current.Value
-	}
-	if !listed { // the model the CLI fell back to, as an extra row
-		choices = append(choices, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueID(current.Value), Name: current.DisplayName})
-	}
-	return acp.SessionConfigOption{
-		ID: configModel, Name: "Model", Category: acp.Some(acp.SessionConfigOptionCategory("model")),
-		Select: &acp.SessionConfigSelect{
-			CurrentValue: acp.SessionConfigValueID(current.Value),
-			Options:      acp.SessionConfigSelectOptions{Ungrouped: choices},
-		},
-	}
-}
-
-// modelName is a model row's name with the version the CLI gives: its
-// displayName is the family ("Opus"), its description starts with the
-// versioned name ("Opus 5.5 · Best for everyday, complex tasks · …").
-func modelName(m claude.ModelInfo) string {
-	name := firstNonEmpty(m.DisplayName, m.Value)
-	first, _, _ := strings.Cut(m.Description, " · ")
-	if v, ok := strings.CutPrefix(first, name+" "); ok && v != "" && len(first) <= len(name)+12 && strings.IndexFunc(v, unicode.IsDigit) == 0 {
-		return first
-	}
-	return name
-}
-
 // publishConfig sends config_option_update when the options differ from
 // what the client last got.
 // configSnapshot is the modes and config options the client is about to
 // get in a response; publishConfig later sends only what changes after it.
 func (s *session) configSnapshot() (*acp.SessionModeState, []acp.SessionConfigOption) {
-	models := s.a.modelList()
-	opts := s.conf.configOptions(models)
-	s.conf.configSent = string(mustJSON(opts))
-	return s.conf.modeState(models), opts
+	return s.conf.Snapshot(s.a.modelList())
 }
 
 func (s *session) publishConfig() {
-	if s.conf.configSent == "" {
-		return // the client has no list yet; its setup response will carry one
+	if opts, ok := s.conf.Update(s.a.modelList()); ok {
+		s.a.notify(s.id, acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
 	}
-	opts := s.conf.configOptions(s.a.modelList())
-	j := string(mustJSON(opts))
-	if j == s.conf.configSent {
-		return
-	}
-	s.conf.configSent = j
-	s.a.notify(s.id, acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}})
 }
 
 // modelFromCLI follows a model change the CLI made itself (a /model
 // prompt): the resolved model name maps back to a row of the list.
 func (s *session) modelFromCLI(resolved string) {
-	info, known := s.conf.modelInfo(s.a.modelList())
+	info, known := s.conf.ModelInfo(s.a.modelList())
 	if resolved == "" || !known || info.ResolvedModel == resolved || info.Value == resolved {
 		return
 	}
 	for _, m := range s.a.modelList() {
 		if m.Value != "default" && (m.ResolvedModel == resolved || m.Value == resolved) {
-			s.conf.setModel(m.Value)
+			s.conf.SetModel(m.Value)
 			s.publishConfig()
 			return
 		}
@@ -480,7 +241,7 @@ func (s *session) modelFromCLI(resolved string) {
 // nothing is sent to it; the picker shows it (the row that names it, else
 // an extra row with its id) and the next CLI start keeps it.
 func (s *session) followModelSwap(model string) {
-	if info, known := s.conf.modelInfo(s.a.modelList()); model == "" || known && (info.ResolvedModel == model || info.Value == model) {
+	if info, known := s.conf.ModelInfo(s.a.modelList()); model == "" || known && (info.ResolvedModel == model || info.Value == model) {
 		return
 	}
 	value := model
@@ -490,7 +251,7 @@ func (s *session) followModelSwap(model string) {
 			break
 		}
 	}
-	s.conf.setModel(value)
+	s.conf.SetModel(value)
 	s.publishConfig()
 }
 
@@ -512,8 +273,7 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 	}
 	s.modelFromCLI(st.Model)
 	if st.Effort != "" {
-		s.conf.effort = st.Effort
-		s.conf.opts.Effort = st.Effort
+		s.conf.SetEffort(st.Effort)
 	}
 	s.publishConfig()
 }
@@ -526,46 +286,46 @@ func (s *session) afterLocalCommand(raw json.RawMessage) {
 func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 	spawned := s.cli.spawnedWith
 	init := p.InitializeResponse()
-	if mode := s.conf.laterMode; mode != "" && len(s.q.turns) == 0 {
+	if mode := s.conf.LaterMode; mode != "" && len(s.q.turns) == 0 {
 		// A load's mode that needed the CLI's models (auto): restored
 		// now that they are known, unless a prompt already runs.
-		s.conf.laterMode = ""
-		if s.conf.hasMode(s.a.modelList(), mode) {
+		s.conf.LaterMode = ""
+		if s.conf.HasMode(s.a.modelList(), mode) {
 			s.setModeID(mode)
 		}
 	}
-	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.modeID {
-		mode, was := s.conf.modeID, init.CurrentPermissionMode
+	if init != nil && init.CurrentPermissionMode != "" && init.CurrentPermissionMode != s.conf.ModeID {
+		mode, was := s.conf.ModeID, init.CurrentPermissionMode
 		s.tell(p, "mode", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetPermissionMode(ctx, mode) },
 			func() { s.setModeID(was) })
 	}
-	if model := s.conf.opts.Model; model != spawned.Model {
-		s.tr.modelEchoes++ // as in applyModel
+	if model := s.conf.Opts.Model; model != spawned.Model {
+		s.tr.ExpectModelEcho() // as in applyModel
 		s.tell(p, "model", func(ctx context.Context) (*claude.Call, error) { return p.BeginSetModel(ctx, model) },
-			func() { s.tr.modelEchoes = max(0, s.tr.modelEchoes-1) })
+			s.tr.ModelEchoRefused)
 	}
-	if effort := s.conf.opts.Effort; effort != "" && effort != spawned.Effort {
+	if effort := s.conf.Opts.Effort; effort != "" && effort != spawned.Effort {
 		s.tell(p, "effort", func(ctx context.Context) (*claude.Call, error) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"effortLevel": effort})
 		}, nil)
 	}
-	if fast := s.conf.fastWanted; fast != nil {
+	if fast := s.conf.FastWanted(); fast != nil {
 		on := *fast
 		s.tell(p, "fast mode", func(ctx context.Context) (*claude.Call, error) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"fastMode": on})
 		}, nil)
 	}
-	if on := s.conf.ultraWanted; on != nil {
+	if on := s.conf.UltraWanted(); on != nil {
 		v := *on
 		s.tell(p, "ultracode", func(ctx context.Context) (*claude.Call, error) {
 			return p.BeginApplyFlagSettings(ctx, map[string]any{"ultracode": v})
 		}, nil)
 	}
 	if st != nil { // the effort the CLI applies, and whether it offers ultracode
-		s.conf.learnApplied(st)
+		s.conf.LearnApplied(st)
 	}
 	if init != nil {
-		s.conf.learnAgents(init.Agents)
+		s.conf.LearnAgents(init.Agents)
 	}
 	s.publishConfig()
 	if init != nil {
@@ -589,7 +349,7 @@ func (s *session) afterStart(p *claude.Process, st *claude.AppliedSettings) {
 // has begun streaming the answer, or until the turn ends if it streams
 // nothing (askWindowNow).
 func (s *session) askContextWindow(p *claude.Process) {
-	s.tr.out.sizePending = true
+	s.tr.AskingSize()
 	if len(s.q.turns) > 0 {
 		s.cli.windowFrom = p
 		return
@@ -616,7 +376,7 @@ func (s *session) beginWindowQuestion(p *claude.Process) {
 	call, err := p.BeginGetContextUsage(wctx)
 	cancel()
 	if err != nil {
-		s.tr.learnSize(0) // no answer coming: what was held goes out
+		s.tr.LearnSize(0) // no answer coming: what was held goes out
 		return
 	}
 	go func() {
@@ -632,7 +392,7 @@ func (s *session) beginWindowQuestion(p *claude.Process) {
 		}
 		s.post(func() {
 			if s.cli.proc == p {
-				s.tr.learnSize(firstNonZero(r.RawMaxTokens, r.MaxTokens))
+				s.tr.LearnSize(firstNonZero(r.RawMaxTokens, r.MaxTokens))
 			}
 		})
 	}()
@@ -645,18 +405,6 @@ func firstNonZero(vs ...uint64) uint64 {
 		}
 	}
 	return 0
-}
-
-// learnApplied takes what the CLI applies that the session did not choose:
-// the effort level, and whether ultracode is offered and on.
-func (c *sessionConfig) learnApplied(st *claude.AppliedSettings) {
-	if c.effort == "" && st.Effort != "" {
-		c.effort = st.Effort
-	}
-	c.ultraAvail = st.UltracodeAvailable
-	if c.ultraWanted == nil {
-		c.ultracode = st.Ultracode
-	}
 }
 
 // tell writes a control request to the CLI now and handles its answer
@@ -686,126 +434,23 @@ func (s *session) tell(p *claude.Process, what string, begin func(ctx context.Co
 	}()
 }
 
-// A setting is a config option's new value: recorded on the session
-// goroutine (record validates it against what the model offers and keeps
-// it for the next start), then handed to the running CLI, if any.
-type setting struct {
-	what    string     // for the error: "the effort"
-	invalid *acp.Error // when record refuses it
-	record  func(c *sessionConfig, models []claude.ModelInfo) bool
-	send    func(ctx context.Context, p *claude.Process) error
-}
-
 // apply records st and sends it to the session's CLI.
-func (s *session) apply(ctx context.Context, st setting) error {
+func (s *session) apply(ctx context.Context, st config.Setting) error {
 	var proc *claude.Process
 	valid := false
 	s.do(func() {
-		if valid = st.record(&s.conf, s.a.modelList()); valid {
+		if valid = st.Record(&s.conf, s.a.modelList()); valid {
 			proc = s.cli.proc
 		}
 	})
 	if !valid {
-		return st.invalid
+		return st.Invalid
 	}
 	if proc == nil {
 		return nil
 	}
-	if err := st.send(ctx, proc); err != nil {
-		return acp.NewInternalError("Claude Code could not change " + st.what + ": " + err.Error())
+	if err := st.Send(ctx, proc); err != nil {
+		return acp.NewInternalError("Claude Code could not change " + st.What + ": " + err.Error())
 	}
 	return nil
-}
-
-func effortSetting(level string) setting {
-	return setting{what: "the effort", invalid: acp.NewInvalidParams("value", "unknown effort level for this model"),
-		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
-			info, ok := c.modelInfo(models)
-			if !ok || !info.SupportsEffort || !slices.Contains(info.SupportedEffortLevels, level) {
-				return false
-			}
-			c.effort, c.opts.Effort = level, level
-			return true
-		},
-		send: func(ctx context.Context, p *claude.Process) error { return setEffort(ctx, p, level) }}
-}
-
-func thinkingSetting(on bool) setting {
-	return setting{what: "thinking", invalid: acp.NewInvalidParams("configId", "this model cannot turn thinking off"),
-		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
-			if info, ok := c.modelInfo(models); !ok || !info.SupportsThinkingOff {
-				return false
-			}
-			c.thinkingOff = !on
-			c.opts.Thinking = claude.Thinking{}
-			if !on {
-				c.opts.Thinking.Type = "disabled"
-			}
-			return true
-		},
-		send: func(ctx context.Context, p *claude.Process) error {
-			tokens := -1
-			if !on {
-				tokens = 0
-			}
-			return p.SetMaxThinkingTokens(ctx, tokens)
-		}}
-}
-
-func fastSetting(on bool) setting {
-	return setting{what: "fast mode", invalid: acp.NewInvalidParams("configId", "this model has no fast mode"),
-		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
-			if info, ok := c.modelInfo(models); !ok || !info.SupportsFastMode {
-				return false
-			}
-			c.fastState = "off"
-			if on {
-				c.fastState = "on"
-			}
-			c.fastWanted = &on
-			return true
-		},
-		send: func(ctx context.Context, p *claude.Process) error {
-			return p.ApplyFlagSettings(ctx, map[string]any{"fastMode": on})
-		}}
-}
-
-// ultracodeSetting turns ultracode (standing dynamic-workflow
-// orchestration) on or off where the CLI offers it.
-func ultracodeSetting(on bool) setting {
-	return setting{what: "ultracode", invalid: acp.NewInvalidParams("configId", "ultracode is not available for this model"),
-		record: func(c *sessionConfig, models []claude.ModelInfo) bool {
-			info, ok := c.modelInfo(models)
-			if !ok || !c.ultraAvail || !slices.Contains(info.SupportedEffortLevels, "xhigh") {
-				return false
-			}
-			c.ultracode, c.ultraWanted = on, &on
-			return true
-		},
-		send: func(ctx context.Context, p *claude.Process) error {
-			return p.ApplyFlagSettings(ctx, map[string]any{"ultracode": on})
-		}}
-}
-
-// agentSetting runs the main thread as a custom agent ("default": none):
-// apply_flag_settings agent now, --agent at the next start.
-func agentSetting(name string) setting {
-	return setting{what: "the agent", invalid: acp.NewInvalidParams("value", "unknown agent"),
-		record: func(c *sessionConfig, _ []claude.ModelInfo) bool {
-			if name != "default" && !slices.Contains(c.agents, name) {
-				return false
-			}
-			c.opts.Agent = ""
-			if name != "default" {
-				c.opts.Agent = name
-			}
-			return true
-		},
-		send: func(ctx context.Context, p *claude.Process) error {
-			var v any = name
-			if name == "default" {
-				v = nil
-			}
-			return p.ApplyFlagSettings(ctx, map[string]any{"agent": v})
-		}}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -142,13 +141,13 @@ func (s *session) openFor(ctx context.Context, cancel context.CancelFunc, server
 	}
 	var o *openAsk
 	s.do(func() {
-		t := s.tr.current
-		if t != nil && t.cancelled {
+		t := s.tr.Current
+		if t != nil && t.Cancelled {
 			return // the user pressed Stop: nothing of that turn is asked
 		}
 		o = &openAsk{a: s.a, sid: s.id}
-		if ts := s.tr.openMCPCall(server); ts != nil {
-			o.sid, o.call = s.tr.toolSession(ts), ts.id
+		if sid, call, ok := s.tr.OpenMCPCall(server); ok { // agent/translate
+			o.sid, o.call = sid, call
 		}
 		open := s.q.trackRequest(t, cancel)
 		if s.q.v2 != nil && t != nil {
@@ -164,24 +163,6 @@ func (s *session) openFor(ctx context.Context, cancel context.CancelFunc, server
 		}
 	})
 	return o
-}
-
-// openMCPCall is the one open call of an MCP server's tools, or nil when
-// none or several are (the form is then tied to no call).
-func (tr *translator) openMCPCall(server string) *toolState {
-	if server == "" {
-		return nil
-	}
-	var found *toolState
-	for _, ts := range tr.tools {
-		if ts.reported && strings.HasPrefix(ts.name, "mcp__"+server+"__") {
-			if found != nil {
-				return nil
-			}
-			found = ts
-		}
-	}
-	return found
 }
 
 // mcpElicitation asks the user what an MCP server asks, in the mode the

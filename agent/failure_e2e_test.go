@@ -15,10 +15,10 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // These tests drive the session failure extension end to end: the real

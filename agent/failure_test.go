@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -65,9 +67,8 @@ func (p *failureProbe) shadow(id string) *session {
 	quit := make(chan struct{})
 	close(quit)
 	s := &session{a: p.a, id: id, log: p.a.log, quit: quit, inbox: closedMailbox(), q: turnQueue{cancelledIDs: map[string]bool{}}}
-	s.tr = newTranslator(p.a, id, "", p.a.log, now{s})
-	s.fail = newFailureState(p.a, id, p.a.log)
-	s.adv = newAdvisor(p.a, id, &s.fail)
+	s.tr = p.a.newTranslator(id, "", p.a.log, now{s})
+	s.adv = newFailures(p.a, id, p.a.log, &s.fail)
 	return s
 }
 
@@ -83,7 +84,7 @@ func (p *failureProbe) frame(line string) {
 
 // startTurn registers a turn the CLI has started.
 func (p *failureProbe) startTurn(uuid string) *turn {
-	t := &turn{uuid: uuid, done: make(chan turnOutcome, 1), phase: turnSent}
+	t := &turn{Turn: translate.Turn{UUID: uuid}, done: make(chan turnOutcome, 1), phase: turnSent}
 	p.s.q.turns = append(p.s.q.turns, t)
 	p.frame(`{"type":"command_lifecycle","command_uuid":"` + uuid + `","state":"started"}`)
 	return t
@@ -122,9 +123,9 @@ func (p *failureProbe) flush() []acp.SessionUpdate {
 }
 
 // records returns the failure records the client got so far.
-func (p *failureProbe) records() []failureRecord {
+func (p *failureProbe) records() []failure.Record {
 	p.t.Helper()
-	var out []failureRecord
+	var out []failure.Record
 	for _, u := range p.flush() {
 		if u.SessionInfoUpdate != nil {
 			if r, ok := recordIn(p.t, u.SessionInfoUpdate.Meta); ok {
@@ -148,7 +149,7 @@ func (p *failureProbe) texts() []string {
 
 // recordIn decodes the record of a _meta, checking it has exactly the
 // version-1 fields.
-func recordIn(t *testing.T, meta map[string]json.RawMessage) (failureRecord, bool) {
+func recordIn(t *testing.T, meta map[string]json.RawMessage) (failure.Record, bool) {
 	t.Helper()
 	var env struct {
 		Jetbrains struct {
@@ -157,7 +158,7 @@ func recordIn(t *testing.T, meta map[string]json.RawMessage) (failureRecord, boo
 	}
 	b, _ := json.Marshal(meta)
 	if json.Unmarshal(b, &env) != nil || env.Jetbrains.Air["sessionFailure"] == nil {
-		return failureRecord{}, false
+		return failure.Record{}, false
 	}
 	if string(env.Jetbrains.Air["version"]) != "1" {
 		t.Errorf("air version %s", env.Jetbrains.Air["version"])
@@ -176,7 +177,7 @@ func recordIn(t *testing.T, meta map[string]json.RawMessage) (failureRecord, boo
 			t.Errorf("record lacks %q: %v", k, fields)
 		}
 	}
-	var r failureRecord
+	var r failure.Record
 	if err := json.Unmarshal(env.Jetbrains.Air["sessionFailure"], &r); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestFailureNegotiation(t *testing.T) {
 	} {
 		var meta map[string]json.RawMessage
 		_ = json.Unmarshal([]byte(tc.meta), &meta)
-		if got := airmeta.Parse(meta).Has(airSessionFailure); got != tc.want {
+		if got := airmeta.Parse(meta).Has(failure.Capability); got != tc.want {
 			t.Errorf("%s: got %v", tc.meta, got)
 		}
 		cc := readClientCaps(acp.ClientCapabilities{Meta: meta})
@@ -238,8 +239,8 @@ func TestFailureWireRecord(t *testing.T) {
 		"quota":     json.RawMessage(`{"x":1}`),
 		"jetbrains": json.RawMessage(`{"air":{"goal":{"a":1}},"other":true}`),
 	}
-	rec := failureRecord{ID: "u1:error", Revision: 2, Category: "limit", Severity: "error", Title: "t", Actions: []string{}}
-	meta := failureMeta(base, rec)
+	rec := failure.Record{ID: "u1:error", Revision: 2, Category: "limit", Severity: "error", Title: "t", Actions: []string{}}
+	meta := failure.Meta(base, rec)
 	got, ok := recordIn(t, meta)
 	if !ok || !reflect.DeepEqual(got, rec) {
 		t.Fatalf("got %+v", got)
@@ -258,109 +259,6 @@ func TestFailureWireRecord(t *testing.T) {
 	}
 }
 
-func TestFailureClaudeMapping(t *testing.T) {
-	for _, tc := range []struct {
-		sdk, apiError, apiType, terminal, text string
-		category                               string
-		actions                                []string
-	}{
-		{sdk: "authentication_failed", category: "access", actions: []string{"login"}},
-		{sdk: "oauth_org_not_allowed", category: "access", actions: []string{"login"}},
-		{text: "Not logged in · Please run /login", category: "access", actions: []string{"login"}},
-		{sdk: "verification_required", category: "access", actions: []string{"retry"}},
-		{sdk: "cloud_credential_error", category: "access", actions: []string{"retry"}},
-		{sdk: "billing_error", category: "limit", actions: []string{}},
-		{sdk: "account_on_hold", category: "limit", actions: []string{}},
-		{sdk: "rate_limit", category: "limit", actions: []string{"retry"}},
-		{sdk: "rate_limit", apiError: "usage_limit_reached", text: "You've hit your 5-hour limit · resets 1pm", category: "limit", actions: []string{}},
-		{sdk: "rate_limit", text: "API Error: Request rejected (429) · service_spend_limit_reached: x", category: "limit", actions: []string{}},
-		{sdk: "max_output_tokens", category: "limit", actions: []string{}},
-		{sdk: "invalid_request", terminal: "prompt_too_long", category: "limit", actions: []string{"new_session"}},
-		{sdk: "invalid_request", category: "request", actions: []string{}},
-		{sdk: "model_not_found", category: "request", actions: []string{}},
-		{sdk: "unknown", apiType: "invalid_request_error", category: "request", actions: []string{}},
-		{sdk: "overloaded", category: "service", actions: []string{"retry"}},
-		{sdk: "server_error", category: "service", actions: []string{"retry"}},
-		{sdk: "server_error", apiError: "connection_failed", category: "service", actions: []string{"retry"}},
-		{sdk: "unknown", category: "service", actions: []string{"retry"}},
-		{sdk: "", category: "service", actions: []string{"retry"}},
-		{sdk: "some_future_kind", category: "service", actions: []string{"retry"}},
-	} {
-		k := errorKind(tc.sdk, tc.apiError, tc.apiType, tc.terminal, tc.text)
-		p := newFailureProbe(t, true)
-		rec := p.s.fail.makeRecord("x", k, severityError, "", "")
-		if rec.Category != tc.category || !reflect.DeepEqual(rec.Actions, tc.actions) {
-			t.Errorf("%+v: kind %s → %s %v", tc, k, rec.Category, rec.Actions)
-		}
-		if rec.Title == "" || rec.Details != "" {
-			t.Errorf("%+v: the adapter's title must apply: %+v", tc, rec)
-		}
-	}
-	// Terminal subtypes.
-	for _, tc := range []struct {
-		r        claude.ResultMessage
-		category string
-		actions  []string
-		failed   bool
-	}{
-		{claude.ResultMessage{Base: claude.Base{Subtype: "error_max_turns"}, IsError: true, Errors: []string{"Reached maximum number of turns (1)"}}, "limit", []string{"new_session"}, true},
-		{claude.ResultMessage{Base: claude.Base{Subtype: "error_max_budget_usd"}, IsError: true}, "limit", []string{"new_session"}, true},
-		{claude.ResultMessage{Base: claude.Base{Subtype: "error_max_structured_output_retries"}, IsError: true}, "service", []string{"retry"}, true},
-		{claude.ResultMessage{Base: claude.Base{Subtype: "error_max_turns"}}, "", nil, false},
-		{claude.ResultMessage{Base: claude.Base{Subtype: "success"}, Result: "Please run /login."}, "", nil, false},
-		{claude.ResultMessage{Base: claude.Base{Subtype: "error_during_execution"}, IsError: true, Errors: []string{"[ede_diagnostic] result_type=user"}}, "service", []string{"retry"}, true},
-	} {
-		k, text, failed := classifyTerminal(&turn{}, &tc.r)
-		if failed != tc.failed {
-			t.Errorf("%+v: failed %v", tc.r, failed)
-			continue
-		}
-		if !failed {
-			continue
-		}
-		if strings.Contains(text, "ede_diagnostic") {
-			t.Errorf("diagnostics used as text: %q", text)
-		}
-		p := failurePolicies()[k]
-		if p.category != tc.category || !reflect.DeepEqual(append([]string{}, p.actions...), tc.actions) {
-			t.Errorf("%s: %s %v", tc.r.Subtype, p.category, p.actions)
-		}
-	}
-}
-
-func TestFailureTitleRules(t *testing.T) {
-	for _, tc := range []struct{ in, title, details string }{
-		{"You've hit your 5-hour limit · resets 1:18pm (UTC)", "You've hit your 5-hour limit · resets 1:18pm (UTC)", ""},
-		{"API Error: Repeated 529 Overloaded errors. The API is at capacity — check your inference gateway (127.0.0.1:40123).",
-			"API Error: Repeated 529 Overloaded errors. The API is at capacity — check your inference gateway.", ""},
-		{"Invalid API key · Please run /login", "Invalid API key · Please run /login", ""},
-		{"See https://support.claude.com/en/articles/1 for more", "See https://support.claude.com/en/articles/1 for more", ""},
-		{"Gateway https://llm.corp.example/v1 failed", "Gateway [link removed] failed", ""},
-		{"bad key sk-ant-api03-abcdefABCDEF0123", "bad key [redacted]", ""},
-		{"header x-api-key: sk-fake123 was rejected", "header x-api-key: [redacted] was rejected", ""},
-		{"Authorization: Bearer abcdefgh12345678", "Authorization: [redacted]", ""},
-		{"env ANTHROPIC_BASE_URL=http://10.0.0.1:8080 is wrong", "env ANTHROPIC_BASE_URL=[redacted] is wrong", ""},
-		{"cannot read /home/alice/.claude/settings.json now", "cannot read [path] now", ""},
-		{"cannot read ~/.claude/x.json", "cannot read [path]", ""},
-		{"proxy at localhost:3128 refused", "proxy at [endpoint] refused", ""},
-	} {
-		title, details := failureText(tc.in)
-		if title != tc.title || details != tc.details {
-			t.Errorf("%q:\n got %q / %q\nwant %q / %q", tc.in, title, details, tc.title, tc.details)
-		}
-	}
-	long := "First paragraph that says what happened.\n\n" + strings.Repeat("More explanation. ", 30)
-	title, details := failureText(long)
-	if title != "First paragraph that says what happened." || !strings.HasPrefix(details, "More explanation.") {
-		t.Errorf("long text: %q / %q", title, details)
-	}
-	noBreak := strings.Repeat("word ", 100)
-	title, details = failureText(noBreak)
-	if len([]rune(title)) > titleMax+1 || !strings.HasSuffix(title, "…") || details != strings.TrimSpace(noBreak) {
-		t.Errorf("unbroken text: %q / %q", title, details)
-	}
-}
-
 // TestFailureRetryThenError: api_retry warnings update the turn's one
 // entry, and the terminal failure is a higher revision of the same id on
 // the PromptResponse; a warning never ends the turn.
@@ -374,7 +272,7 @@ func TestFailureRetryThenError(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 	for i, r := range recs {
-		want := failureRecord{ID: "u1:error", Revision: i + 1, Category: "limit", Severity: "warning",
+		want := failure.Record{ID: "u1:error", Revision: i + 1, Category: "limit", Severity: "warning",
 			Title: []string{"Retrying Claude, attempt 1 of 2.", "Retrying Claude, attempt 2 of 2."}[i], Actions: []string{}}
 		if !reflect.DeepEqual(r, want) {
 			t.Errorf("warning %d: %+v", i, r)
@@ -392,7 +290,7 @@ func TestFailureRetryThenError(t *testing.T) {
 		t.Fatalf("outcome %+v", o)
 	}
 	r, ok := recordIn(t, o.resp.Meta)
-	want := failureRecord{ID: "u1:error", Revision: 3, Category: "limit", Severity: "error",
+	want := failure.Record{ID: "u1:error", Revision: 3, Category: "limit", Severity: "error",
 		Title: "API Error: Request rejected (429) · slow down", Actions: []string{"retry"}}
 	if !ok || !reflect.DeepEqual(r, want) {
 		t.Fatalf("terminal %+v", r)
@@ -413,7 +311,7 @@ func TestFailureRetryThenError(t *testing.T) {
 	if o := outcomeOf(t, tu2); o.resp == nil || o.resp.StopReason != acp.StopReasonEndTurn || o.resp.Meta != nil {
 		t.Fatalf("a recovered turn ends plainly: %+v", o)
 	}
-	if act := p.s.fail.activeFailures(); len(act) != 0 {
+	if act := p.s.fail.Active(); len(act) != 0 {
 		t.Errorf("still active after success: %v", act)
 	}
 	// Authentication retries are not reported as warnings.
@@ -505,8 +403,8 @@ func TestModelRefusalFallbackHandling(t *testing.T) {
 	// reverse; a real answer does not clear it either.
 	p.frame(`{"type":"result","subtype":"success","is_error":true,"result":"API Error: 500","stop_reason":"stop_sequence"}`)
 	outcomeOf(t, tu)
-	act := p.s.fail.activeFailures()
-	if act[r.ID] != kindAdvisory || act["u1:error"] != kindProvider {
+	act := p.s.fail.Active()
+	if act[r.ID] != failure.KindAdvisory || act["u1:error"] != failure.KindProvider {
 		t.Fatalf("active %v", act)
 	}
 	tu2 := p.startTurn("u2")
@@ -514,8 +412,8 @@ func TestModelRefusalFallbackHandling(t *testing.T) {
 	p.frame(`{"type":"assistant","message":{"id":"m","model":"b","role":"assistant","content":[{"type":"text","text":"hi"}]},"parent_tool_use_id":null}`)
 	p.frame(`{"type":"result","subtype":"success","is_error":false,"result":"hi","stop_reason":"end_turn"}`)
 	outcomeOf(t, tu2)
-	act = p.s.fail.activeFailures()
-	if act[r.ID] != kindAdvisory {
+	act = p.s.fail.Active()
+	if act[r.ID] != failure.KindAdvisory {
 		t.Errorf("the advisory was cleared: %v", act)
 	}
 	if _, ok := act["u1:error"]; ok {
@@ -611,44 +509,44 @@ func TestFailureRecoveryState(t *testing.T) {
 	p.frame(strings.Replace(strings.Replace(synthetic, "%s", "Invalid API key · Please run /login", 1), "%s", "authentication_failed", 1))
 	p.frame(result)
 	outcomeOf(t, t2)
-	if got := p.s.fail.activeFailures(); got["q1:error"] != kindQuota || got["a1:error"] != kindAuthRequired {
+	if got := p.s.fail.Active(); got["q1:error"] != failure.KindQuota || got["a1:error"] != failure.KindAuthRequired {
 		t.Fatalf("active %v", got)
 	}
 	t3 := p.startTurn("n1")
 	p.frame(strings.Replace(strings.Replace(synthetic, "%s", "No response requested.", 1), "%s", "", 1))
 	p.frame(ok)
 	outcomeOf(t, t3)
-	if got := p.s.fail.activeFailures(); got["q1:error"] != kindQuota {
+	if got := p.s.fail.Active(); got["q1:error"] != failure.KindQuota {
 		t.Fatalf("a synthetic message recovered the quota: %v", got)
 	}
 	p.frame(`{"type":"auth_status","isAuthenticating":false,"output":[],"error":"still bad"}`)
-	if got := p.s.fail.activeFailures(); got["a1:error"] != kindAuthRequired {
+	if got := p.s.fail.Active(); got["a1:error"] != failure.KindAuthRequired {
 		t.Fatalf("an erroring auth_status recovered the login: %v", got)
 	}
 	p.frame(`{"type":"auth_status","isAuthenticating":false,"output":[]}`)
-	if got := p.s.fail.activeFailures(); got["a1:error"] != "" || got["q1:error"] != kindQuota {
+	if got := p.s.fail.Active(); got["a1:error"] != "" || got["q1:error"] != failure.KindQuota {
 		t.Fatalf("after auth_status: %v", got)
 	}
 	t4 := p.startTurn("r1")
 	p.frame(real)
 	p.frame(ok)
 	outcomeOf(t, t4)
-	if got := p.s.fail.activeFailures(); len(got) != 0 {
+	if got := p.s.fail.Active(); len(got) != 0 {
 		t.Fatalf("a real answer must recover the quota: %v", got)
 	}
 	// Transport loss: until the runtime is replaced, not by a real answer.
-	t5 := &turn{uuid: "x1", done: make(chan turnOutcome, 1)}
+	t5 := &turn{Turn: translate.Turn{UUID: "x1"}, done: make(chan turnOutcome, 1)}
 	p.s.settleLost(t5, nil)
 	o := outcomeOf(t, t5)
 	if r, _ := recordIn(t, o.resp.Meta); r.Category != "connection" || !reflect.DeepEqual(r.Actions, []string{"new_session"}) || r.Title != "The connection to Claude was lost." {
 		t.Fatalf("transport %+v", r)
 	}
 	p.frame(real)
-	if got := p.s.fail.activeFailures(); got["x1:error"] != kindTransport {
+	if got := p.s.fail.Active(); got["x1:error"] != failure.KindTransport {
 		t.Fatalf("a real answer recovered a lost transport: %v", got)
 	}
-	p.s.fail.recover(func(f *activeFailure) bool { return f.recovery == recoverRuntime }) // what failureStarted does
-	if got := p.s.fail.activeFailures(); len(got) != 0 {
+	p.s.fail.Started() // a new CLI
+	if got := p.s.fail.Active(); len(got) != 0 {
 		t.Fatalf("runtime replacement: %v", got)
 	}
 	// No clear records were ever sent: every update is a first revision
@@ -673,7 +571,7 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 	p := newFailureProbe(t, true)
 	var suppressed []int
 	for i, r := range recs[:4] {
-		if p.s.fail.replayFailureRecord(r) {
+		if replayFailure(&p.s.fail, r) {
 			suppressed = append(suppressed, i)
 		}
 	}
@@ -681,29 +579,29 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 		t.Fatalf("suppressed %v", suppressed)
 	}
 	got := p.records()
-	want := []failureRecord{
+	want := []failure.Record{
 		{ID: u1 + ":error", Revision: 1, Category: "limit", Severity: "error", Title: "You've hit your 5-hour limit · resets Mar 17, 2030, 5:46pm (UTC)", Actions: []string{}},
 		{ID: u2 + ":error", Revision: 1, Category: "limit", Severity: "error", Title: "You've hit your weekly limit · resets Mar 17, 2030, 6:46pm (UTC)", Actions: []string{}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("replayed\n%+v\nwant\n%+v", got, want)
 	}
-	if act := p.s.fail.activeFailures(); !reflect.DeepEqual(act, map[string]failureKind{u2 + ":error": kindQuota}) {
+	if act := p.s.fail.Active(); !reflect.DeepEqual(act, map[string]failure.Kind{u2 + ":error": failure.KindQuota}) {
 		t.Fatalf("only the latest stays active: %v", act)
 	}
 	for _, r := range recs[4:] {
-		if p.s.fail.replayFailureRecord(r) {
+		if replayFailure(&p.s.fail, r) {
 			t.Fatal("a real answer was suppressed")
 		}
 	}
-	if act := p.s.fail.activeFailures(); len(act) != 0 {
+	if act := p.s.fail.Active(); len(act) != 0 {
 		t.Fatalf("a later real answer recovers it: %v", act)
 	}
 
 	// Legacy client: nothing typed, nothing suppressed.
 	lp := newFailureProbe(t, false)
 	for _, r := range recs {
-		if lp.s.fail.replayFailureRecord(r) {
+		if replayFailure(&lp.s.fail, r) {
 			t.Fatal("legacy replay suppressed a record")
 		}
 	}
@@ -716,7 +614,7 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 	// model prose with the same words are not limits.
 	hp := newFailureProbe(t, true)
 	limit := *recs[1]
-	if !hp.s.fail.replayFailureRecord(&limit) {
+	if !replayFailure(&hp.s.fail, &limit) {
 		t.Fatal("not recognised")
 	}
 	noResp := limit
@@ -726,20 +624,20 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 	prose.Message = &transcript.Message{Role: "assistant", Model: "claude-x", Content: transcript.Content{{Type: "text", Text: "You've hit your stride!"}}}
 	side := limit
 	side.IsSidechain = true
-	if hp.s.fail.replayFailureRecord(&noResp) || hp.s.fail.replayFailureRecord(&side) {
+	if replayFailure(&hp.s.fail, &noResp) || replayFailure(&hp.s.fail, &side) {
 		t.Fatal("suppressed what is not a limit")
 	}
 	r := hp.records()
 	if len(r) != 1 || r[0].ID != "s1:history-error:"+limit.UUID {
 		t.Fatalf("history id %+v", r)
 	}
-	if act := hp.s.fail.activeFailures(); act[r[0].ID] != kindQuota {
+	if act := hp.s.fail.Active(); act[r[0].ID] != failure.KindQuota {
 		t.Fatalf("active %v", act)
 	}
-	if hp.s.fail.replayFailureRecord(&prose) {
+	if replayFailure(&hp.s.fail, &prose) {
 		t.Fatal("model prose suppressed")
 	}
-	if act := hp.s.fail.activeFailures(); len(act) != 0 {
+	if act := hp.s.fail.Active(); len(act) != 0 {
 		t.Fatalf("a real answer recovers: %v", act)
 	}
 }
@@ -756,17 +654,17 @@ func TestUsageLimitReplayReachesLiveSession(t *testing.T) {
 	defer live.close()
 	rp := newReplayer(p.a, "s1", &sessionSetup{})
 	for _, r := range recs[:4] {
-		rp.fail.replayFailureRecord(r)
+		replayFailure(&rp.fail, r)
 	}
 	rp.mirrorFailures()
-	var act map[string]failureKind
-	live.do(func() { act = live.fail.activeFailures() })
-	if len(act) != 1 || act["22222222-2222-4222-8222-222222222222:error"] != kindQuota {
+	var act map[string]failure.Kind
+	live.do(func() { act = live.fail.Active() })
+	if len(act) != 1 || act["22222222-2222-4222-8222-222222222222:error"] != failure.KindQuota {
 		t.Fatalf("live active %v", act)
 	}
 	live.do(func() {
-		live.failureSawAssistant(&claude.AssistantMessage{Message: claude.APIMessage{Model: "claude-x"}})
-		act = live.fail.activeFailures()
+		live.fail.SawAssistant(&claude.AssistantMessage{Message: claude.APIMessage{Model: "claude-x"}})
+		act = live.fail.Active()
 	})
 	if len(act) != 0 {
 		t.Fatalf("live still active %v", act)
@@ -791,10 +689,10 @@ func readFixture(t *testing.T, path string) []*transcript.Record {
 // a per-session epoch; identical text never reuses one across occurrences.
 func TestFailureIdentityAndRevisions(t *testing.T) {
 	p := newFailureProbe(t, true)
-	a, b := p.s.fail.sessionIncidentID(), p.s.fail.sessionIncidentID()
-	n := p.s.fail.noticeID()
+	a, b := p.s.fail.SessionIncidentID(), p.s.fail.SessionIncidentID()
+	n := p.s.fail.NoticeID()
 	other := p.shadow("s1")
-	c := other.fail.sessionIncidentID()
+	c := other.fail.SessionIncidentID()
 	ids := []string{a, b, n, c}
 	sort.Strings(ids)
 	for i := 1; i < len(ids); i++ {
@@ -827,7 +725,7 @@ func TestFailureRevisionOnlyForANewStatus(t *testing.T) {
 	p.frame(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":3,"retry_delay_ms":500,"error_status":null,"error":"unknown","uuid":"r3","session_id":"s1"}`)
 	p.frame(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":3,"retry_delay_ms":500,"error_status":null,"error":"unknown","uuid":"r4","session_id":"s1"}`)
 	recs := p.records()
-	want := []failureRecord{
+	want := []failure.Record{
 		{ID: "u1:error", Revision: 1, Category: "connection", Severity: "warning", Title: "Reconnecting to Claude.", Actions: []string{}},
 		{ID: "u1:error", Revision: 2, Category: "connection", Severity: "warning", Title: "Reconnecting to Claude, attempt 1 of 3.", Actions: []string{}},
 	}

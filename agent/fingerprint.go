@@ -47,7 +47,7 @@ func (s *session) reconfigure(ctx context.Context, setup *sessionSetup) (restart
 		var starting chan error
 		if !s.do(func() {
 			switch {
-			case want != "" && fingerprint(s.conf.opts, s.conf.metaKey) == want:
+			case want != "" && fingerprint(s.conf.Opts, s.conf.MetaKey) == want:
 			case s.cli.starting:
 				starting = make(chan error, 1)
 				s.cli.startWaiters = append(s.cli.startWaiters, starting)
@@ -80,19 +80,18 @@ func (s *session) restart(setup *sessionSetup) bool {
 	p := s.cli.proc
 	if p != nil {
 		s.cli.proc, s.cli.msgs = nil, nil
-		s.tr.stopBackground() // terminal.go: its background commands end with it
-		s.tr.subagentsLost()  // subagent_sessions.go: and its subagents
-		s.tr.sched.cliGone()  // schedule.go: and its session-only jobs
-		s.tr.current = nil
-		s.tr.out.reset()
+		s.tr.StopBackground() // its background commands end with it
+		s.tr.CLIGone()        // and its subagents and session-only jobs
+		s.setCurrent(nil)
+		s.tr.Reset()
 	}
 	// Without a CLI attached, cancelTurns answers and withdraws but sends
 	// the dying CLI nothing.
 	s.cancelTurns(slices.Clone(s.q.turns))
 	clear(s.q.cancelledIDs) // the next CLI never saw them
-	s.conf.opts.Dir, s.conf.opts.AddDirs, s.conf.opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
-	s.conf.takeMeta(setup)
-	s.tr.cwd = setup.cwd
+	s.conf.Opts.Dir, s.conf.Opts.AddDirs, s.conf.Opts.MCPServers = setup.opts.Dir, setup.opts.AddDirs, setup.opts.MCPServers
+	s.conf.TakeMeta(setup.opts, setup.meta.Model, setup.meta.Effort, setup.meta.key())
+	s.tr.SetCwd(setup.cwd)
 	if p == nil {
 		return false
 	}
@@ -104,22 +103,4 @@ func (s *session) restart(setup *sessionSetup) bool {
 		return false
 	}
 	return true
-}
-
-// takeMeta gives the session the CLI options of a request's _meta
-// (metaopts.go). A model or effort the request names becomes the
-// session's choice (the pickers show it); without one, the session keeps
-// what the user picked.
-func (c *sessionConfig) takeMeta(setup *sessionSetup) {
-	o, n := &c.opts, setup.opts
-	o.SystemPrompt, o.AppendSystemPrompt, o.Tools = n.SystemPrompt, n.AppendSystemPrompt, n.Tools
-	o.FallbackModel, o.Agent, o.MaxTurns, o.MaxBudgetUSD = n.FallbackModel, n.Agent, n.MaxTurns, n.MaxBudgetUSD
-	o.AllowedTools, o.DisallowedTools, o.Settings, o.Env = n.AllowedTools, n.DisallowedTools, n.Settings, n.Env
-	if m := setup.meta.Model; m != "" {
-		c.setModel(m)
-	}
-	if e := setup.meta.Effort; e != "" {
-		c.effort, o.Effort = e, e
-	}
-	c.metaKey = setup.meta.key()
 }

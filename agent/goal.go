@@ -1,20 +1,18 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/goal"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -53,56 +51,32 @@ import (
 //     queued behind the Stop-hook loop, which it ends), else as an ordinary
 //     turn, and answers {} when that command has run.
 
-const goalControlMethod = "_session/goal"
-
-// goalSnapshot is the wire snapshot. The CLI's tokens_at_start is
-// bookkeeping and is not exposed.
-type goalSnapshot struct {
-	Objective     string `json:"objective"`
-	Status        string `json:"status"`
-	Iterations    *int   `json:"iterations,omitempty"`
-	LastReason    string `json:"lastReason,omitempty"`
-	CreatedAt     int64  `json:"createdAt,omitempty"`
-	ControlMethod string `json:"controlMethod"`
-}
-
 // goalState is the session's goal as the client last saw it.
 type goalState struct {
-	snap    *goalSnapshot
+	snap    *goal.Snapshot
 	sent    string // JSON last published ("" = nothing yet)
 	pending *goalPending
 	frames  bool  // this CLI reports active_goal itself
 	read    int64 // how far goalMet has read the transcript
 }
 
+// busy reports a goal that keeps the CLI: one active, or a /goal command
+// not yet confirmed.
+func (g *goalState) busy() bool {
+	return g.snap != nil && g.snap.Status == "active" || g.pending != nil
+}
+
 // goalPending is an optimistic snapshot waiting for the CLI.
 type goalPending struct {
 	clear     bool
 	objective string
-	prev      *goalSnapshot
+	prev      *goal.Snapshot
 	turn      *turn
 }
 
 // goalInitialize announces the goal extension in initialize's _meta.
 func goalInitialize(cc clientCaps, resp *acp.InitializeResponse) {
-	c := mustJSON(map[string]any{"version": 1, "controlMethod": goalControlMethod, "actions": []string{"clear"}})
-	resp.Meta = withMeta(resp.Meta, "goal", c, airmeta.Parse(cc.raw.Meta).Present)
-}
-
-var goalCommandRE = sync.OnceValue(func() *regexp.Regexp {
-
-	return regexp.MustCompile(`^/goal\s+(\S[\s\S]*)$`)
-
-})
-
-// goalCommand recognises `/goal <condition>` and `/goal clear` (a bare
-// `/goal` only shows the goal and changes nothing).
-func goalCommand(text string) (arg string, ok bool) {
-	m := goalCommandRE().FindStringSubmatch(strings.TrimSpace(text))
-	if m == nil {
-		return "", false
-	}
-	return strings.TrimSpace(m[1]), true
+	resp.Meta = goal.Announce(resp.Meta, airmeta.Parse(cc.raw.Meta).Present)
 }
 
 // goalPrompt publishes the optimistic snapshot of a /goal prompt.
@@ -114,7 +88,7 @@ func (s *session) goalPrompt(t *turn) {
 		}
 		text.WriteString(b.Text)
 	}
-	arg, ok := goalCommand(text.String())
+	arg, ok := goal.Command(text.String())
 	if !ok {
 		return
 	}
@@ -124,21 +98,14 @@ func (s *session) goalPrompt(t *turn) {
 	if p.clear {
 		s.publishGoal(nil)
 	} else {
-		s.publishGoal(&goalSnapshot{Objective: arg, Status: "active", ControlMethod: goalControlMethod})
+		s.publishGoal(&goal.Snapshot{Objective: arg, Status: "active", ControlMethod: goal.ControlMethod})
 	}
 }
 
 // onActiveGoal maps the CLI's goal state.
 func (s *session) onActiveGoal(g *claude.ActiveGoal) {
 	s.goal.frames = true
-	var snap *goalSnapshot
-	if v := g.Value; v != nil {
-		n := v.Iterations
-		snap = &goalSnapshot{
-			Objective: strings.TrimSpace(v.Condition), Status: "active", Iterations: &n,
-			LastReason: v.LastReason, CreatedAt: v.SetAt, ControlMethod: goalControlMethod,
-		}
-	}
+	snap := goal.FromCLI(g.Value)
 	if p := s.goal.pending; p != nil {
 		if p.clear != (snap == nil) || snap != nil && snap.Objective != p.objective {
 			return // older than the command the client just sent
@@ -148,12 +115,6 @@ func (s *session) onActiveGoal(g *claude.ActiveGoal) {
 	s.publishGoal(snap)
 }
 
-var stopFeedbackRE = sync.OnceValue(func() *regexp.Regexp {
-
-	return regexp.MustCompile(`(?s)^Stop hook feedback:\n\[(.*?)\]: (.*)$`)
-
-})
-
 // goalFeedback counts a Stop-hook round of the goal when the CLI does not
 // report the goal itself.
 func (s *session) goalFeedback(u *claude.UserFrame) {
@@ -162,17 +123,9 @@ func (s *session) goalFeedback(u *claude.UserFrame) {
 		return
 	}
 	for _, b := range u.Message.Content {
-		m := stopFeedbackRE().FindStringSubmatch(b.Text)
-		if b.Type != "text" || m == nil || strings.TrimSpace(m[1]) != g.Objective {
-			continue
+		if reason, ok := goal.Feedback(b.Text, g.Objective); b.Type == "text" && ok {
+			s.publishGoal(g.Iterated(reason))
 		}
-		next := *g
-		n := 1
-		if g.Iterations != nil {
-			n = *g.Iterations + 1
-		}
-		next.Iterations, next.LastReason = &n, strings.TrimSpace(m[2])
-		s.publishGoal(&next)
 	}
 }
 
@@ -184,11 +137,11 @@ func (s *session) goalResult(r *claude.ResultMessage) {
 		s.goalMet(g.Objective, 0)
 	}
 	p := s.goal.pending
-	if p == nil || p.turn != s.tr.current && !p.turn.settled {
+	if p == nil || p.turn != s.q.current && !p.turn.Settled {
 		return
 	}
 	s.goal.pending = nil
-	if p.turn == s.tr.current && r.IsError || p.turn != s.tr.current && p.turn.phase != turnRunning {
+	if p.turn == s.q.current && r.IsError || p.turn != s.q.current && p.turn.phase != turnRunning {
 		s.publishGoal(p.prev)
 	}
 }
@@ -202,10 +155,10 @@ func (s *session) goalMet(objective string, try int) {
 	from := s.goal.read
 	go func() {
 		path, err := transcript.Find(s.a.configDir(), s.id)
-		var met *goalStatus
+		var met *goal.Status
 		end := from
 		if err == nil {
-			met, end = readGoalStatus(path, from, objective)
+			met, end = goal.ReadStatus(path, from, objective)
 		}
 		s.post(func() {
 			g := s.goal.snap
@@ -250,54 +203,8 @@ func (a *connection) transcriptSize(id string) int64 {
 	return fi.Size()
 }
 
-// goalStatus is the CLI's goal_status transcript attachment.
-type goalStatus struct {
-	Type       string `json:"type"`
-	Met        bool   `json:"met"`
-	Condition  string `json:"condition"`
-	Reason     string `json:"reason"`
-	Iterations int    `json:"iterations"`
-}
-
-// readGoalStatus reads the transcript's whole lines from offset from and
-// returns the goal_status of the main conversation that says objective is
-// met, if any, and the offset read up to.
-func readGoalStatus(path string, from int64, objective string) (*goalStatus, int64) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, from
-	}
-	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return nil, from
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
-	if err != nil {
-		return nil, from
-	}
-	whole := bytes.LastIndexByte(b, '\n') + 1
-	var met *goalStatus
-	for _, line := range bytes.Split(b[:whole], []byte("\n")) {
-		if !bytes.Contains(line, []byte(`"goal_status"`)) {
-			continue
-		}
-		var rec struct {
-			Type        string     `json:"type"`
-			IsSidechain bool       `json:"isSidechain"`
-			Attachment  goalStatus `json:"attachment"`
-		}
-		if json.Unmarshal(line, &rec) != nil || rec.Type != "attachment" || rec.IsSidechain {
-			continue
-		}
-		if a := rec.Attachment; a.Type == "goal_status" && a.Met && strings.TrimSpace(a.Condition) == objective {
-			met = &a
-		}
-	}
-	return met, from + int64(whole)
-}
-
 // publishGoal sends the snapshot if it changed.
-func (s *session) publishGoal(snap *goalSnapshot) {
+func (s *session) publishGoal(snap *goal.Snapshot) {
 	s.goal.snap = snap
 	raw := json.RawMessage("null")
 	if snap != nil {
@@ -311,21 +218,7 @@ func (s *session) publishGoal(snap *goalSnapshot) {
 	s.a.mu.Lock()
 	air := airmeta.Parse(s.a.client.raw.Meta).Present
 	s.a.mu.Unlock()
-	s.a.notify(s.id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: withMeta(nil, "goal", raw, air)}})
-}
-
-// withMeta sets key in a _meta object, and for AIR clients also under
-// jetbrains.air (next to version 1), keeping what is there.
-func withMeta(meta map[string]json.RawMessage, key string, v json.RawMessage, air bool) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(meta)+2)
-	for k, x := range meta {
-		out[k] = x
-	}
-	out[key] = v
-	if air {
-		out = airmeta.Set(out, key, v)
-	}
-	return out
+	s.a.notify(s.id, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Meta: goal.WithMeta(nil, "goal", raw, air)}})
 }
 
 type goalRequest struct {
@@ -349,10 +242,10 @@ func (a *connection) goalControl(ctx context.Context, p *goalRequest) (struct{},
 	if err != nil {
 		return struct{}{}, err
 	}
-	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
-	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock("/goal clear")}, UUID: t.uuid}
+	t := &turn{Turn: translate.Turn{UUID: uuid.NewString()}, done: make(chan turnOutcome, 1)}
+	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock("/goal clear")}, UUID: t.UUID}
 	if !s.do(func() {
-		if s.tr.current != nil && !s.tr.current.settled {
+		if s.q.current != nil && !s.q.current.Settled {
 			t.msg.Priority = claude.PriorityNow // not behind the Stop-hook loop
 		}
 		s.goalPrompt(t)
@@ -367,4 +260,20 @@ func (a *connection) goalControl(ctx context.Context, p *goalRequest) (struct{},
 	case <-ctx.Done():
 		return struct{}{}, ctx.Err()
 	}
+}
+
+// restoreGoal gives the live session of a load the goal its history ends
+// with, unless that session has shown a goal already (it was live before
+// the load). The snapshot goes out before the load's answer.
+func (a *connection) restoreGoal(id string, snap *goal.Snapshot) {
+	live := a.liveSession(id)
+	if live == nil || snap == nil {
+		return
+	}
+	live.do(func() {
+		if live.goal.sent == "" && live.goal.snap == nil && live.goal.pending == nil {
+			live.goal.read = live.a.transcriptSize(live.id) // goalMet: what follows the history
+			live.publishGoal(snap)
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/goal"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -19,7 +21,7 @@ func TestGoalCommand(t *testing.T) {
 		"please /goal x":            "-",
 		"/goal\tfix it, then ship.": "fix it, then ship.",
 	} {
-		got, ok := goalCommand(text)
+		got, ok := goal.Command(text)
 		if !ok {
 			got = "-"
 		}
@@ -44,8 +46,8 @@ func (p *subProbe) goals() []string {
 }
 
 func goalTurn(p *subProbe, text string) *turn {
-	t := &turn{uuid: "g-" + text, done: make(chan turnOutcome, 1), phase: turnSent}
-	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock(text)}, UUID: t.uuid}
+	t := &turn{Turn: translate.Turn{UUID: "g-" + text}, done: make(chan turnOutcome, 1), phase: turnSent}
+	t.msg = claude.UserMessage{Content: []claude.ContentBlock{claude.TextBlock(text)}, UUID: t.UUID}
 	p.s.goalPrompt(t)
 	p.s.q.turns = append(p.s.q.turns, t)
 	return t
@@ -55,7 +57,7 @@ func TestGoalSnapshots(t *testing.T) {
 	p := newSubProbe(t, acp.ClientCapabilities{})
 	p.frame(`{"type":"active_goal","value":null}`) // at startup: nothing to clear
 	t1 := goalTurn(p, "/goal ship it")
-	p.frame(`{"type":"command_lifecycle","command_uuid":"` + t1.uuid + `","state":"started"}`)
+	p.frame(`{"type":"command_lifecycle","command_uuid":"` + t1.UUID + `","state":"started"}`)
 	p.frame(`{"type":"active_goal","value":null}`) // stale: the CLI has not run the command yet
 	p.frame(`{"type":"active_goal","value":{"condition":" ship it ","iterations":0,"set_at":1700000000000,"tokens_at_start":42}}`)
 	p.frame(`{"type":"active_goal","value":{"condition":"ship it","iterations":1,"set_at":1700000000000,"tokens_at_start":42,"last_reason":"not yet"}}`)
@@ -71,7 +73,7 @@ func TestGoalSnapshots(t *testing.T) {
 
 	// A /goal command that fails restores what the client had.
 	t2 := goalTurn(p, "/goal other")
-	p.frame(`{"type":"command_lifecycle","command_uuid":"` + t2.uuid + `","state":"started"}`)
+	p.frame(`{"type":"command_lifecycle","command_uuid":"` + t2.UUID + `","state":"started"}`)
 	p.frame(`{"type":"result","subtype":"success","is_error":true,"result":"no"}`)
 	got := p.goals()
 	if len(got) != 5 || !strings.Contains(got[3], `"other"`) || got[4] != want[2] {
@@ -79,7 +81,7 @@ func TestGoalSnapshots(t *testing.T) {
 	}
 	// Clear: null at once; the CLI's null confirms it.
 	t3 := goalTurn(p, "/goal clear")
-	p.frame(`{"type":"command_lifecycle","command_uuid":"` + t3.uuid + `","state":"started"}`)
+	p.frame(`{"type":"command_lifecycle","command_uuid":"` + t3.UUID + `","state":"started"}`)
 	p.frame(`{"type":"active_goal","value":null}`)
 	if got := p.goals(); len(got) != 6 || got[5] != "null" {
 		t.Errorf("after clear:\n%s", strings.Join(got, "\n"))

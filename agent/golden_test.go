@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.jsonl")

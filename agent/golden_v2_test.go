@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 )
 
 // TestGoldenTranscriptsV2 runs the golden scenarios on an ACP v2

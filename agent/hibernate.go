@@ -17,33 +17,19 @@ import (
 //
 // A session is never hibernated while it is busy: a turn running or
 // queued, a permission request open, a command or subagent running in the
-// background, a goal active, scheduled work (schedule.go), or its CLI
+// background, a goal active, scheduled work (agent/translate/schedule.go), or its CLI
 // starting. When every live session is busy and the cap is reached, the new
 // CLI starts anyway (the cap is exceeded, and the log says so): an editor
 // user waiting for a prompt to start is worse than memory over a soft
 // bound. As soon as a live session stops being busy while the count is
 // over the cap, the keeper (keepCap) brings the count back.
 
-// busy reports whether the session must keep its CLI.
+// busy reports whether the session must keep its CLI. Each concern says
+// for itself: the CLI's start, the prompts (turn.go), the goal (goal.go),
+// and what the translator follows (commands and subagents in the
+// background, scheduled work: agent/translate).
 func (s *session) busy() bool {
-	switch {
-	case s.cli.starting, len(s.q.turns) > 0, len(s.q.openRequests) > 0, len(s.tr.bgTasks) > 0:
-		return true
-	case s.tr.current != nil, len(s.q.cancelledIDs) > 0, s.q.interrupting > 0:
-		// Work the user cancelled is still in the CLI: a CLI closed now
-		// (stdin EOF) would run it to its end.
-		return true
-	case s.goal.snap != nil && s.goal.snap.Status == "active", s.goal.pending != nil:
-		return true
-	case s.tr.sched.busy(time.Now()): // schedule.go: a job or wake-up to fire
-		return true
-	}
-	for _, c := range s.tr.sub.byLaunch {
-		if !c.done {
-			return true
-		}
-	}
-	return false
+	return s.cli.starting || s.q.busy() || s.goal.busy() || s.tr.Busy(time.Now())
 }
 
 // hibernate closes the session's CLI if it is live and the session idle,
@@ -58,8 +44,8 @@ func (s *session) hibernate(why string) bool {
 	s.cli.proc, s.cli.msgs = nil, nil
 	s.cli.retired = p
 	s.cli.hibernated = true
-	s.tr.current = nil
-	s.tr.out.reset()
+	s.setCurrent(nil)
+	s.tr.Reset()
 	clear(s.q.cancelledIDs)
 	s.a.liveChanged(s, false)
 	go p.Close()

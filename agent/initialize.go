@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 )
 
@@ -77,7 +78,8 @@ type clientCaps struct {
 	raw            acp.ClientCapabilities
 	terminalAuth   bool // may offer terminal login methods
 	terminalOutput bool // Zed's _meta.terminal_output
-	sessionFailure bool // AIR typed session failures (failure.go)
+	sessionFailure bool // AIR typed session failures (agent/failure)
+	editorFS       bool // Claude's files through the editor (editorfs_wire.go)
 }
 
 func readClientCaps(c acp.ClientCapabilities) clientCaps {
@@ -88,7 +90,7 @@ func readClientCaps(c acp.ClientCapabilities) clientCaps {
 	if metaBool(c.Meta, "terminal_output") || metaBool(c.Meta, "terminal_output_delta") {
 		cc.terminalOutput = true
 	}
-	cc.sessionFailure = airmeta.Parse(c.Meta).Has(airSessionFailure)
+	cc.sessionFailure = airmeta.Parse(c.Meta).Has(failure.Capability)
 	return cc
 }
 
@@ -105,6 +107,7 @@ func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (
 	a.mu.Lock()
 	a.version.Store(int32(v))
 	a.client = readClientCaps(p.ClientCapabilities)
+	a.client.editorFS = wantsEditorFS(a.cfg, p.ClientCapabilities)
 	cc := a.client
 	a.mu.Unlock()
 
@@ -115,7 +118,7 @@ func (a *connection) initialize(ctx context.Context, p *acp.InitializeRequest) (
 			PromptCapabilities: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
 			MCPCapabilities:    acp.MCPCapabilities{HTTP: true, SSE: true},
 			Meta: map[string]json.RawMessage{
-				"claudeCode": json.RawMessage(`{"promptQueueing":true}`),
+				"claudeCode": claudeCodeCaps(cc),
 			},
 		},
 		AuthMethods: authMethods(cc),
@@ -173,4 +176,13 @@ var selfPath = sync.OnceValue(func() string {
 // (the client never calls authenticate for those).
 func (a *connection) authenticate(ctx context.Context, p *acp.AuthenticateRequest) (*acp.AuthenticateResponse, error) {
 	return nil, acp.NewInvalidParams("methodId", "unsupported authentication method "+string(p.MethodID)+"; log in from a terminal with `claude /login`")
+}
+
+// claudeCodeCaps is the agent's _meta.claudeCode in initialize; a client
+// that gets Claude's files through the editor is told so.
+func claudeCodeCaps(cc clientCaps) json.RawMessage {
+	if cc.editorFS {
+		return json.RawMessage(`{"promptQueueing":true,"editorFileSystem":true}`)
+	}
+	return json.RawMessage(`{"promptQueueing":true}`)
 }

@@ -325,7 +325,7 @@ func (a *connection) state(s *session) (modes *acp.SessionModeState, opts []acp.
 func (s *session) shutdown() {
 	s.do(func() {
 		for _, t := range s.q.turns {
-			s.q.cancelOpenRequests(t)
+			s.q.cancelOpenRequests(&t.Turn)
 		}
 	})
 	s.close()
@@ -338,7 +338,7 @@ func (s *session) shutdown() {
 func (s *session) waitCancelledWork(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	s.waitFor(ctx, func() bool { return !s.q.holdSends(s.tr.current) })
+	s.waitFor(ctx, func() bool { return !s.q.holdSends(s.q.current) })
 }
 
 // replayDone ends a replay's hold on the session's prompts: those sent

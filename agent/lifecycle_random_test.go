@@ -17,7 +17,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
 // TestLifecycleRandom drives the agent from states our other tests never
@@ -26,7 +26,7 @@ import (
 // allow, deny, fail or never come) and CLI events (a model that answers
 // late or streams long, a CLI killed, a result frame lost or repeated, a
 // CLI that dies mid-turn, hibernation by the cap and by the idle timeout),
-// all in memory (internal/clifake) under testing/synctest, and checks
+// all in memory (internal/test/clifake) under testing/synctest, and checks
 // after every step:
 //
 //   - every request is answered exactly once;

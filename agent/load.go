@@ -40,7 +40,7 @@ func (a *connection) loadSession(ctx context.Context, p *acp.LoadSessionRequest)
 		if len(a.modelList()) > 0 {
 			a.restoreMode(ctx, s, later)
 		} else {
-			s.do(func() { s.conf.laterMode = later }) // config.go, afterStart: once the CLI says
+			s.do(func() { s.conf.LaterMode = later }) // config.go, afterStart: once the CLI says
 		}
 	}
 	modes, opts := a.state(s)
@@ -56,11 +56,12 @@ func (a *connection) restoreMode(ctx context.Context, s *session, mode string) {
 	var p *claude.Process
 	ok := false
 	s.do(func() {
-		for _, m := range s.conf.modes(s.a.modelList()) {
-			ok = ok || m.id == mode
+		for _, m := range s.conf.Modes(s.a.modelList()) {
+			ok = ok || m.ID == mode
 		}
 		if ok {
-			s.conf.modeID, s.conf.opts.PermissionMode, p = mode, mode, s.cli.proc
+			s.conf.SetMode(mode)
+			p = s.cli.proc
 		}
 	})
 	if ok && p != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 )
 
 // TestLogoutRealCLI: v1's logout is declared (agentCapabilities.auth.logout)

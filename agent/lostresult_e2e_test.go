@@ -7,12 +7,12 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
 
-// proxied runs the real CLI behind the fault proxy of internal/faultcli
+// proxied runs the real CLI behind the fault proxy of internal/test/faultcli
 // (this test binary), which drops or repeats the frames kv names.
 func proxied(t *testing.T, kv ...string) agenttest.Options {
 	dir := t.TempDir()

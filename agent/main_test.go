@@ -6,7 +6,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
 
 // TestMain doubles the test binary as a fake Claude Code CLI (see

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/config"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -135,7 +136,7 @@ func (m metaOptions) apply(o *claude.Options) {
 	case m.DisableBuiltInTools:
 		o.Tools = []string{}
 	}
-	o.Model, o.FallbackModel, o.Effort, o.Agent = cliModel(m.Model), m.FallbackModel, m.Effort, m.Agent
+	o.Model, o.FallbackModel, o.Effort, o.Agent = config.CLIModel(m.Model), m.FallbackModel, m.Effort, m.Agent
 	o.MaxTurns, o.MaxBudgetUSD = m.MaxTurns, m.MaxBudgetUSD
 	o.AllowedTools = m.AllowedTools
 	for _, t := range m.DisallowedTools {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/goal"
 )
 
 // methods is every ACP method the agent serves, in one table per protocol
@@ -48,8 +49,8 @@ func (a *connection) methodsV1() *acp.Mux {
 	acp.On(m, acp.MethodSessionSetConfigOption, a.setConfigOption)
 	acp.On(m, methodSetModel, a.setModel)
 	// Extensions: the session goal (goal.go) and display terminals
-	// (terminal.go).
-	acp.On(m, goalControlMethod, a.goalControl)
+	// (terminals.go).
+	acp.On(m, goal.ControlMethod, a.goalControl)
 	acp.On(m, methodTerminalCancel, a.cancelTerminal)
 	// Steering a running turn (steering.go; v1 only: v2 holds prompts one
 	// at a time) and stopping one background task (asynctask.go).
@@ -59,7 +60,7 @@ func (a *connection) methodsV1() *acp.Mux {
 }
 
 // methodsV2 is the ACP v2 draft (docs/acp-v2.md): the same core behind
-// v2's shapes (v2.go, v2turns.go, v2convert.go).
+// v2's shapes (v2.go, v2turns.go, agent/v2conv).
 func (a *connection) methodsV2() *acp.Mux {
 	m := acp.NewMux()
 	// Connection and authentication (v2.go).
@@ -80,7 +81,7 @@ func (a *connection) methodsV2() *acp.Mux {
 	// Configuration: modes are a config option in v2 (config.go).
 	acp.On(m, acpv2.MethodSessionSetConfigOption, a.setConfigOptionV2)
 	// Extensions: the session goal (goal.go).
-	acp.On(m, goalControlMethod, a.goalControl)
+	acp.On(m, goal.ControlMethod, a.goalControl)
 	return m
 }
 

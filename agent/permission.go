@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/toolview"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -48,41 +49,38 @@ type permChoice struct {
 
 // canUseTool answers the CLI's can_use_tool by asking the client.
 func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+	if s.efs != nil { // editorfs_wire.go: the editor's file tools ask as the built-ins
+		if res, done := s.efs.permission(ctx, &req); done {
+			return res, nil
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var params *acp.RequestPermissionRequest
 	var choices []permChoice
-	var t *turn
+	var t *translate.Turn // the turn the request belongs to
 	var open *openRequest
 	var stopped bool
-	var ts *toolState
+	var asked func()         // ends what the open request shows (a subagent's requires_action)
 	if !s.waitReplays(ctx) { // lifecycle.go: the history goes first
 		return claude.Deny("The session was closed."), nil
 	}
 	var a *connection // the session's connection, which may change (shared.go)
 	ok := s.do(func() {
 		a = s.a
-		ts = s.tr.subagentRequestTool(req) // subagent.go: a subagent asks
-		if ts == nil {
-			ts = s.tr.tool(req.ToolUseID)
-		}
-		if ts != nil {
-			t = ts.turn
-		}
-		if t == nil && (ts == nil || ts.parent == "") {
-			t = s.tr.current // (a background subagent's request belongs to no prompt)
-		}
-		if t != nil && t.cancelled {
+		t = s.tr.PermissionTurn(req) // (a background subagent's request belongs to no prompt)
+		if t != nil && t.Cancelled {
 			// The user pressed Stop before Claude asked: nothing of that
 			// turn may run, and the user is not asked about it.
 			stopped = true
 			return
 		}
-		ts = s.tr.permissionTool(req)
+		var shownIn string
+		params = &acp.RequestPermissionRequest{}
+		shownIn, params.ToolCall, asked = s.tr.AskPermission(req) // the call, its preview computed once
+		params.SessionID = acp.SessionID(shownIn)
 		open = s.q.trackRequest(t, cancel)
 		choices = s.permissionChoices(req)
-		params = &acp.RequestPermissionRequest{SessionID: acp.SessionID(s.tr.toolSession(ts)), ToolCall: s.tr.fullToolCall(ts)}
-		s.tr.subagentAsking(ts, +1) // subagent_sessions.go: the child requires action
 		if s.q.v2 != nil && t != nil {
 			s.q.v2.ask(+1) // v2turns.go: the foreground turn requires action
 		}
@@ -98,7 +96,7 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	}
 	defer s.post(func() {
 		s.q.untrackRequest(t, open)
-		s.tr.subagentAsking(ts, -1)
+		asked()
 		if s.q.v2 != nil && t != nil {
 			s.q.v2.ask(-1)
 		}
@@ -120,6 +118,9 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 		return claude.Deny("The permission answer was not understood, so the tool did not run."), nil
 	}
 	answer := choices[i].answer
+	if len(answer.UpdatedPermissions) > 0 {
+		s.efs.rulesChanged() // editorfs_wire.go: the rules it listed are old
+	}
 	if answer.Behavior == "allow" {
 		answer.UpdatedInput = req.Input
 		if rules := sessionRules(answer.UpdatedPermissions); len(rules) > 0 {
@@ -128,8 +129,8 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 			// --allowedTools.
 			s.post(func() {
 				for _, r := range rules {
-					if !slices.Contains(s.conf.opts.AllowedTools, r) {
-						s.conf.opts.AllowedTools = append(s.conf.opts.AllowedTools, r)
+					if !slices.Contains(s.conf.Opts.AllowedTools, r) {
+						s.conf.Opts.AllowedTools = append(s.conf.Opts.AllowedTools, r)
 					}
 				}
 			})
@@ -183,42 +184,6 @@ func (s *session) permissionFailed(ctx context.Context, req claude.CanUseToolReq
 	return claude.Deny("The editor could not ask the user for permission (its answer was an error), so the tool did not run.")
 }
 
-// permissionTool makes sure the client has seen the call the request is
-// about, with its whole input and a preview computed from the disk as it
-// is now (the call is about to run).
-func (tr *translator) permissionTool(req claude.CanUseToolRequest) *toolState {
-	ts := tr.tool(req.ToolUseID)
-	if ts == nil {
-		ts = tr.newTool(req.ToolUseID, req.ToolName)
-	}
-	if !ts.complete {
-		ts.setInput(req.Input)
-	}
-	tr.updateTool(ts, toolPatch{})
-	return ts
-}
-
-// fullToolCall is the call as the permission request shows it: every
-// field, so a client can render the request on its own.
-func (tr *translator) fullToolCall(ts *toolState) acp.ToolCallUpdate {
-	v := tr.view(ts)
-	u := acp.ToolCallUpdate{
-		ToolCallID: acp.ToolCallID(ts.id),
-		Title:      acp.Some(v.Title),
-		Kind:       acp.Some(v.Kind),
-		Status:     acp.Some(acp.ToolCallStatusPending),
-		RawInput:   ts.raw,
-		Meta:       tr.toolMeta(ts, nil),
-	}
-	if v.Content != nil {
-		u.Content = acp.Some(v.Content)
-	}
-	if v.Locations != nil {
-		u.Locations = acp.Some(v.Locations)
-	}
-	return u
-}
-
 // permissionChoices are the options offered for a request.
 func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 	if req.ToolName == "ExitPlanMode" {
@@ -228,7 +193,7 @@ func (s *session) permissionChoices(req claude.CanUseToolRequest) []permChoice {
 		opt:    acp.PermissionOption{OptionID: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
 		answer: claude.PermissionResult{Behavior: "allow"},
 	}}
-	if ups, name, ok := alwaysAllow(req, s.conf.modeID, s.conf.opts.Dir, s.conf.opts.AddDirs); ok {
+	if ups, name, ok := alwaysAllow(req, s.conf.ModeID, s.conf.Opts.Dir, s.conf.Opts.AddDirs); ok {
 		out = append(out, permChoice{
 			opt:    acp.PermissionOption{OptionID: optAllowAlways, Name: name, Kind: acp.PermissionOptionKindAllowAlways},
 			answer: claude.PermissionResult{Behavior: "allow", UpdatedPermissions: ups},
@@ -456,8 +421,8 @@ func (s *session) planExitChoices() []permChoice {
 		opt:    acp.PermissionOption{OptionID: "plan-acceptEdits", Name: "Yes, and auto-accept edits", Kind: acp.PermissionOptionKindAllowAlways},
 		answer: setMode(claude.PermissionAcceptEdits),
 	}}
-	for _, m := range s.conf.modes(s.a.modelList()) {
-		switch m.id {
+	for _, m := range s.conf.Modes(s.a.modelList()) {
+		switch m.ID {
 		case claude.PermissionAuto:
 			out = append(out, permChoice{
 				opt:    acp.PermissionOption{OptionID: "plan-auto", Name: "Yes, and use auto mode", Kind: acp.PermissionOptionKindAllowAlways},
@@ -482,16 +447,16 @@ type openRequest struct{ cancel context.CancelFunc }
 
 // trackRequest remembers an open client request of a turn so cancelling
 // the turn withdraws it.
-func (q *turnQueue) trackRequest(t *turn, cancel context.CancelFunc) *openRequest {
+func (q *turnQueue) trackRequest(t *translate.Turn, cancel context.CancelFunc) *openRequest {
 	if q.openRequests == nil {
-		q.openRequests = map[*turn][]*openRequest{}
+		q.openRequests = map[*translate.Turn][]*openRequest{}
 	}
 	r := &openRequest{cancel: cancel}
 	q.openRequests[t] = append(q.openRequests[t], r)
 	return r
 }
 
-func (q *turnQueue) untrackRequest(t *turn, r *openRequest) {
+func (q *turnQueue) untrackRequest(t *translate.Turn, r *openRequest) {
 	rs := q.openRequests[t]
 	for i := range rs {
 		if rs[i] == r {
@@ -505,7 +470,7 @@ func (q *turnQueue) untrackRequest(t *turn, r *openRequest) {
 }
 
 // cancelOpenRequests withdraws the client requests a turn has open.
-func (q *turnQueue) cancelOpenRequests(t *turn) {
+func (q *turnQueue) cancelOpenRequests(t *translate.Turn) {
 	for _, r := range q.openRequests[t] {
 		r.cancel()
 	}

@@ -1,16 +1,14 @@
 package agent_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // TestPermissionAllowOnce: a command Claude Code wants approved runs
@@ -135,101 +133,6 @@ func TestPermissionReject(t *testing.T) {
 	res := reqs[len(reqs)-1].ToolResults()
 	if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Text, "rejected") {
 		t.Errorf("Claude was told %+v", res)
-	}
-}
-
-// TestPermissionCancelPending: cancelling the prompt while a permission
-// request is open withdraws the request ($/cancel_request), answers the
-// prompt "cancelled", leaves the disk untouched, and the session goes on.
-func TestPermissionCancelPending(t *testing.T) {
-	h := agenttest.Start(t)
-	withdrawn := holdPermissions(h)
-	path := filepath.Join(h.Sandbox.WorkDir, "late.txt")
-	h.API().Script(
-		toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "late\n"}),
-		fakeapi.Text("after"),
-	)
-	sid := h.NewSession(h.Sandbox.WorkDir)
-	done := make(chan *acp.PromptResponse, 1)
-	go func() {
-		r, err := h.Prompt(sid, "write late.txt")
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
-	h.WaitFor("the permission request", 30*time.Second, func() bool { return len(h.Permissions()) == 1 })
-	h.Cancel(sid)
-	if r := <-done; r == nil || r.StopReason != acp.StopReasonCancelled {
-		t.Fatalf("prompt answered %+v, want cancelled", r)
-	}
-	wantWithdrawn(t, withdrawn)
-	if wireIndex(h, `"method":"$/cancel_request"`) < 0 {
-		t.Errorf("no $/cancel_request on the wire")
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the write ran after cancel: %v", err)
-	}
-	h.API().Script(fakeapi.Text("still here"))
-	if resp, err := h.Prompt(sid, "hello?"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("next prompt: %+v %v", resp, err)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the write ran later: %v", err)
-	}
-}
-
-// TestPermissionClientCancels: a client that answers a permission request
-// "cancelled" (the user dismissed it) stops the turn: the call does not
-// run and the prompt ends as cancelled.
-func TestPermissionClientCancels(t *testing.T) {
-	h := agenttest.Start(t)
-	h.Permission = choose("none")
-	path := filepath.Join(h.Sandbox.WorkDir, "x.txt")
-	h.API().Script(toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "x\n"}), fakeapi.Text("unused"))
-	sid := h.NewSession(h.Sandbox.WorkDir)
-	resp, err := h.Prompt(sid, "write x.txt")
-	if err != nil || resp.StopReason != acp.StopReasonCancelled {
-		t.Fatalf("prompt: %+v %v", resp, err)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the write ran: %v", err)
-	}
-	h.API().Script(fakeapi.Text("fine"))
-	if resp, err := h.Prompt(sid, "again"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("next prompt: %+v %v", resp, err)
-	}
-}
-
-// TestPermissionErrorAnswerDenies: a client that answers a permission
-// request with a JSON-RPC error (a broken editor plugin) denies that call
-// only: the tool does not run, Claude is told, and the turn goes on to
-// end_turn; the user cancelled nothing (docs/tools.md, decision table).
-func TestPermissionErrorAnswerDenies(t *testing.T) {
-	h := agenttest.Start(t)
-	h.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-		return nil, acp.NewInternalError("the permission dialog crashed")
-	}
-	path := filepath.Join(h.Sandbox.WorkDir, "x.txt")
-	h.API().Script(
-		toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "x\n"}),
-		fakeapi.Text("I could not write it."),
-	)
-	sid := h.NewSession(h.Sandbox.WorkDir)
-	resp, err := h.Prompt(sid, "write x.txt")
-	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v %v, want end_turn", resp, err)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the write ran: %v", err)
-	}
-	reqs := h.API().MainRequests()
-	res := reqs[len(reqs)-1].ToolResults()
-	if len(res) != 1 || !res[0].IsError {
-		t.Errorf("Claude was told %+v", res)
-	}
-	if got := h.AgentText(sid); !strings.Contains(got, "I could not write it.") {
-		t.Errorf("the turn did not go on: %q", got)
 	}
 }
 

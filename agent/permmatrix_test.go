@@ -12,9 +12,9 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // The permission matrix: in each mode, which tools run without asking.

@@ -16,14 +16,14 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
 
 // These tests inject the faults users meet into the CLI side, with the
-// fake CLI of internal/faultcli (this test binary, re-executed). Each
+// fake CLI of internal/test/faultcli (this test binary, re-executed). Each
 // checks that the open turn ends with a clear error, that the next prompt
 // works, and (at cleanup) that no fake CLI outlived the agent.
 

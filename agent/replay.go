@@ -2,14 +2,19 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/goal"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -18,7 +23,7 @@ import (
 // notifications the editor saw live. It does not translate records itself:
 // each transcript record is what the CLI printed when it happened, so the
 // replayer hands it, as that CLI frame, to a translator of its own
-// (translate.go) that looks at the past instead of the present. Replay and
+// (agent/translate) that looks at the past instead of the present. Replay and
 // live therefore cannot drift apart: tool titles, kinds, diffs, terminal
 // output and plans come out the same. The one thing live never sends is
 // the user's own prompt; the replayer rebuilds it from the stored Claude
@@ -29,13 +34,14 @@ import (
 type replayer struct {
 	a    *connection
 	id   string
-	tr   *translator
-	fail failureState // typed failures found in history (failure_replay.go)
-	mode string       // permission mode of the last prompt
+	log  *slog.Logger
+	tr   *translate.Translator
+	fail failure.State // typed failures found in history (agent/failure)
+	mode string        // permission mode of the last prompt
 	// subagents are the session's subagent transcripts by launching
 	// tool_use id (subagent_replay.go).
 	subagents map[string]transcript.Subagent
-	goal      goalHistory // the goal as of the records so far (goal_history.go)
+	goal      goal.History // the goal as of the records so far (agent/goal)
 	// held is a /model command record waiting for the record after it,
 	// which tells who issued it (agentsModelSwitch).
 	held *transcript.Record
@@ -43,11 +49,45 @@ type replayer struct {
 
 func newReplayer(a *connection, id string, setup *sessionSetup) *replayer {
 	log := a.log.With("session", id, "replay", true)
-	return &replayer{
-		a: a, id: id,
-		tr:   newTranslator(a, id, setup.cwd, log, past{}),
-		fail: newFailureState(a, id, log),
+	rp := &replayer{a: a, id: id, log: log, tr: a.newTranslator(id, setup.cwd, log, translate.Past{})}
+	rp.tr.ShowEditorTools(editorServerName(setup.opts.MCPServers)) // editorfs_wire.go
+	newFailures(a, id, log, &rp.fail)
+	return rp
+}
+
+// mirrorFailures hands the replay's revisions and active usage limits to
+// the live session of the same id.
+func (rp *replayer) mirrorFailures() {
+	snap, ok := rp.fail.Snapshot()
+	if !ok {
+		return
 	}
+	if live := rp.a.liveSession(rp.id); live != nil {
+		live.do(func() { live.fail.Restore(snap) })
+	}
+}
+
+// replayFailure restores a typed failure of history (agent/failure) and
+// reports whether it replaces rec's own text.
+func replayFailure(f *failure.State, rec *transcript.Record) bool {
+	return f.ReplayRecord(rec, rec != nil && rec.Type == transcript.TypeUser && rec.Message != nil && isPromptRecord(rec))
+}
+
+// isPromptRecord reports a user record that is a prompt the user sent (its
+// uuid is the live turn id), not a tool result or a CLI-injected message.
+func isPromptRecord(r *transcript.Record) bool {
+	if r.IsMeta || r.IsCompactSummary || hiddenOrigin(r.Origin) {
+		return false
+	}
+	for _, b := range r.Message.Content {
+		if b.Type == "tool_result" {
+			return false
+		}
+		if b.Type == "text" && strings.HasPrefix(b.Text, "[Request interrupted by user") {
+			return false
+		}
+	}
+	return true
 }
 
 // replay sends the active branch of the transcript at path as
@@ -119,7 +159,7 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 		a.replayTitle(id, title) // title.go: as the live session titled it
 	}
 	rp.mirrorFailures()
-	a.restoreGoal(id, rp.goal.snap)
+	a.restoreGoal(id, rp.goal.Goal())
 	return rp.mode, nil
 }
 
@@ -131,7 +171,7 @@ var replayBatchHook func(records int)
 // held until the record after it says whether the agent issued it: a
 // model switch from the editor's picker (set_model) is stored as a /model
 // command with its "Set model to …" output as a user record, and neither
-// is conversation (the live session shows neither, output.go). A /model
+// is conversation (the live session shows neither: agent/translate). A /model
 // the user typed has its output in a system record, and stays.
 func (rp *replayer) record(rec *transcript.Record) {
 	if held := rp.held; held != nil {
@@ -172,18 +212,17 @@ func isModelEcho(rec *transcript.Record) bool {
 	if rec.Type != transcript.TypeUser || rec.IsSidechain || rec.Message == nil || len(rec.Message.Content) != 1 {
 		return false
 	}
-	out, ok := localCommandOutput(blocksText(rec.Message.Content))
-	return ok && strings.HasPrefix(out, modelEchoPrefix)
+	return translate.IsModelEcho(blocksText(rec.Message.Content))
 }
 
 // replayRecord replays one record.
 func (rp *replayer) replayRecord(rec *transcript.Record) {
-	rp.goal.record(rec)
-	if rp.fail.replayFailureRecord(rec) {
-		return // a typed failure record replaces the prose (failure_replay.go)
+	rp.goal.Record(rec)
+	if replayFailure(&rp.fail, rec) {
+		return // a typed failure record replaces the prose (agent/failure)
 	}
 	if rec.Type == transcript.TypeSystem && rec.Subtype == "compact_boundary" && !rec.IsSidechain {
-		rp.compacted(rec) // compact.go
+		rp.compacted(rec)
 		return
 	}
 	if rec.IsSidechain || rec.Message == nil {
@@ -204,15 +243,15 @@ func (rp *replayer) assistant(rec *transcript.Record) {
 		// Claude's own error text is agent text, as it was live for a
 		// client without typed failures (session.outcome), scrubbed
 		// the same way. Login prompts are left out, live and here.
-		if text := blocksText(m.Content); text != "" && !loginHint().MatchString(text) {
-			rp.tr.chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))
+		if text := blocksText(m.Content); text != "" && !failure.LoginHint().MatchString(text) {
+			rp.tr.Chunk(false, scrub.Text(text), firstNonEmpty(m.ID, rec.UUID))
 		}
 		return
 	}
 	// Live, text that streamed is not repeated from the consolidated
 	// frame; nothing streams in a replay, and each record is one block.
-	clear(rp.tr.out.streamed)
-	rp.tr.translate(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
+	rp.tr.ForgetStreamed()
+	rp.tr.Translate(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
 		Base: claude.Base{Type: "assistant", UUID: rec.UUID, SessionID: rec.SessionID},
 		Message: claude.APIMessage{
 			ID: m.ID, Type: "message", Role: "assistant", Model: m.Model,
@@ -230,13 +269,9 @@ func (rp *replayer) user(rec *transcript.Record) {
 	if rec.PermissionMode != "" {
 		rp.mode = rec.PermissionMode
 	}
-	for _, b := range promptconv.FromClaude(rec.Message.Content) {
-		rp.tr.notify(rp.id, acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{
-			Content: b, MessageID: acp.Some(acp.MessageID(rec.UUID)),
-		}})
-	}
+	rp.tr.UserMessage(rec.UUID, promptconv.FromClaude(rec.Message.Content))
 	// Tool results and local command output, as live.
-	rp.tr.translate(claude.Message{Type: "user", Body: &claude.UserFrame{
+	rp.tr.Translate(claude.Message{Type: "user", Body: &claude.UserFrame{
 		Base:          claude.Base{Type: "user", UUID: rec.UUID, SessionID: rec.SessionID},
 		Message:       claude.UserMessageBody{Role: "user", Content: claude.Content(rec.Message.Content)},
 		ToolUseResult: rec.ToolUseResult,
@@ -267,4 +302,20 @@ func blocksText(c transcript.Content) string {
 		}
 	}
 	return sb.String()
+}
+
+// compacted replays a stored compact boundary as the frame the CLI printed
+// live; the transcript writes its counts in camelCase.
+func (rp *replayer) compacted(rec *transcript.Record) {
+	var m struct {
+		Trigger    string `json:"trigger"`
+		PreTokens  int64  `json:"preTokens"`
+		PostTokens int64  `json:"postTokens"`
+		DurationMS int64  `json:"durationMs"`
+	}
+	_ = json.Unmarshal(rec.CompactMetadata, &m)
+	b := &claude.CompactBoundary{Base: claude.Base{Type: "system", Subtype: "compact_boundary", UUID: rec.UUID, SessionID: rec.SessionID}}
+	b.CompactMetadata.Trigger, b.CompactMetadata.PreTokens = m.Trigger, m.PreTokens
+	b.CompactMetadata.PostTokens, b.CompactMetadata.DurationMS = m.PostTokens, m.DurationMS
+	rp.tr.Translate(claude.Message{Type: "system", Subtype: "compact_boundary", Body: b})
 }

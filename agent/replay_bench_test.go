@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
 
 // BenchmarkReplay measures session/load's replay of generated transcripts
-// (internal/transcriptgen: six-message turns with thinking, text, one of
+// (internal/test/transcriptgen: six-message turns with thinking, text, one of
 // six tools with its stored result, an @-mention every third prompt, a
 // rewound turn every 25) of 5,000 and 20,000 messages: reading the
 // transcript, translating every record through the live code, and writing
@@ -43,7 +43,7 @@ func BenchmarkReplay(b *testing.B) {
 		{"msgs=5000", transcriptgen.Options{Messages: 5_000, RewindEvery: 25, Seed: 1}},
 		{"msgs=20000", transcriptgen.Options{Messages: 20_000, RewindEvery: 25, Seed: 1}},
 		// The realistic transcript of the side-by-side harness
-		// (internal/bench): Bash and Read results of about 13 KB, of
+		// (internal/tools/bench): Bash and Read results of about 13 KB, of
 		// plain words (no JSON escapes) and of source code and test logs
 		// (about 9% of their bytes escaped, as in real files).
 		{"realistic", transcriptgen.Options{Messages: 2_800, RewindEvery: 25, Seed: 2, ToolOutput: 13_000}},

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
 // TestLoadsSentTogetherStartNoMoreCLIsThanTheCap: an editor restores
@@ -19,7 +19,7 @@ import (
 // eight that the cap then hibernates once they are up.
 func TestLoadsSentTogetherStartNoMoreCLIsThanTheCap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := &clifake.World{StartupTime: 2 * time.Second}
+		w := &clifake.World{StartDelay: 2 * time.Second}
 		s := newSim(t, w, func(c *agent.Config) { c.MaxLiveSessions = 3 })
 		s.initialize()
 		const n = 8

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/config"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -24,7 +26,10 @@ type session struct {
 
 	inbox *mailbox      // closures for the session goroutine, in order
 	quit  chan struct{} // closed when run ends
-	once  sync.Once
+	// efs is the file tools through the editor, nil when off; set before
+	// the goroutine starts (editorfs_wire.go).
+	efs  *editorFS
+	once sync.Once
 	// starts counts CLI starts in progress; close waits for them.
 	starts sync.WaitGroup
 
@@ -37,14 +42,15 @@ type session struct {
 	// merged is burst's scratch list of the frames it merges into one
 	// chunk: empty between bursts, nil while one uses it.
 	merged []claude.Message
-	q      turnQueue     // the prompts (turn.go)
-	conf   sessionConfig // mode, model and the rest of what the CLI runs with (config.go)
-	tr     *translator   // the CLI's output as updates (translate.go)
-	cmds   commandState  // slash commands (commands.go)
-	fail   failureState  // the session failure extension (failure.go)
-	adv    advisor       // what the user is told besides Claude's answer (notices.go)
-	goal   goalState     // the session's /goal (goal.go)
-	title  titleState    // what the client was told of the title (title.go)
+	q      turnQueue             // the prompts (turn.go)
+	stored storedState           // whether the turns are saved (stored.go)
+	conf   config.Session        // mode, model and the rest of what the CLI runs with (config.go)
+	tr     *translate.Translator // the CLI's output as updates (agent/translate)
+	cmds   commandState          // slash commands (commands.go)
+	fail   failure.State         // the session failure extension (agent/failure)
+	adv    failure.Advisor       // what the user is told besides Claude's answer (agent/failure)
+	goal   goalState             // the session's /goal (goal.go)
+	title  titleState            // what the client was told of the title (title.go)
 }
 
 // cliState is the CLI process behind a session, owned by its goroutine.
@@ -85,13 +91,16 @@ type cliState struct {
 type turnQueue struct {
 	turns    []*turn // unsettled turns, oldest first
 	accepted int     // prompts accepted so far
+	// current is the turn the CLI is working on (nil: none); its Turn is
+	// the translator's Current (session.setCurrent).
+	current *turn
 	// interrupting counts interrupts not yet answered by the CLI.
 	interrupting int
 	// cancelledIDs are turns answered while queued in the CLI; if the CLI
 	// starts one anyway its output is dropped.
 	cancelledIDs map[string]bool
 	// openRequests are client requests (permission prompts) per turn.
-	openRequests map[*turn][]*openRequest
+	openRequests map[*translate.Turn][]*openRequest
 	// v2 reports the session's activity on v2 connections (v2turns.go).
 	v2 *v2Lifecycle
 	// waiters wait, outside the session goroutine, for a condition on
@@ -105,33 +114,12 @@ type turnQueue struct {
 	replays int
 }
 
-// sessionConfig is what the session's CLI runs with, owned by the
-// session goroutine (config.go, modes.go).
-type sessionConfig struct {
-	opts        claude.Options // how to (re)start the CLI; Resume/SessionID set per start
-	modeID      string
-	model       string // the model picked in this session ("" = the CLI's default)
-	effort      string // "" until known
-	thinkingOff bool
-	configSent  string   // JSON of the config options the client last got
-	metaKey     string   // the _meta options the CLI was started with (metaopts.go)
-	laterMode   string   // a loaded session's mode, restored once a CLI says whether it is offered (load.go)
-	fastState   string   // the CLI's fast_mode_state ("" until it says)
-	fastReason  string   // its fast_mode_disabled_reason
-	fastWanted  *bool    // fast mode as the user set it (nil: never), for the next CLI
-	agents      []string // the custom agents the CLI offers (config.go)
-	ultracode   bool     // ultracode is on
-	ultraAvail  bool     // the CLI offers ultracode
-	ultraWanted *bool    // ultracode as the user set it, for the next CLI
-	booleans    bool     // the client takes boolean config options (else on/off selects)
-}
-
 // newSession starts the session goroutine; the CLI itself starts in the
 // background (startCLI), so session/new answers without waiting for it.
 func newSession(a *connection, id string, opts claude.Options, modeID string) *session {
 	s := &session{
 		a: a, id: id,
-		conf:  sessionConfig{opts: opts, modeID: modeID},
+		conf:  config.Session{Opts: opts, ModeID: modeID},
 		q:     turnQueue{cancelledIDs: map[string]bool{}},
 		log:   a.log.With("session", id),
 		inbox: newMailbox(),
@@ -139,21 +127,21 @@ func newSession(a *connection, id string, opts claude.Options, modeID string) *s
 	}
 	a.mu.Lock()
 	if c := a.client.raw.Session; c != nil && c.ConfigOptions != nil && c.ConfigOptions.Boolean != nil {
-		s.conf.booleans = true
+		s.conf.Booleans = true
 	}
+	editorFiles := a.client.editorFS
 	if a.protocol() >= acp.ProtocolV2 {
 		s.q.v2 = newV2Lifecycle(a, id)
 	}
 	a.mu.Unlock()
-	s.tr = newTranslator(a, id, opts.Dir, s.log, now{s})
-	s.tr.sched = &schedule{} // schedule.go: the live CLI's cron jobs and wake-ups
-	s.fail = newFailureState(a, id, s.log)
-	s.adv = newAdvisor(a, id, &s.fail)
+	s.tr = a.newTranslator(id, opts.Dir, s.log, now{s})
+	s.adv = newFailures(a, id, s.log, &s.fail)
 	// Everything the goroutine owns is set before it starts.
-	s.conf.opts.CanUseTool = s.canUseTool
+	s.conf.Opts.CanUseTool = s.canUseTool
 	// elicitation.go: MCP servers' elicitations and the CLI's dialogs.
-	s.conf.opts.OnControlRequest = s.onControlRequest
-	a.subagentOptions(&s.conf.opts) // subagent.go: what the client can show of subagents
+	s.conf.Opts.OnControlRequest = s.onControlRequest
+	a.subagentOptions(&s.conf.Opts) // subagents.go: what the client can show of subagents
+	s.editorOptions(editorFiles)    // editorfs_wire.go: Claude's files through the editor
 	go s.run()
 	return s
 }
@@ -229,7 +217,7 @@ func (s *session) startCLI() {
 	if s.cli.proc != nil || s.cli.starting || s.closed {
 		return
 	}
-	opts := s.conf.opts
+	opts := s.conf.Opts
 	restart := s.cli.started
 	if restart {
 		// A CLI for this id ran before: continue its transcript.
@@ -245,6 +233,7 @@ func (s *session) startCLI() {
 			return
 		}
 	}
+	s.efs.startOptions(&opts) // editorfs_wire.go: Claude's files through the editor
 	s.cli.starting = true
 	s.cli.spawnedWith = opts // afterStart applies what changes while it starts
 	s.a.liveChanged(s, true) // hibernate.go: it counts against the cap from now on
@@ -354,7 +343,7 @@ func (s *session) onSpawned(p *claude.Process) {
 	}
 	s.cli.early = p
 	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
-		if t.phase == turnQueued && !t.settled && s.earlyOpen(t) {
+		if t.phase == turnQueued && !t.Settled && s.earlyOpen(t) {
 			s.sendEarly(t)
 		}
 	}
@@ -365,14 +354,14 @@ func (s *session) onSpawned(p *claude.Process) {
 // waits in it, and no earlier prompt is still held (prompts reach the CLI
 // in order).
 func (s *session) earlyOpen(t *turn) bool {
-	if s.cli.early == nil || !s.unchangedSinceSpawn() || s.q.holdSends(s.tr.current) || s.q.oneAtATime(s.tr.current) {
+	if s.cli.early == nil || !s.unchangedSinceSpawn() || s.q.holdSends(s.q.current) || s.q.oneAtATime(s.q.current) {
 		return false
 	}
 	for _, o := range s.q.turns {
 		if o == t {
 			return true
 		}
-		if o.phase == turnQueued && !o.settled {
+		if o.phase == turnQueued && !o.Settled {
 			return false
 		}
 	}
@@ -397,9 +386,9 @@ func (s *session) sendEarly(t *turn) {
 // unchangedSinceSpawn reports whether the session's settings are still
 // those its starting CLI was spawned with.
 func (s *session) unchangedSinceSpawn() bool {
-	sp, now := s.cli.spawnedWith, s.conf.opts
+	sp, now := s.cli.spawnedWith, s.conf.Opts
 	return now.Model == sp.Model && now.Effort == sp.Effort && now.PermissionMode == sp.PermissionMode &&
-		s.conf.fastWanted == nil && s.conf.ultraWanted == nil
+		s.conf.FastWanted() == nil && s.conf.UltraWanted() == nil
 }
 
 func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err error) {
@@ -429,7 +418,10 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 	s.cli.hibernated = false
 	s.a.liveChanged(s, true)
 	s.lastActive = time.Now() // hibernate.go
-	s.failureStarted(p)
+	s.fail.Started()
+	if init := p.InitializeResponse(); init != nil {
+		s.observeFastMode(init.FastModeState, init.Raw)
+	}
 	s.a.learnModels(p.InitializeResponse())
 	s.afterStart(p, st) // config.go: pending settings, config and command lists
 	s.sendQueued()      // turn.go: now, or once what holds them back is over
@@ -441,17 +433,16 @@ func (s *session) onExit() {
 	err := s.cli.proc.Err()
 	s.cli.proc, s.cli.msgs = nil, nil
 	s.a.liveChanged(s, false)
-	s.tr.flushHeld()                              // heldtext.go: what it streamed last goes first
-	s.tr.sched.cliGone()                          // schedule.go: its session-only jobs died with it
-	s.tr.subagentsLost()                          // subagent_sessions.go: its subagents too
-	s.settleOpenTools(nil, "Claude Code exited.") // settle.go: and its commands and tool calls
-	s.tr.current = nil
-	s.tr.out.reset()
+	s.tr.FlushHeld()                            // what it streamed last goes first
+	s.tr.CLIGone()                              // its session-only jobs and its subagents died with it
+	s.tr.SettleOpen(nil, "Claude Code exited.") // and its commands and tool calls
+	s.setCurrent(nil)
+	s.tr.Reset()
 	if len(s.q.turns) > 0 {
 		s.log.Warn("Claude Code exited during a turn", "error", err)
 	}
 	if len(s.q.turns) == 0 {
-		s.failureExitIdle(err)
+		s.fail.ExitIdle(err)
 	}
 	clear(s.q.cancelledIDs) // the next CLI never saw them
 
@@ -463,7 +454,7 @@ func (s *session) onExit() {
 	if len(s.q.turns) > 0 {
 		s.startCLI() // prompts held back (holdSends) go to a new CLI
 	}
-	s.fail.shutdownArmed = false
+	s.fail.Disarm()
 }
 
 // close stops the CLI and ends the session goroutine (session/close, the
@@ -485,8 +476,8 @@ func (s *session) stop(fast bool) {
 		inFlight := false
 		s.do(func() {
 			inFlight = s.inFlight()
-			s.settleOpenTools(nil, "the session was closed") // settle.go
-			for _, t := range slices.Clone(s.q.turns) {      // settle edits s.q.turns
+			s.tr.SettleOpen(nil, "the session was closed") // agent/translate
+			for _, t := range slices.Clone(s.q.turns) {    // settle edits s.q.turns
 				s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 			}
 			p, retired = s.cli.proc, s.cli.retired
@@ -519,6 +510,7 @@ func (s *session) stop(fast bool) {
 			stopCLI(retired, false) // a hibernated CLI still closing
 		}
 		wg.Wait()
+		s.efs.close()
 	})
 	<-s.quit
 	s.starts.Wait() // a CLI still starting is stopped too
@@ -529,20 +521,7 @@ func (s *session) stop(fast bool) {
 // not yet over), an interrupt or a permission request open, a command or
 // subagent running in the background.
 func (s *session) inFlight() bool {
-	if s.tr.current != nil || len(s.q.cancelledIDs) > 0 || s.q.interrupting > 0 || len(s.q.openRequests) > 0 || len(s.tr.bgTasks) > 0 {
-		return true
-	}
-	for _, t := range s.q.turns {
-		if t.phase != turnQueued {
-			return true
-		}
-	}
-	for _, c := range s.tr.sub.byLaunch {
-		if !c.done {
-			return true
-		}
-	}
-	return false
+	return s.q.inFlight() || s.tr.Running()
 }
 
 func (a *connection) startupTimeout() time.Duration {
@@ -550,32 +529,4 @@ func (a *connection) startupTimeout() time.Duration {
 		return a.cfg.StartupTimeout
 	}
 	return claude.DefaultStartupTimeout
-}
-
-// startError and exitError turn CLI failures into errors a person can act
-// on, using Claude's own words (the stderr tail) where it gave some, less
-// what must not be shown (scrub: keys, URLs, headers, private paths).
-func startError(err error) error {
-	if errors.Is(err, claude.ErrSessionLocked) {
-		return sessionOpenElsewhere() // sessionlock.go
-	}
-	var se *claude.StartupError
-	if errors.As(err, &se) {
-		return acp.NewInternalError("Claude Code could not start: " + scrub.Text(se.Error()))
-	}
-	if errors.Is(err, claude.ErrNotFound) {
-		return acp.NewInternalError(err.Error())
-	}
-	return acp.NewInternalError("Claude Code could not start: " + scrub.Text(err.Error()))
-}
-
-func exitError(err error) error {
-	msg := "The Claude Code process exited unexpectedly"
-	var ee *claude.ExitError
-	if errors.As(err, &ee) {
-		msg += ": " + scrub.Text(ee.Error())
-	} else if err != nil && !errors.Is(err, claude.ErrClosed) {
-		msg += ": " + scrub.Text(err.Error())
-	}
-	return acp.NewInternalError(msg + ". Send your prompt again to continue the session.")
 }

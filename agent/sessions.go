@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/v2conv"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -103,7 +104,7 @@ func (a *connection) sessionSetup(cwd string, addDirs []string, servers []acp.MC
 func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	s := newSession(a, id, setup.opts, claude.PermissionDefault)
 	s.do(func() {
-		s.conf.takeMeta(setup)
+		s.conf.TakeMeta(setup.opts, setup.meta.Model, setup.meta.Effort, setup.meta.key())
 		if setup.replaying {
 			s.q.replays++ // before any prompt can find the session
 		}
@@ -111,7 +112,7 @@ func (a *connection) addSession(id string, setup *sessionSetup) *session {
 	a.mu.Lock()
 	a.sessions[id] = s
 	if a.v2 != nil && a.v2[id] == nil {
-		a.v2[id] = newV2Updates(setup.cwd) // v2.go
+		a.v2[id] = v2conv.NewUpdates(setup.cwd) // v2.go
 	}
 	a.mu.Unlock()
 	return s

@@ -15,9 +15,9 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
 
 // editScript is a turn with thinking, text, a shell command, a file

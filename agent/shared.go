@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/v2conv"
 )
 
 // Sessions that outlive their connection (Config.SharedSessions, for
@@ -186,20 +187,20 @@ func (a *connection) takeOver(id string) (s *session, ok bool) {
 	var dir string
 	if !s.do(func() {
 		s.a = a
-		s.tr.sink, s.tr.terminals, s.tr.subagents = a.notify, terminals, subagents
-		s.fail.send, s.fail.enabled = a.send, failures
-		s.adv.sink, s.adv.notices = a.notify, notices
+		s.tr.Rebind(a.notify, terminals, subagents)
+		s.fail.Rebind(failures, a.send)
+		s.adv.Rebind(notices, a.notify)
 		if s.q.v2 != nil {
 			s.q.v2.sink = func(us ...acpv2.SessionUpdate) { a.sendStateV2(id, us...) }
 		}
-		dir = s.conf.opts.Dir
+		dir = s.conf.Opts.Dir
 	}) {
 		return nil, false // it ended meanwhile: the load opens it from its transcript
 	}
 	a.mu.Lock()
 	a.sessions[id] = s
 	if v2 && a.v2[id] == nil {
-		a.v2[id] = newV2Updates(dir)
+		a.v2[id] = v2conv.NewUpdates(dir)
 	}
 	if live {
 		if a.live == nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clifake"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
 // TestSimSmoke: a prompt through the in-memory agent and fake CLI.

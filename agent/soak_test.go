@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 )
 
 var soak = flag.Duration("soak", 0, "run TestSoak for this long (by default a few seconds, as in CI)")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -84,8 +85,8 @@ func (a *connection) steer(ctx context.Context, p *steerRequest) (*steerResponse
 	if err != nil {
 		return nil, err
 	}
-	st := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1)}
-	st.msg = claude.UserMessage{Content: content, UUID: st.uuid}
+	st := &turn{Turn: translate.Turn{UUID: uuid.NewString()}, done: make(chan turnOutcome, 1)}
+	st.msg = claude.UserMessage{Content: content, UUID: st.UUID}
 	var resp *steerResponse
 	if !s.do(func() {
 		t := s.steerable()
@@ -94,7 +95,7 @@ func (a *connection) steer(ctx context.Context, p *steerRequest) (*steerResponse
 			st.steerOf = t
 			t.steers++
 			st.msg.Priority = claude.PriorityNow
-			if len(s.q.openRequests[t]) > 0 {
+			if len(s.q.openRequests[&t.Turn]) > 0 {
 				st.msg.Priority = claude.PriorityLater // the open request stays open
 			}
 			resp = &steerResponse{Outcome: "injected"}
@@ -115,8 +116,8 @@ func (a *connection) steer(ctx context.Context, p *steerRequest) (*steerResponse
 // first one accepted and not answered yet; nil when none is, or it was
 // cancelled.
 func (s *session) steerable() *turn {
-	live := func(t *turn) bool { return t != nil && !t.settled && !t.cancelled }
-	t := s.tr.current
+	live := func(t *turn) bool { return t != nil && !t.Settled && !t.Cancelled }
+	t := s.q.current
 	for t != nil && t.steerOf != nil {
 		t = t.steerOf // a steer of a steer steers the same turn
 	}
@@ -153,8 +154,8 @@ func (q *turnQueue) steerSettled(st *turn, resp *acp.PromptResponse, err error) 
 		return
 	}
 	t.steers--
-	if t.steers == 0 && t.deferred != nil && !t.settled {
-		if st.cancelled {
+	if t.steers == 0 && t.deferred != nil && !t.Settled {
+		if st.Cancelled {
 			resp, err = &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
 		q.settle(t, resp, err)
@@ -165,7 +166,7 @@ func (q *turnQueue) steerSettled(st *turn, resp *acp.PromptResponse, err error) 
 // with the turn they steer.
 func (s *session) withSteers(ts []*turn) []*turn {
 	for _, t := range s.q.turns {
-		if t.steerOf != nil && !t.settled && !containsTurn(ts, t) && containsTurn(ts, t.steerOf) {
+		if t.steerOf != nil && !t.Settled && !containsTurn(ts, t) && containsTurn(ts, t.steerOf) {
 			ts = append(ts, t)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -39,9 +38,6 @@ import (
 // bookkeeping, a prompt snapshot) rarely take more.
 const storedTail = 1 << 20
 
-// fullBelow is the free space under which a disk counts as full.
-const fullBelow = 1 << 20
-
 // storedState is what the check remembers, owned by the session goroutine.
 type storedState struct {
 	expect string // uuid of the turn's last top-level assistant frame
@@ -49,30 +45,29 @@ type storedState struct {
 	warned string // the condition the user was told of ("" once a turn is saved)
 }
 
-// noteStored remembers the turn's last assistant record (translate); a
-// replay's translator has nothing to check.
-func (tr *translator) noteStored(m claude.Message) {
-	if _, live := tr.world.(now); !live {
-		return
-	}
-	if a, ok := m.Body.(*claude.AssistantMessage); ok && a.ParentToolUseID == "" && a.UUID != "" {
+// noteStored remembers the turn's last top-level assistant record.
+func (st *storedState) note(a *claude.AssistantMessage) {
+	if a.ParentToolUseID == "" && a.UUID != "" {
 		// A copy: the frame's line may be large, and is not kept.
-		tr.stored.expect = strings.Clone(a.UUID)
+		st.expect = strings.Clone(a.UUID)
 	}
 }
+
+// fullBelow is the free space under which a disk counts as full.
+const fullBelow = 1 << 20
 
 // checkStored runs as a turn's result arrives, before the turn is
 // answered.
 func (s *session) checkStored() {
-	st := &s.tr.stored
+	st := &s.stored
 	expect := st.expect
 	st.expect = ""
-	if expect == "" || s.tr.current == nil {
+	if expect == "" || s.q.current == nil {
 		return
 	}
 	configDir := s.a.configDir()
 	if st.path == "" {
-		st.path = filepath.Join(transcript.ProjectDir(configDir, s.tr.cwd), s.id+".jsonl")
+		st.path = filepath.Join(transcript.ProjectDir(configDir, s.tr.Cwd()), s.id+".jsonl")
 		if _, err := os.Stat(st.path); err != nil {
 			if p, err := transcript.Find(configDir, s.id); err == nil {
 				st.path = p
@@ -89,7 +84,8 @@ func (s *session) checkStored() {
 	}
 	st.warned = why
 	s.log.Warn("the turn was not saved", "why", why)
-	s.adv.notSaved(s.tr.current, why)
+	title, details := notSavedText(why)
+	s.adv.NotSaved(s.q.current.id(), why, title, details)
 }
 
 // holdsRecord reports whether the end of the transcript at path has the
@@ -150,20 +146,7 @@ func storageProblem(dir, configDir string) string {
 	return ""
 }
 
-// notSaved tells the user that the conversation is not being saved, in
-// the form the client negotiated.
-func (v *advisor) notSaved(current *turn, why string) {
-	title, details := notSavedText(why)
-	switch {
-	case v.fail.failuresOn():
-		v.publishNotice(current, "not_saved:"+why, title, details)
-	case v.notices:
-		v.sendNotice(acp.NoticeSeverityWarning, title, details, "Conversation not saved")
-	default:
-		v.transcriptLine("**Warning:** " + title + " " + details)
-	}
-}
-
+// notSavedText says why the conversation is not being saved and what to do.
 func notSavedText(why string) (title, details string) {
 	if why == storageReadOnly {
 		return "This conversation is not being saved: Claude Code's config directory is read-only.",

@@ -14,7 +14,7 @@ import (
 // the record that launched it, as the frames the CLI printed live: a
 // task_started, the subagent's messages carrying parent_tool_use_id and
 // agent_id, and a task_notification. They go through the live translation
-// (subagent.go), so the relations (parentToolUseId, child sessions and
+// (agent/translate/subagent.go), so the relations (parentToolUseId, child sessions and
 // their states) are the same as live.
 
 // subagentTranscripts indexes the subagent files of the session at path by
@@ -53,21 +53,21 @@ func (rp *replayer) subagentsLaunchedBy(rec *transcript.Record) {
 }
 
 func (rp *replayer) replaySubagent(launch string, sa transcript.Subagent) {
-	r, err := transcript.Open(sa.Path, &transcript.Options{Logger: rp.tr.log})
+	r, err := transcript.Open(sa.Path, &transcript.Options{Logger: rp.log})
 	if err != nil {
-		rp.tr.log.Warn("subagent transcript not readable", "agent", sa.AgentID, "error", err)
+		rp.log.Warn("subagent transcript not readable", "agent", sa.AgentID, "error", err)
 		return
 	}
 	defer r.Close()
 	m := sa.Meta
-	rp.tr.translate(claude.Message{Type: "system", Subtype: "task_started", Body: &claude.TaskEvent{
+	rp.tr.Translate(claude.Message{Type: "system", Subtype: "task_started", Body: &claude.TaskEvent{
 		Base:   claude.Base{Type: "system", Subtype: "task_started"},
 		TaskID: sa.AgentID, ToolUseID: launch, TaskType: "local_agent",
 		Description: m.Description, SubagentType: m.AgentType, IsBackgrounded: m.RequestShape == "background",
 	}})
 	for rec, err := range r.Records() {
 		if err != nil {
-			rp.tr.log.Warn("subagent transcript read failed", "agent", sa.AgentID, "error", err)
+			rp.log.Warn("subagent transcript read failed", "agent", sa.AgentID, "error", err)
 			break
 		}
 		if rec.Message == nil {
@@ -79,7 +79,7 @@ func (rp *replayer) replaySubagent(launch string, sa transcript.Subagent) {
 				continue
 			}
 			msg := rec.Message
-			rp.tr.translate(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
+			rp.tr.Translate(claude.Message{Type: "assistant", Body: &claude.AssistantMessage{
 				Base: claude.Base{Type: "assistant", UUID: rec.UUID, SessionID: rec.SessionID},
 				Message: claude.APIMessage{
 					ID: msg.ID, Type: "message", Role: "assistant", Model: msg.Model,
@@ -92,7 +92,7 @@ func (rp *replayer) replaySubagent(launch string, sa transcript.Subagent) {
 			if rec.IsMeta || rec.IsCompactSummary {
 				continue
 			}
-			rp.tr.translate(claude.Message{Type: "user", Body: &claude.UserFrame{
+			rp.tr.Translate(claude.Message{Type: "user", Body: &claude.UserFrame{
 				Base:            claude.Base{Type: "user", UUID: rec.UUID, SessionID: rec.SessionID},
 				Message:         claude.UserMessageBody{Role: "user", Content: claude.Content(rec.Message.Content)},
 				ParentToolUseID: launch, AgentID: sa.AgentID, ToolUseResult: rec.ToolUseResult, Timestamp: rec.Timestamp,
@@ -103,7 +103,7 @@ func (rp *replayer) replaySubagent(launch string, sa transcript.Subagent) {
 	if m.StoppedByUser {
 		status = "stopped"
 	}
-	rp.tr.translate(claude.Message{Type: "system", Subtype: "task_notification", Body: &claude.TaskEvent{
+	rp.tr.Translate(claude.Message{Type: "system", Subtype: "task_notification", Body: &claude.TaskEvent{
 		Base:   claude.Base{Type: "system", Subtype: "task_notification"},
 		TaskID: sa.AgentID, ToolUseID: launch, Status: status,
 	}})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -44,9 +45,8 @@ func newSubProbe(t *testing.T, caps acp.ClientCapabilities) *subProbe {
 	quit := make(chan struct{})
 	close(quit)
 	p.s = &session{a: a, id: "root", log: a.log, quit: quit, inbox: closedMailbox(), q: turnQueue{cancelledIDs: map[string]bool{}}}
-	p.s.tr = newTranslator(a, "root", "", a.log, now{p.s})
-	p.s.fail = newFailureState(a, "root", a.log)
-	p.s.adv = newAdvisor(a, "root", &p.s.fail)
+	p.s.tr = a.newTranslator("root", "", a.log, now{p.s})
+	p.s.adv = newFailures(a, "root", a.log, &p.s.fail)
 	t.Cleanup(func() {
 		_ = a.conn.Close()
 		_ = client.Close()
@@ -140,15 +140,15 @@ const (
 func TestSubagentModes(t *testing.T) {
 	for _, tc := range []struct {
 		caps acp.ClientCapabilities
-		want subagentMode
+		want translate.SubagentMode
 		init string
 	}{
-		{acp.ClientCapabilities{}, subagentsFlat, "map[]"},
-		{acp.ClientCapabilities{Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("false")}}, subagentsFlat, "map[]"},
-		{acp.ClientCapabilities{Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("true")}}, subagentsTranscript, "map[forwardSubagentText:true]"},
-		{acp.ClientCapabilities{Extra: map[string]json.RawMessage{"subagents": json.RawMessage("null")}}, subagentsFlat, "map[]"},
+		{acp.ClientCapabilities{}, translate.SubagentsFlat, "map[]"},
+		{acp.ClientCapabilities{Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("false")}}, translate.SubagentsFlat, "map[]"},
+		{acp.ClientCapabilities{Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("true")}}, translate.SubagentsTranscript, "map[forwardSubagentText:true]"},
+		{acp.ClientCapabilities{Extra: map[string]json.RawMessage{"subagents": json.RawMessage("null")}}, translate.SubagentsFlat, "map[]"},
 		{acp.ClientCapabilities{Extra: map[string]json.RawMessage{"subagents": json.RawMessage("{}")},
-			Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("true")}}, subagentsSessions,
+			Meta: map[string]json.RawMessage{"subagent-transcript": json.RawMessage("true")}}, translate.SubagentsSessions,
 			"map[forwardSubagentText:true perTaskStopAffordance:true]"},
 	} {
 		a := New(Config{}).newConnection()
@@ -207,7 +207,7 @@ func TestSubagentSessionEndings(t *testing.T) {
 		if tc.status != "" {
 			p.frame(fmt.Sprintf(subDone, tc.status, "boom"))
 		} else {
-			p.s.tr.subagentsLost()
+			p.s.tr.SubagentsLost()
 		}
 		got := p.flush()
 		if last := got[len(got)-1]; last != "root subagent_update ag1 "+tc.want {
@@ -216,8 +216,9 @@ func TestSubagentSessionEndings(t *testing.T) {
 		if tc.status != "" && !strings.Contains(strings.Join(got, "\n"), "ag1 tool_update toolu_S failed") {
 			t.Errorf("%s: the open call did not end: %s", tc.status, strings.Join(got, "\n"))
 		}
-		if c := p.s.tr.sub.byAgent["ag1"]; c == nil || !c.background || c.turn != nil {
-			t.Errorf("background run %+v", c)
+		// A background run: its requests belong to no prompt.
+		if tu := p.s.tr.PermissionTurn(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_X", AgentID: "ag1"}); tu != nil {
+			t.Errorf("%s: a background run's request belongs to turn %+v", tc.status, tu)
 		}
 	}
 }
@@ -241,30 +242,18 @@ func TestSubagentPlanToolIsACall(t *testing.T) {
 func TestSubagentPermissionOwner(t *testing.T) {
 	for _, bg := range []bool{true, false} {
 		p := newSubProbe(t, acp.ClientCapabilities{})
-		prompt := &turn{uuid: "u1", done: make(chan turnOutcome, 1), phase: turnSent}
+		prompt := &turn{Turn: translate.Turn{UUID: "u1"}, done: make(chan turnOutcome, 1), phase: turnSent}
 		p.s.q.turns = append(p.s.q.turns, prompt)
 		p.frame(`{"type":"command_lifecycle","command_uuid":"u1","state":"started"}`)
 		p.frame(fmt.Sprintf(subStarted, bg))
-		ts := p.s.tr.subagentRequestTool(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_B", AgentID: "ag1"})
-		if ts == nil || ts.parent != "toolu_L" || (ts.turn == prompt) == bg {
-			t.Errorf("background %v: call %+v", bg, ts)
+		tu := p.s.tr.PermissionTurn(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_B", AgentID: "ag1"})
+		if (tu == &prompt.Turn) == bg || !bg && tu == nil {
+			t.Errorf("background %v: the request belongs to %+v", bg, tu)
 		}
-	}
-	p := newSubProbe(t, acp.ClientCapabilities{})
-	if p.s.tr.subagentRequestTool(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_M"}) != nil {
-		t.Error("a main-loop request was taken for a subagent's")
-	}
-}
-
-// Agent and Task (its older name, still accepted by CLI 2.1.332) launch
-// subagents; their calls say so.
-func TestLaunchCallsAreMarked(t *testing.T) {
-	tr := &translator{}
-	for name, want := range map[string]bool{"Agent": true, "Task": true, "Bash": false, "TaskCreate": false} {
-		var cc map[string]any
-		_ = json.Unmarshal(tr.toolMeta(&toolState{name: name}, nil)["claudeCode"], &cc)
-		if (cc["subagent"] == true) != want {
-			t.Errorf("%s: %v", name, cc)
+		// The main loop's request belongs to the prompt, whatever runs
+		// beside it.
+		if tu := p.s.tr.PermissionTurn(claude.CanUseToolRequest{ToolName: "Bash", ToolUseID: "toolu_M"}); tu != &prompt.Turn {
+			t.Errorf("background %v: a main-loop request belongs to %+v", bg, tu)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
 
 // oneThreadAgent runs the test as the agent runs, on one thread

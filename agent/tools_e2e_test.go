@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // scriptWriteThenEdit scripts a turn that writes notes.txt in dir (twelve
@@ -195,7 +195,7 @@ func TestToolCallAnnouncedOnce(t *testing.T) {
 // tool_call_update (no status counts as in_progress) is an invocation with
 // its rawInput when the call has none yet, or when it brings non-empty
 // rawInput again. More than one invocation per id is the bug this guards
-// against; internal/interop runs the provider itself.
+// against; internal/test/interop runs the provider itself.
 func aiSDKToolCalls(updates []acp.SessionUpdate) map[string][]map[string]any {
 	out := map[string][]map[string]any{}
 	available := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/promptconv"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/translate"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 )
 
@@ -23,22 +24,17 @@ import (
 // a turn answered "cancelled" may still be sent or running in the CLI,
 // whose output for it is then dropped.
 type turn struct {
-	uuid      string
+	// Turn is what translation sees of the turn: its uuid, whether it is
+	// answered (Settled: done has its outcome), and what its output
+	// showed (agent/translate).
+	translate.Turn
 	msg       claude.UserMessage
 	done      chan turnOutcome // receives exactly one outcome
 	phase     turnPhase
-	settled   bool // answered (done has its outcome)
-	cancelled bool // answered "cancelled" by the user's request
+	cancelled bool // answered "cancelled" by the user's request (Settled too)
 	// withdrawn is done once the client gave up on the request
 	// ($/cancel_request); the connection applies that in wire order.
 	withdrawn <-chan struct{}
-
-	// What the turn saw, for its stop reason.
-	streamed       bool   // some agent text or thought went out
-	apiError       string // the synthetic assistant's error kind
-	apiErrorText   string // and its text
-	apiErrorMsgID  string // and its message id (the transcript's too)
-	refusalExplain string
 
 	v2 *v2Turn // the v2 prompt lifecycle (v2turns.go); nil on v1
 
@@ -47,6 +43,52 @@ type turn struct {
 	steerOf  *turn
 	steers   int
 	deferred *turnOutcome
+}
+
+// busy reports whether prompts keep the CLI: one queued or in it, a
+// permission request open, or work the user cancelled still in the CLI
+// (a CLI closed now, by stdin EOF, would run it to its end).
+func (q *turnQueue) busy() bool {
+	return len(q.turns) > 0 || len(q.openRequests) > 0 || q.cancelledWork()
+}
+
+// inFlight reports whether the CLI holds a prompt of the session that has
+// not ended: written to it (sent, running, cancelled but not yet over),
+// an interrupt or a permission request open.
+func (q *turnQueue) inFlight() bool {
+	if q.cancelledWork() || len(q.openRequests) > 0 {
+		return true
+	}
+	for _, t := range q.turns {
+		if t.phase != turnQueued {
+			return true
+		}
+	}
+	return false
+}
+
+// cancelledWork reports a turn the CLI works on, or cancelled ones it may
+// still run, or an interrupt not yet answered.
+func (q *turnQueue) cancelledWork() bool {
+	return q.current != nil || len(q.cancelledIDs) > 0 || q.interrupting > 0
+}
+
+// setCurrent records the turn the CLI is working on (nil: none), for the
+// session and for its translator, whose output belongs to it.
+func (s *session) setCurrent(t *turn) {
+	s.q.current = t
+	s.tr.Current = nil
+	if t != nil {
+		s.tr.Current = &t.Turn
+	}
+}
+
+// id is the turn's uuid, "" for no turn (work of no prompt).
+func (t *turn) id() string {
+	if t == nil {
+		return ""
+	}
+	return t.UUID
 }
 
 // turnPhase is where a turn's message is, as far as the CLI is concerned.
@@ -133,11 +175,11 @@ func (s *session) startTurn(ctx context.Context, prompt []acp.ContentBlock, v2 *
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{uuid: uuid.NewString(), done: make(chan turnOutcome, 1), withdrawn: withdrawal(ctx), v2: v2}
-	t.msg = claude.UserMessage{Content: content, UUID: t.uuid}
+	t := &turn{Turn: translate.Turn{UUID: uuid.NewString()}, done: make(chan turnOutcome, 1), withdrawn: withdrawal(ctx), v2: v2}
+	t.msg = claude.UserMessage{Content: content, UUID: t.UUID}
 	accept := func() {
 		s.goalPrompt(t)                                                                // goal.go: /goal typed as a prompt
-		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.opts.Resume != "")) // title.go: a new session's first prompt titles it
+		s.a.sendTitle(s.id, &s.title, s.title.fromPrompt(t, s.conf.Opts.Resume != "")) // title.go: a new session's first prompt titles it
 		s.enqueue(t)
 	}
 	if !s.do(accept) {
@@ -187,7 +229,7 @@ func (s *session) enqueue(t *turn) {
 // run a turn we cancelled. An interrupt stops whatever turn runs when it
 // arrives, so a message sent now could be the one it stops.
 func (q *turnQueue) holdSends(current *turn) bool {
-	return q.replays > 0 || q.interrupting > 0 || current != nil && current.cancelled || len(q.cancelledIDs) > 0
+	return q.replays > 0 || q.interrupting > 0 || current != nil && current.Cancelled || len(q.cancelledIDs) > 0
 }
 
 // oneAtATime reports whether a v2 prompt must wait for the turn before
@@ -205,7 +247,7 @@ func (q *turnQueue) oneAtATime(current *turn) bool {
 		return true
 	}
 	for _, t := range q.turns {
-		if t.phase != turnQueued && !t.settled {
+		if t.phase != turnQueued && !t.Settled {
 			return true
 		}
 	}
@@ -215,14 +257,14 @@ func (q *turnQueue) oneAtATime(current *turn) bool {
 // sendQueued writes the queued turns to the CLI, in order, as far as
 // nothing holds them back (holdSends, oneAtATime).
 func (s *session) sendQueued() {
-	if s.cli.proc == nil || s.q.holdSends(s.tr.current) {
+	if s.cli.proc == nil || s.q.holdSends(s.q.current) {
 		return
 	}
 	for _, t := range slices.Clone(s.q.turns) { // a failed send edits s.q.turns
-		if t.phase != turnQueued || t.settled {
+		if t.phase != turnQueued || t.Settled {
 			continue
 		}
-		if s.q.oneAtATime(s.tr.current) {
+		if s.q.oneAtATime(s.q.current) {
 			return
 		}
 		s.send(t)
@@ -262,7 +304,7 @@ func (s *session) sendTo(p *claude.Process, t *turn) {
 func (a *connection) cancel(ctx context.Context, p *acp.CancelNotification) error {
 	s, err := a.session(p.SessionID)
 	if err != nil {
-		a.cancelSubagent(p.SessionID) // subagent_sessions.go: a child session stops alone
+		a.cancelSubagent(p.SessionID) // subagents.go: a child session stops alone
 		return nil                    // cancelling an unknown session is a no-op
 	}
 	s.do(func() { s.cancelTurns(append([]*turn(nil), s.q.turns...)) })
@@ -277,22 +319,22 @@ func (s *session) cancelTurns(ts []*turn) {
 	interrupt := false
 	var withdrawals []string // cancelled turns the CLI holds queued, in order
 	for _, t := range ts {
-		if t.settled {
+		if t.Settled {
 			continue
 		}
-		t.cancelled = true
+		t.Cancelled = true
 		if t.inCLI() {
-			s.q.cancelledIDs[t.uuid] = true
+			s.q.cancelledIDs[t.UUID] = true
 			if s.cli.target() != nil {
 				// Queued in the CLI (or written behind a starting CLI's
 				// handshake) but not started: withdraw just that message.
-				withdrawals = append(withdrawals, t.uuid)
+				withdrawals = append(withdrawals, t.UUID)
 			}
 		} else {
 			interrupt = interrupt || t.phase == turnRunning
 		}
-		s.q.cancelOpenRequests(t)
-		s.settleOpenTools(t, "Cancelled.") // settle.go: its cards end before its answer
+		s.q.cancelOpenRequests(&t.Turn)
+		s.tr.SettleOpen(&t.Turn, "Cancelled.") // agent/translate: its cards end before its answer
 		s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 	}
 	switch {
@@ -364,8 +406,8 @@ func (s *session) interrupt(cancelled ...[]string) {
 	}
 	var qs []queued
 	for _, t := range s.q.turns {
-		if t.phase == turnSent && !t.settled && t.moveTo(turnWithdrawing) {
-			qs = append(qs, queued{t, t.uuid})
+		if t.phase == turnSent && !t.Settled && t.moveTo(turnWithdrawing) {
+			qs = append(qs, queued{t, t.UUID})
 		}
 	}
 	var dead []string
@@ -412,9 +454,9 @@ func (s *session) interrupt(cancelled ...[]string) {
 			s.q.interrupting--
 			for _, q := range back {
 				delete(s.q.cancelledIDs, q.id) // withdrawn: it will never start
-				if !q.t.settled && q.t.moveTo(turnQueued) {
-					q.t.uuid = uuid.NewString()
-					q.t.msg.UUID = q.t.uuid
+				if !q.t.Settled && q.t.moveTo(turnQueued) {
+					q.t.UUID = uuid.NewString()
+					q.t.msg.UUID = q.t.UUID
 				}
 			}
 			for _, q := range qs {
@@ -429,10 +471,10 @@ func (s *session) interrupt(cancelled ...[]string) {
 
 // settle gives a turn its one outcome and forgets it.
 func (q *turnQueue) settle(t *turn, resp *acp.PromptResponse, err error) {
-	if t.settled || q.deferForSteers(t, resp, err) { // steering.go
+	if t.Settled || q.deferForSteers(t, resp, err) { // steering.go
 		return
 	}
-	t.settled = true
+	t.Settled = true
 	if q.v2 != nil {
 		q.v2.settled(t, resp, err) // v2turns.go: the v2 activity state
 	}
@@ -451,10 +493,10 @@ func (q *turnQueue) settle(t *turn, resp *acp.PromptResponse, err error) {
 // before it that never started were folded into it by the CLI and end
 // with it.
 func (s *session) activate(id string) {
-	t := s.q.byUUID(id, s.tr.current)
+	t := s.q.byUUID(id, s.q.current)
 	if t == nil && s.q.cancelledIDs[id] {
 		// A turn answered "cancelled" while queued that the CLI ran anyway.
-		t = &turn{uuid: id, phase: turnSent, settled: true, cancelled: true}
+		t = &turn{Turn: translate.Turn{UUID: id, Settled: true, Cancelled: true}, phase: turnSent}
 		delete(s.q.cancelledIDs, id)
 	}
 	if t == nil || t.phase == turnRunning {
@@ -465,9 +507,9 @@ func (s *session) activate(id string) {
 		s.log.Warn("the CLI started a turn the agent had not sent", "phase", t.phase.String())
 		t.phase = turnRunning
 	}
-	s.tr.current = t
-	s.tr.out.reset()
-	if t.cancelled {
+	s.setCurrent(t)
+	s.tr.Reset()
+	if t.Cancelled {
 		// The CLI began a turn we already answered: stop it.
 		s.interrupt()
 	}
@@ -475,11 +517,11 @@ func (s *session) activate(id string) {
 
 func (q *turnQueue) byUUID(id string, current *turn) *turn {
 	for _, t := range q.turns {
-		if t.uuid == id {
+		if t.UUID == id {
 			return t
 		}
 	}
-	if current != nil && current.uuid == id {
+	if current != nil && current.UUID == id {
 		return current
 	}
 	return nil
@@ -489,11 +531,11 @@ func (q *turnQueue) byUUID(id string, current *turn) *turn {
 // turn any more: it writes each turn's result before it goes idle, so a
 // turn it was running that is still open then lost its result (the CLI
 // did not write it, or it was lost on the way). The turn's
-// command_lifecycle "completed" says the same sooner (output.go), and is
+// command_lifecycle "completed" says the same sooner (frames.go), and is
 // the only sign when another prompt was queued behind it (the CLI does not
 // go idle between them).
 func (s *session) onCLIState(b *claude.SessionStateChanged) {
-	if t := s.tr.current; b.State == claude.StateIdle && t != nil {
+	if t := s.q.current; b.State == claude.StateIdle && t != nil {
 		s.resultLost(t)
 	}
 }
@@ -503,13 +545,13 @@ func (s *session) onCLIState(b *claude.SessionStateChanged) {
 // later prompt would wait behind it. It ends as an adapter invariant does
 // (settleNoResult); a cancelled turn, answered already, is simply over.
 func (s *session) resultLost(t *turn) {
-	s.tr.compaction.end(s.tr, "the turn ended before it finished.")
-	s.tr.current = nil
-	s.tr.out.reset()
-	if !t.settled {
+	s.tr.EndCompaction("the turn ended before it finished.")
+	s.setCurrent(nil)
+	s.tr.Reset()
+	if !t.Settled {
 		s.log.Warn("Claude Code went idle without the turn's result")
-		s.settleOpenTools(t, "The turn ended before this tool finished.") // settle.go
-		s.settleNoResult(t)                                               // failure_live.go
+		s.tr.SettleOpen(&t.Turn, "The turn ended before this tool finished.") // agent/translate
+		s.settleNoResult(t)                                                   // failed.go
 	}
 	s.flushHeld()
 }

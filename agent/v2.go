@@ -8,8 +8,10 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/failure"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/airmeta"
 	"github.com/claude-agent-acp/claude-agent-acp/agent/internal/scrub"
+	"github.com/claude-agent-acp/claude-agent-acp/agent/v2conv"
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
@@ -17,7 +19,7 @@ import (
 // ACP v2 is a second surface on the same core (docs/acp-v2.md). Each v2
 // method here turns its request into what the v1 handler takes, runs that
 // handler, and answers in v2's shape; the session's updates go through a
-// per-session converter (v2convert.go) on their way out, and the prompt
+// per-session converter (agent/v2conv) on their way out, and the prompt
 // lifecycle, which v1 does not have, is in v2turns.go.
 
 // initializeV2 answers a client that asked for protocol 2 or later.
@@ -27,7 +29,7 @@ func (a *connection) initializeV2(p *acpv2.InitializeRequest) *acpv2.InitializeR
 	a.version.Store(acp.ProtocolV2)
 	a.client = cc
 	if a.v2 == nil {
-		a.v2 = map[string]*v2Updates{}
+		a.v2 = map[string]*v2conv.Updates{}
 	}
 	a.mu.Unlock()
 
@@ -67,7 +69,7 @@ func readClientCapsV2(c acpv2.ClientCapabilities) clientCaps {
 	}
 	auth, _ := c.Auth.Get()
 	cc := clientCaps{raw: raw, terminalAuth: auth.Terminal.IsSet(), terminalOutput: true}
-	cc.sessionFailure = airmeta.Parse(c.Meta).Has(airSessionFailure)
+	cc.sessionFailure = airmeta.Parse(c.Meta).Has(failure.Capability)
 	return cc
 }
 
@@ -108,7 +110,7 @@ func (a *connection) authLogoutV2(ctx context.Context, p *acpv2.LogoutAuthReques
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, acp.NewInternalError("logout failed: " + scrub.Text(v2convFirstLine(msg)))
+		return nil, acp.NewInternalError("logout failed: " + scrub.Text(v2conv.FirstLine(msg)))
 	}
 	return &acpv2.LogoutAuthResponse{}, nil
 }
@@ -121,7 +123,7 @@ func (a *connection) clientCaps() clientCaps {
 
 // newSessionV2 is session/new; the session starts idle.
 func (a *connection) newSessionV2(ctx context.Context, p *acpv2.NewSessionRequest) (*acpv2.NewSessionResponse, error) {
-	servers, err := v1MCPServers(p.MCPServers)
+	servers, err := v2conv.MCPServers(p.MCPServers)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func (a *connection) newSessionV2(ctx context.Context, p *acpv2.NewSessionReques
 		return nil, err
 	}
 	opts, _ := r.ConfigOptions.Get()
-	return &acpv2.NewSessionResponse{SessionID: acpv2.SessionID(r.SessionID), ConfigOptions: v2ConfigOptions(opts)}, nil
+	return &acpv2.NewSessionResponse{SessionID: acpv2.SessionID(r.SessionID), ConfigOptions: v2conv.ConfigOptions(opts)}, nil
 }
 
 func absPaths(ps []acpv2.AbsolutePath) []string {
@@ -158,7 +160,7 @@ func (a *connection) listSessionsV2(ctx context.Context, p *acpv2.ListSessionsRe
 	}
 	resp := &acpv2.ListSessionsResponse{Sessions: []acpv2.SessionInfo{}}
 	for _, s := range r.Sessions {
-		resp.Sessions = append(resp.Sessions, v2SessionInfo(s))
+		resp.Sessions = append(resp.Sessions, v2conv.SessionInfo(s))
 	}
 	if c, ok := r.NextCursor.Get(); ok {
 		resp.NextCursor = acp.Some(acpv2.SessionListCursor(c))
@@ -170,7 +172,7 @@ func (a *connection) listSessionsV2(ctx context.Context, p *acpv2.ListSessionsRe
 // v1's session/load: the history is replayed (as v2 updates) before the
 // answer. Either way the client then gets the session's current state.
 func (a *connection) resumeSessionV2(ctx context.Context, p *acpv2.ResumeSessionRequest) (*acpv2.ResumeSessionResponse, error) {
-	servers, err := v1MCPServers(p.MCPServers)
+	servers, err := v2conv.MCPServers(p.MCPServers)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +201,7 @@ func (a *connection) resumeSessionV2(ctx context.Context, p *acpv2.ResumeSession
 	if s, err := a.session(acp.SessionID(id)); err == nil {
 		a.sendCurrentV2(s)
 	}
-	return &acpv2.ResumeSessionResponse{ConfigOptions: v2ConfigOptions(opts)}, nil
+	return &acpv2.ResumeSessionResponse{ConfigOptions: v2conv.ConfigOptions(opts)}, nil
 }
 
 // sendCurrentV2 tells a client that resumed a session what it may hold
@@ -232,7 +234,7 @@ func (a *connection) sendCurrentV2(s *session) {
 
 // forkSessionV2 is session/fork (unstable, as on v1).
 func (a *connection) forkSessionV2(ctx context.Context, p *acpv2.ForkSessionRequest) (*acpv2.ForkSessionResponse, error) {
-	servers, err := v1MCPServers(p.MCPServers)
+	servers, err := v2conv.MCPServers(p.MCPServers)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +245,7 @@ func (a *connection) forkSessionV2(ctx context.Context, p *acpv2.ForkSessionRequ
 		return nil, err
 	}
 	opts, _ := r.ConfigOptions.Get()
-	return &acpv2.ForkSessionResponse{SessionID: acpv2.SessionID(r.SessionID), ConfigOptions: v2ConfigOptions(opts)}, nil
+	return &acpv2.ForkSessionResponse{SessionID: acpv2.SessionID(r.SessionID), ConfigOptions: v2conv.ConfigOptions(opts)}, nil
 }
 
 // closeSessionV2 is session/close: as on v1, and a turn that was running
@@ -285,7 +287,7 @@ func (a *connection) setConfigOptionV2(ctx context.Context, p *acpv2.SetSessionC
 	// v2 asks for a config_option_update on every change, the client's
 	// own too (other attached clients learn of it), before the answer.
 	a.notify(string(p.SessionID), acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: r.ConfigOptions}})
-	return &acpv2.SetSessionConfigOptionResponse{ConfigOptions: v2ConfigOptions(r.ConfigOptions)}, nil
+	return &acpv2.SetSessionConfigOptionResponse{ConfigOptions: v2conv.ConfigOptions(r.ConfigOptions)}, nil
 }
 
 // cancelToolCallV2 is tool_call/cancel. Claude Code cannot stop one tool
@@ -307,7 +309,7 @@ func (a *connection) cancelTerminalV2(ctx context.Context, p *acpv2.CancelTermin
 }
 
 // updatesV2 is the session's update converter, made on first use.
-func (a *connection) updatesV2(sessionID string) *v2Updates {
+func (a *connection) updatesV2(sessionID string) *v2conv.Updates {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if c := a.v2[sessionID]; c != nil {
@@ -316,7 +318,7 @@ func (a *connection) updatesV2(sessionID string) *v2Updates {
 	// A session's converter is made with it (addSession) and dropped
 	// when it closes; an update for an id without one (a late report of
 	// a closed session) is converted without state, and nothing is kept.
-	return newV2Updates("")
+	return v2conv.NewUpdates("")
 }
 
 func (a *connection) forgetV2(sessionID string) {
@@ -340,11 +342,7 @@ func (a *connection) sendV2(sessionID string, us ...acpv2.SessionUpdate) error {
 // v2turns.go), in order with the converted ones; like any update that is
 // not a chunk, they end a run of chunks without message ids.
 func (a *connection) sendStateV2(sessionID string, us ...acpv2.SessionUpdate) {
-	c := a.updatesV2(sessionID)
-	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
-	c.endRun()
-	if err := a.sendV2(sessionID, us...); err != nil {
+	if err := a.updatesV2(sessionID).SendState(us, func(us ...acpv2.SessionUpdate) error { return a.sendV2(sessionID, us...) }); err != nil {
 		a.log.Debug("session/update not sent", "error", err)
 	}
 }
@@ -357,10 +355,10 @@ func (a *connection) requestPermission(ctx context.Context, s *session, params *
 		err := a.editor().Call(ctx, acp.MethodSessionRequestPermission, params, &resp)
 		return resp, err
 	}
-	req := v2PermissionRequest(params, a.updatesV2(string(params.SessionID)).cwd)
+	req := v2conv.PermissionRequest(params, a.updatesV2(string(params.SessionID)).Cwd())
 	var r2 acpv2.RequestPermissionResponse
 	if err := a.editor().Call(ctx, acpv2.MethodSessionRequestPermission, req, &r2); err != nil {
 		return resp, err
 	}
-	return v1PermissionOutcome(&r2), nil
+	return v2conv.PermissionOutcome(&r2), nil
 }

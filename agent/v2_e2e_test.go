@@ -15,8 +15,8 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // ACP v2 end to end (issue 18, docs/acp-v2.md): the agent, the real CLI and

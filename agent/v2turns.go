@@ -60,7 +60,7 @@ func (l *v2Lifecycle) insert(t *turn) {
 	if v == nil || v.messageID != "" {
 		return
 	}
-	v.messageID = t.uuid
+	v.messageID = t.UUID
 	// The request is answered now: its context ends, and that must no
 	// longer read as the client withdrawing the prompt (turn.enqueue).
 	t.withdrawn = nil
@@ -112,7 +112,7 @@ func (l *v2Lifecycle) settled(t *turn, resp *acp.PromptResponse, err error) {
 		return
 	}
 	if v.messageID == "" {
-		if err != nil || t.cancelled || resp == nil || resp.StopReason == acp.StopReasonCancelled {
+		if err != nil || t.Cancelled || resp == nil || resp.StopReason == acp.StopReasonCancelled {
 			return
 		}
 		l.insert(t)

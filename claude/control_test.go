@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 )
 
 // fakeAnswer decodes the "response" the fake reports for its request.

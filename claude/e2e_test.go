@@ -1,8 +1,8 @@
 package claude
 
 // End-to-end tests: the driver against the real, pinned Claude Code CLI,
-// which talks to the scripted fake Messages API of internal/fakeapi on
-// 127.0.0.1. internal/clitest skips them when the CLI is not installed
+// which talks to the scripted fake Messages API of internal/test/fakeapi on
+// 127.0.0.1. internal/test/clitest skips them when the CLI is not installed
 // (`make deps`) and fails them under CI.
 
 import (
@@ -16,8 +16,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // newSandbox returns a sandbox whose CLIs are checked for leftovers when the

@@ -1,5 +1,7 @@
 package claude
 
+//go:generate go run ../internal/tools/shapegen
+
 import (
 	"bytes"
 	"unsafe"
@@ -94,67 +96,41 @@ func decodeStreamEventInto(line []byte, ev *StreamEvent, dl *Delta) bool {
 	var d jsonfast.Dec
 	d.Reset(line)
 	d.Object()
-	var mask uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		if esc {
-			return false
-		}
-		var bit uint
-		switch string(key) {
-		case "type":
-			bit = 0
+	var f streamEventFields
+	for f.Next(&d) {
+		switch f.I {
+		case streamEventType:
 			ev.Type = frameType(&d)
-		case "subtype":
-			bit = 1
+		case streamEventSubtype:
 			ev.Subtype = str(&d)
-		case "uuid":
-			bit = 2
+		case streamEventUUID:
 			ev.UUID = str(&d)
-		case "session_id":
-			bit = 3
+		case streamEventSessionID:
 			ev.SessionID = str(&d)
-		case "event":
-			bit = 4
+		case streamEventEvent:
 			if d.Object() {
 				decodeAPIEvent(&d, &ev.Event, dl)
 			}
-		case "parent_tool_use_id":
-			bit = 5
+		case streamEventParentToolUseID:
 			ev.ParentToolUseID = str(&d)
-		case "api_message_id":
-			bit = 6
+		case streamEventAPIMessageID:
 			ev.APIMessageID = str(&d)
-		case "ttft_ms":
-			bit = 7
+		case streamEventTTFTMS:
 			if n, ok := d.Int(); ok {
 				ev.TTFTMS = &n
 			}
-		case "thinking_display":
-			bit = 8
+		case streamEventThinkingDisplay:
 			ev.ThinkingDisplay = str(&d)
-		case "user_message_uuid":
-			bit = 9
+		case streamEventUserMessageUUID:
 			ev.UserMessageUUID = str(&d)
-		case "user_message_uuids":
-			bit = 10
+		case streamEventUserMessageUUIDs:
 			ev.UserMessageUUIDs = decodeStrings(&d)
-		default:
-			if jsonfast.FoldKey(key, streamEventKeys...) {
-				return false
-			}
-			d.Skip()
-			continue
 		}
-		if mask&(1<<bit) != 0 {
-			return false
-		}
-		mask |= 1 << bit
 	}
 	return d.End()
 }
 
-var streamEventKeys = []string{"type", "subtype", "uuid", "session_id", "event", "parent_tool_use_id",
-	"api_message_id", "ttft_ms", "thinking_display", "user_message_uuid", "user_message_uuids"}
+//jsonfast:shape streamEvent type subtype uuid session_id event parent_tool_use_id api_message_id ttft_ms thinking_display user_message_uuid user_message_uuids
 
 // frameType returns the common type names without allocating.
 func frameType(d *jsonfast.Dec) string {
@@ -201,107 +177,60 @@ func decodeStrings(d *jsonfast.Dec) []string {
 	return out
 }
 
-var apiEventKeys = []string{"type", "index", "message", "content_block", "delta", "usage", "abandoned_blocks"}
+//jsonfast:shape apiEvent type index delta abandoned_blocks message content_block usage
 
 // decodeAPIEvent decodes the members of an entered event object. Members
 // the fast path does not cover set Odd.
 func decodeAPIEvent(d *jsonfast.Dec, e *APIEvent, dl *Delta) {
-	var mask uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		if esc {
-			d.SetOdd()
-			d.Skip()
-			continue
-		}
-		var bit uint
-		switch string(key) {
-		case "type":
-			bit = 0
+	var f apiEventFields
+	for f.Next(d) {
+		switch f.I {
+		case apiEventType:
 			e.Type = frameType(d)
-		case "index":
-			bit = 1
+		case apiEventIndex:
 			n, _ := d.Int()
 			e.Index = int(n)
-		case "delta":
-			bit = 2
+		case apiEventDelta:
 			if d.Object() {
 				e.Delta = dl
 				decodeDelta(d, dl)
 			}
-		case "abandoned_blocks":
-			bit = 3
+		case apiEventAbandonedBlocks:
 			e.AbandonedBlocks = append([]byte(nil), d.Raw()...)
-		case "message", "content_block", "usage":
+		case apiEventMessage, apiEventContentBlock, apiEventUsage:
 			if !d.Null() {
 				d.SetOdd() // not a delta; encoding/json decodes it
 				d.Skip()
 			}
-			continue
-		default:
-			if jsonfast.FoldKey(key, apiEventKeys...) {
-				d.SetOdd()
-			}
-			d.Skip()
-			continue
 		}
-		if mask&(1<<bit) != 0 {
-			d.SetOdd()
-		}
-		mask |= 1 << bit
 	}
 }
 
-var deltaKeys = []string{"type", "text", "thinking", "signature", "partial_json", "citation",
-	"stop_reason", "stop_sequence", "stop_details"}
+//jsonfast:shape delta type text thinking signature partial_json citation stop_reason stop_sequence stop_details
 
 func decodeDelta(d *jsonfast.Dec, dl *Delta) {
-	var mask uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		if esc {
-			d.SetOdd()
-			d.Skip()
-			continue
-		}
-		var bit uint
-		switch string(key) {
-		case "type":
-			bit = 0
+	var f deltaFields
+	for f.Next(d) {
+		switch f.I {
+		case deltaType:
 			dl.Type = frameType(d)
-		case "text":
-			bit = 1
+		case deltaText:
 			dl.Text = str(d)
-		case "thinking":
-			bit = 2
+		case deltaThinking:
 			dl.Thinking = str(d)
-		case "signature":
-			bit = 3
+		case deltaSignature:
 			dl.Signature = str(d)
-		case "partial_json":
-			bit = 4
+		case deltaPartialJSON:
 			dl.PartialJSON = str(d)
-		case "citation":
-			bit = 5
+		case deltaCitation:
 			dl.Citation = append([]byte(nil), d.Raw()...)
-		case "stop_reason":
-			bit = 6
+		case deltaStopReason:
 			dl.StopReason = str(d)
-		case "stop_sequence":
-			bit = 7
+		case deltaStopSequence:
 			dl.StopSequence = str(d)
-		case "stop_details":
-			bit = 8
+		case deltaStopDetails:
 			dl.StopDetails = append([]byte(nil), d.Raw()...)
-		default:
-			if jsonfast.FoldKey(key, deltaKeys...) {
-				d.SetOdd()
-			}
-			d.Skip()
-			continue
 		}
-		if mask&(1<<bit) != 0 {
-			d.SetOdd()
-		}
-		mask |= 1 << bit
 	}
 }
 

@@ -45,16 +45,41 @@ const agentModule = "github.com/claude-agent-acp/claude-agent-acp"
 // `claude`) must not get its program run. The error, when nothing is found,
 // wraps [ErrNotFound] and says how to fix it.
 func FindExecutable() (string, error) {
+	f, err := Locate()
+	return f.Path, err
+}
+
+// Located is a Claude Code CLI that FindExecutable found, and how.
+type Located struct {
+	Path string
+	// How names the rule that found it, for a person: "on PATH", "in
+	// CLAUDE_CODE_EXECUTABLE", "beside this binary", ...
+	How string
+	// TestInstall marks the pinned CLI that scripts/install-deps.sh puts
+	// in a checkout's .deps for the tests (rules 3 and 4), which is not
+	// meant for real use.
+	TestInstall bool
+}
+
+// Locate is FindExecutable, saying which rule found the CLI (for doctor).
+func Locate() (Located, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = ""
 	}
-	return findExecutable(exe)
+	return locate(exe)
 }
 
 // findExecutable is FindExecutable for an agent whose executable is self
 // ("" when unknown).
 func findExecutable(self string) (string, error) {
+	f, err := locate(self)
+	return f.Path, err
+}
+
+// locate is Locate for an agent whose executable is self ("" when
+// unknown).
+func locate(self string) (Located, error) {
 	if p := os.Getenv("CLAUDE_CODE_EXECUTABLE"); p != "" {
 		switch {
 		case filepath.IsAbs(p):
@@ -63,35 +88,38 @@ func findExecutable(self string) (string, error) {
 			// working directory.
 			found, err := exec.LookPath(p)
 			if err != nil || !filepath.IsAbs(found) {
-				return "", fmt.Errorf("claude: CLAUDE_CODE_EXECUTABLE is not usable: %q is not on PATH", p)
+				return Located{}, fmt.Errorf("claude: CLAUDE_CODE_EXECUTABLE is not usable: %q is not on PATH", p)
 			}
 			p = found
 		default:
-			return "", errors.New("claude: CLAUDE_CODE_EXECUTABLE is not usable: it must be an absolute path (a relative one would name a file of the working directory)")
+			return Located{}, errors.New("claude: CLAUDE_CODE_EXECUTABLE is not usable: it must be an absolute path (a relative one would name a file of the working directory)")
 		}
 		if err := checkExecutable(p); err != nil {
-			return "", fmt.Errorf("claude: CLAUDE_CODE_EXECUTABLE is not usable: %w", err)
+			return Located{}, fmt.Errorf("claude: CLAUDE_CODE_EXECUTABLE is not usable: %w", err)
 		}
-		return p, nil
+		return Located{Path: p, How: "in CLAUDE_CODE_EXECUTABLE"}, nil
 	}
 	// exec.LookPath already refuses a result relative to the working
 	// directory (exec.ErrDot) unless GODEBUG=execerrdot=0; the IsAbs check
 	// holds either way.
 	if p, err := exec.LookPath("claude"); err == nil && filepath.IsAbs(p) {
-		return p, nil
+		return Located{Path: p, How: "on PATH"}, nil
 	}
 	if d := os.Getenv("CLAUDE_AGENT_ACP_DEPS"); d != "" && filepath.IsAbs(d) {
 		p := filepath.Join(d, "node_modules", ".bin", "claude")
 		if checkExecutable(p) == nil {
-			return p, nil
+			return Located{Path: p, How: "through CLAUDE_AGENT_ACP_DEPS (the pinned test install)", TestInstall: true}, nil
 		}
 	}
-	for _, p := range installedNextTo(self) {
+	for i, p := range installedNextTo(self) {
 		if checkExecutable(p) == nil {
-			return p, nil
+			if i == 0 {
+				return Located{Path: p, How: "beside this binary"}, nil
+			}
+			return Located{Path: p, How: "in the .deps of this binary's source checkout (the pinned test install)", TestInstall: true}, nil
 		}
 	}
-	return "", ErrNotFound
+	return Located{}, ErrNotFound
 }
 
 // installedNextTo lists the CLI locations tied to the agent executable

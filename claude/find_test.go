@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 )
 
 // writeScript writes an executable shell script.

@@ -20,7 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/windows"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 )
 
 // The Windows tests of the platform code: job objects, batch shims, the

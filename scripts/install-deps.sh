@@ -8,14 +8,14 @@ mkdir -p "$DEPS"
 # Pinned versions: change them here only.
 PKGS=(
   "@anthropic-ai/claude-code@2.1.332"
-  # The TypeScript reference adapter, for the side-by-side benchmarks (internal/bench).
+  # The TypeScript reference adapter, for the side-by-side benchmarks (internal/tools/bench).
   # It honours CLAUDE_CODE_EXECUTABLE, so it runs against the same pinned CLI as ours.
   "@agentclientprotocol/claude-agent-acp@0.101.0"
-  # The official ACP SDK, whose ClientSideConnection drives our binary in internal/interop.
+  # The official ACP SDK, whose ClientSideConnection drives our binary in internal/test/interop.
   "@agentclientprotocol/sdk@2.4.0"
   # acpx, a headless ACP client CLI: agent/acpx_e2e_test.go runs --approve-all / --deny-all with it.
   "acpx@0.19.1"
-  # The AI-SDK ACP provider: internal/interop checks the tool calls it builds from our updates.
+  # The AI-SDK ACP provider: internal/test/interop checks the tool calls it builds from our updates.
   "@mcpc-tech/acp-ai-provider@0.2.9"
   # Node's WebSocket client: Node 20 has none built in, and the SDK's ws-client needs one that
   # sends headers (the bearer token) on the upgrade; acp/remote's e2e tests pass it in.

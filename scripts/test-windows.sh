@@ -34,7 +34,7 @@ fi
 [ -n "$WINE" ] || skip "Wine is not installed (Debian: apt-get install wine64)"
 
 export WINEPREFIX="${WINEPREFIX:-${CLAUDE_AGENT_ACP_DEPS:-$PWD/.deps}/wine}" WINEDEBUG=-all
-"$GO" run ./internal/wineprep -wine "$WINE" -prefix "$WINEPREFIX"
+"$GO" run ./internal/tools/wineprep -wine "$WINE" -prefix "$WINEPREFIX"
 
 # The Windows-specific tests, and the process tests that go through the platform code. Tests that
 # need a Unix shell, /proc or a catchable SIGTERM are left out (docs/platforms.md).

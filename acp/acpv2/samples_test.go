@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 )
 
 // The test in this file covers every generated type without a fixture per
@@ -27,8 +27,8 @@ import (
 // encoding again must give the same bytes.
 
 const (
-	schemaPath         = "../../internal/acptest/testdata/v2/schema.json"
-	unstableSchemaPath = "../../internal/acptest/testdata/v2/schema.unstable.json"
+	schemaPath         = "../../internal/test/acptest/testdata/v2/schema.json"
+	unstableSchemaPath = "../../internal/test/acptest/testdata/v2/schema.unstable.json"
 )
 
 type schemaDoc struct {

@@ -7,21 +7,67 @@
 package acpv2
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"maps"
-	"math/bits"
-	"reflect"
-	"slices"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/jsonfast"
+	"github.com/claude-agent-acp/claude-agent-acp/acp/internal/codec"
 )
+
+// DecodeError reports a schema violation found while decoding an ACP type.
+// Path locates the offending member relative to the value being decoded, in
+// dotted JSON form ("update.content.text", "prompt[2].uri"); it is empty when
+// the value as a whole is wrong. A connection can turn it into an
+// invalid-params error without echoing the payload. It is the same type in
+// packages acp and acpv2.
+type DecodeError = codec.DecodeError
+
+// Opt is an optional schema member that can be absent, null or a value.
+//
+// ACP gives null and absence different meanings in places: in a
+// session_info_update, an absent title leaves the title alone while a null
+// title clears it, and tool_call_update patches work the same way. A Go
+// pointer cannot tell the two apart, so generated types use Opt[T] for
+// optional members whose schema allows null.
+//
+// The zero Opt is absent; Some and Null make the others. Get, Or, Ptr,
+// IsSet, IsNull and IsZero read it. With the omitzero struct tag (and in the
+// generated encoders) an absent Opt is left out of the JSON object; a null
+// one is written as null. It is the same type in packages acp and acpv2.
+type Opt[T any] = codec.Opt[T]
+
+// Some returns an Opt holding v.
+func Some[T any](v T) Opt[T] { return codec.Some(v) }
+
+// Null returns an Opt that is explicitly null.
+func Null[T any]() Opt[T] { return codec.Null[T]() }
+
+// OptFromPtr returns Some(*p), or an absent Opt when p is nil.
+func OptFromPtr[T any](p *T) Opt[T] { return codec.OptFromPtr(p) }
+
+// MethodReceiver names the side of a connection that handles a method, as
+// the schema's x-side says.
+type MethodReceiver = codec.MethodReceiver
+
+const (
+	ReceiverAgent    = codec.ReceiverAgent    // sent by the client
+	ReceiverClient   = codec.ReceiverClient   // sent by the agent
+	ReceiverProtocol = codec.ReceiverProtocol // sent by either side ($/ methods)
+)
+
+// MethodSpec describes one ACP method: who handles it, whether it is a
+// notification, and the Go types of its params and result (NewParams,
+// NewResult), so that a connection can decode traffic without a
+// hand-written switch.
+type MethodSpec = codec.MethodSpec
+
+// LookupMethod returns the spec of a method defined by the schema.
+func LookupMethod(name string) (MethodSpec, bool) {
+	s, ok := methodTable[name]
+	return s, ok
+}
+
+// Methods returns the specs of every generated method, sorted by name.
+func Methods() []MethodSpec { return codec.SortedMethods(methodTable) }
 
 // Method names, from the schema's x-method.
 const (
@@ -47,98 +93,45 @@ const (
 	MethodToolCallCancel           = "tool_call/cancel"
 )
 
-var codecMethods = map[string]MethodSpec{
-	MethodCancelRequest: {
-		Name: MethodCancelRequest, Receiver: ReceiverProtocol, Notification: true, Unstable: false,
-		newParams: func() any { return new(CancelRequestNotification) },
-	},
-	MethodAuthLogin: {
-		Name: MethodAuthLogin, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(LoginAuthRequest) },
-		newResult: func() any { return new(LoginAuthResponse) },
-	},
-	MethodAuthLogout: {
-		Name: MethodAuthLogout, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(LogoutAuthRequest) },
-		newResult: func() any { return new(LogoutAuthResponse) },
-	},
-	MethodElicitationComplete: {
-		Name: MethodElicitationComplete, Receiver: ReceiverClient, Notification: true, Unstable: false,
-		newParams: func() any { return new(CompleteElicitationNotification) },
-	},
-	MethodElicitationCreate: {
-		Name: MethodElicitationCreate, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(CreateElicitationRequest) },
-		newResult: func() any { return new(CreateElicitationResponse) },
-	},
-	MethodInitialize: {
-		Name: MethodInitialize, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(InitializeRequest) },
-		newResult: func() any { return new(InitializeResponse) },
-	},
-	MethodSessionCancel: {
-		Name: MethodSessionCancel, Receiver: ReceiverAgent, Notification: true, Unstable: false,
-		newParams: func() any { return new(CancelSessionNotification) },
-	},
-	MethodSessionClose: {
-		Name: MethodSessionClose, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(CloseSessionRequest) },
-		newResult: func() any { return new(CloseSessionResponse) },
-	},
-	MethodSessionDelete: {
-		Name: MethodSessionDelete, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(DeleteSessionRequest) },
-		newResult: func() any { return new(DeleteSessionResponse) },
-	},
-	MethodSessionFork: {
-		Name: MethodSessionFork, Receiver: ReceiverAgent, Notification: false, Unstable: true,
-		newParams: func() any { return new(ForkSessionRequest) },
-		newResult: func() any { return new(ForkSessionResponse) },
-	},
-	MethodSessionList: {
-		Name: MethodSessionList, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(ListSessionsRequest) },
-		newResult: func() any { return new(ListSessionsResponse) },
-	},
-	MethodSessionNew: {
-		Name: MethodSessionNew, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(NewSessionRequest) },
-		newResult: func() any { return new(NewSessionResponse) },
-	},
-	MethodSessionPrompt: {
-		Name: MethodSessionPrompt, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(PromptRequest) },
-		newResult: func() any { return new(PromptResponse) },
-	},
-	MethodSessionRequestPermission: {
-		Name: MethodSessionRequestPermission, Receiver: ReceiverClient, Notification: false, Unstable: false,
-		newParams: func() any { return new(RequestPermissionRequest) },
-		newResult: func() any { return new(RequestPermissionResponse) },
-	},
-	MethodSessionResume: {
-		Name: MethodSessionResume, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(ResumeSessionRequest) },
-		newResult: func() any { return new(ResumeSessionResponse) },
-	},
-	MethodSessionSetConfigOption: {
-		Name: MethodSessionSetConfigOption, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(SetSessionConfigOptionRequest) },
-		newResult: func() any { return new(SetSessionConfigOptionResponse) },
-	},
-	MethodSessionUpdate: {
-		Name: MethodSessionUpdate, Receiver: ReceiverClient, Notification: true, Unstable: false,
-		newParams: func() any { return new(UpdateSessionNotification) },
-	},
-	MethodTerminalCancel: {
-		Name: MethodTerminalCancel, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(CancelTerminalRequest) },
-		newResult: func() any { return new(CancelTerminalResponse) },
-	},
-	MethodToolCallCancel: {
-		Name: MethodToolCallCancel, Receiver: ReceiverAgent, Notification: false, Unstable: false,
-		newParams: func() any { return new(CancelToolCallRequest) },
-		newResult: func() any { return new(CancelToolCallResponse) },
-	},
+var methodTable = map[string]MethodSpec{
+	MethodCancelRequest: codec.NewMethodSpec(MethodCancelRequest, ReceiverProtocol, true, false,
+		func() any { return new(CancelRequestNotification) }, nil),
+	MethodAuthLogin: codec.NewMethodSpec(MethodAuthLogin, ReceiverAgent, false, false,
+		func() any { return new(LoginAuthRequest) }, func() any { return new(LoginAuthResponse) }),
+	MethodAuthLogout: codec.NewMethodSpec(MethodAuthLogout, ReceiverAgent, false, false,
+		func() any { return new(LogoutAuthRequest) }, func() any { return new(LogoutAuthResponse) }),
+	MethodElicitationComplete: codec.NewMethodSpec(MethodElicitationComplete, ReceiverClient, true, false,
+		func() any { return new(CompleteElicitationNotification) }, nil),
+	MethodElicitationCreate: codec.NewMethodSpec(MethodElicitationCreate, ReceiverClient, false, false,
+		func() any { return new(CreateElicitationRequest) }, func() any { return new(CreateElicitationResponse) }),
+	MethodInitialize: codec.NewMethodSpec(MethodInitialize, ReceiverAgent, false, false,
+		func() any { return new(InitializeRequest) }, func() any { return new(InitializeResponse) }),
+	MethodSessionCancel: codec.NewMethodSpec(MethodSessionCancel, ReceiverAgent, true, false,
+		func() any { return new(CancelSessionNotification) }, nil),
+	MethodSessionClose: codec.NewMethodSpec(MethodSessionClose, ReceiverAgent, false, false,
+		func() any { return new(CloseSessionRequest) }, func() any { return new(CloseSessionResponse) }),
+	MethodSessionDelete: codec.NewMethodSpec(MethodSessionDelete, ReceiverAgent, false, false,
+		func() any { return new(DeleteSessionRequest) }, func() any { return new(DeleteSessionResponse) }),
+	MethodSessionFork: codec.NewMethodSpec(MethodSessionFork, ReceiverAgent, false, true,
+		func() any { return new(ForkSessionRequest) }, func() any { return new(ForkSessionResponse) }),
+	MethodSessionList: codec.NewMethodSpec(MethodSessionList, ReceiverAgent, false, false,
+		func() any { return new(ListSessionsRequest) }, func() any { return new(ListSessionsResponse) }),
+	MethodSessionNew: codec.NewMethodSpec(MethodSessionNew, ReceiverAgent, false, false,
+		func() any { return new(NewSessionRequest) }, func() any { return new(NewSessionResponse) }),
+	MethodSessionPrompt: codec.NewMethodSpec(MethodSessionPrompt, ReceiverAgent, false, false,
+		func() any { return new(PromptRequest) }, func() any { return new(PromptResponse) }),
+	MethodSessionRequestPermission: codec.NewMethodSpec(MethodSessionRequestPermission, ReceiverClient, false, false,
+		func() any { return new(RequestPermissionRequest) }, func() any { return new(RequestPermissionResponse) }),
+	MethodSessionResume: codec.NewMethodSpec(MethodSessionResume, ReceiverAgent, false, false,
+		func() any { return new(ResumeSessionRequest) }, func() any { return new(ResumeSessionResponse) }),
+	MethodSessionSetConfigOption: codec.NewMethodSpec(MethodSessionSetConfigOption, ReceiverAgent, false, false,
+		func() any { return new(SetSessionConfigOptionRequest) }, func() any { return new(SetSessionConfigOptionResponse) }),
+	MethodSessionUpdate: codec.NewMethodSpec(MethodSessionUpdate, ReceiverClient, true, false,
+		func() any { return new(UpdateSessionNotification) }, nil),
+	MethodTerminalCancel: codec.NewMethodSpec(MethodTerminalCancel, ReceiverAgent, false, false,
+		func() any { return new(CancelTerminalRequest) }, func() any { return new(CancelTerminalResponse) }),
+	MethodToolCallCancel: codec.NewMethodSpec(MethodToolCallCancel, ReceiverAgent, false, false,
+		func() any { return new(CancelToolCallRequest) }, func() any { return new(CancelToolCallResponse) }),
 }
 
 // RequestPermissionRequest: Request for user permission to proceed with an operation.
@@ -176,49 +169,50 @@ type RequestPermissionRequest struct {
 
 func (x *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	*x = RequestPermissionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *RequestPermissionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *RequestPermissionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *RequestPermissionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *RequestPermissionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "title", &x.Title, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "subject", &x.Subject, codecNullable),
-		codecList(m, "options", &x.Options, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *RequestPermissionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "subject", &x.Subject, codec.Nullable),
+		codec.List(m, "options", &x.Options, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *RequestPermissionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("title", string(x.Title))
+func (x *RequestPermissionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("title", string(x.Title))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Subject.IsZero() {
-		w.value("subject", x.Subject)
+		w.Obj("subject", &x.Subject)
 	}
 	if x.Options == nil {
-		w.raw("options", json.RawMessage("[]"))
+		w.Raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", &x.Options)
+		w.Value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -251,51 +245,62 @@ func (u RequestPermissionSubject) Tag() string {
 	case u.Command != nil:
 		return "command"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u RequestPermissionSubject) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u RequestPermissionSubject) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *RequestPermissionSubject) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("RequestPermissionSubject", u.ToolCall != nil, u.Command != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *RequestPermissionSubject) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("RequestPermissionSubject", u.ToolCall != nil, u.Command != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.ToolCall != nil:
-		w.str("type", "tool_call")
+		w.Str("type", "tool_call")
 		u.ToolCall.encodeFields(&w)
-		w.extra(u.ToolCall.extraMembers())
-		return w.bytes()
+		w.Extra(u.ToolCall.extraMembers())
+		return w.Bytes()
 	case u.Command != nil:
-		w.str("type", "command")
+		w.Str("type", "command")
 		u.Command.encodeFields(&w)
-		w.extra(u.Command.extraMembers())
-		return w.bytes()
+		w.Extra(u.Command.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "RequestPermissionSubject", u.Unknown)
+	return codec.AppendUnknown(dst, "RequestPermissionSubject", u.Unknown)
 }
 
 func (u *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
 	*u = RequestPermissionSubject{}
-	m, err := codecUnionObject(data, "RequestPermissionSubject")
+	m, err := codec.UnionObject(data, "RequestPermissionSubject")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "tool_call":
-		return codecVariant(m, "type", nil, &u.ToolCall)
+		v := new(ToolCallPermissionSubject)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ToolCall = v
+		return nil
 	case hasTag && tag == "command":
-		return codecVariant(m, "type", nil, &u.Command)
+		v := new(CommandPermissionSubject)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Command = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -362,69 +367,70 @@ type ToolCallUpdate struct {
 
 func (x *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	*x = ToolCallUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "toolCallId", &x.ToolCallID, codecRequired),
-		codecField(m, "name", &x.Name, codecNullable|codecLenient),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "kind", &x.Kind, codecNullable|codecLenient),
-		codecField(m, "status", &x.Status, codecNullable|codecLenient),
-		codecOptList(m, "content", &x.Content, codecNullable|codecLenient|codecSkipInvalid),
-		codecOptList(m, "locations", &x.Locations, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "rawInput", &x.RawInput, codecNullable|codecLenient),
-		codecField(m, "rawOutput", &x.RawOutput, codecNullable|codecLenient),
-		codecField(m, "capabilities", &x.Capabilities, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Nullable|codec.Lenient),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "kind", &x.Kind, codec.Nullable|codec.Lenient),
+		codec.Field(m, "status", &x.Status, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "content", &x.Content, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.OptList(m, "locations", &x.Locations, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "rawInput", &x.RawInput, codec.Nullable|codec.Lenient),
+		codec.Field(m, "rawOutput", &x.RawOutput, codec.Nullable|codec.Lenient),
+		codec.Field(m, "capabilities", &x.Capabilities, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallUpdate) encodeFields(w *codecWriter) {
-	w.str("toolCallId", string(x.ToolCallID))
+func (x *ToolCallUpdate) encodeFields(w *codec.Writer) {
+	w.Str("toolCallId", string(x.ToolCallID))
 	if !x.Name.IsZero() {
-		w.value("name", x.Name)
+		w.Obj("name", &x.Name)
 	}
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Kind.IsZero() {
-		w.value("kind", x.Kind)
+		w.Obj("kind", &x.Kind)
 	}
 	if !x.Status.IsZero() {
-		w.value("status", x.Status)
+		w.Obj("status", &x.Status)
 	}
 	if !x.Content.IsZero() {
-		w.value("content", x.Content)
+		w.Obj("content", &x.Content)
 	}
 	if !x.Locations.IsZero() {
-		w.value("locations", x.Locations)
+		w.Obj("locations", &x.Locations)
 	}
 	if x.RawInput != nil {
-		w.raw("rawInput", x.RawInput)
+		w.Raw("rawInput", x.RawInput)
 	}
 	if x.RawOutput != nil {
-		w.raw("rawOutput", x.RawOutput)
+		w.Raw("rawOutput", x.RawOutput)
 	}
 	if !x.Capabilities.IsZero() {
-		w.value("capabilities", x.Capabilities)
+		w.Obj("capabilities", &x.Capabilities)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -517,58 +523,74 @@ func (u ToolCallContent) Tag() string {
 	case u.Terminal != nil:
 		return "terminal"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u ToolCallContent) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ToolCallContent) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ToolCallContent) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ToolCallContent", u.Content != nil, u.Diff != nil, u.Terminal != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ToolCallContent) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ToolCallContent", u.Content != nil, u.Diff != nil, u.Terminal != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Content != nil:
-		w.str("type", "content")
+		w.Str("type", "content")
 		u.Content.encodeFields(&w)
-		w.extra(u.Content.extraMembers())
-		return w.bytes()
+		w.Extra(u.Content.extraMembers())
+		return w.Bytes()
 	case u.Diff != nil:
-		w.str("type", "diff")
+		w.Str("type", "diff")
 		u.Diff.encodeFields(&w)
-		w.extra(u.Diff.extraMembers())
-		return w.bytes()
+		w.Extra(u.Diff.extraMembers())
+		return w.Bytes()
 	case u.Terminal != nil:
-		w.str("type", "terminal")
+		w.Str("type", "terminal")
 		u.Terminal.encodeFields(&w)
-		w.extra(u.Terminal.extraMembers())
-		return w.bytes()
+		w.Extra(u.Terminal.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "ToolCallContent", u.Unknown)
+	return codec.AppendUnknown(dst, "ToolCallContent", u.Unknown)
 }
 
 func (u *ToolCallContent) UnmarshalJSON(data []byte) error {
 	*u = ToolCallContent{}
-	m, err := codecUnionObject(data, "ToolCallContent")
+	m, err := codec.UnionObject(data, "ToolCallContent")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "content":
-		return codecVariant(m, "type", nil, &u.Content)
+		v := new(Content)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Content = v
+		return nil
 	case hasTag && tag == "diff":
-		return codecVariant(m, "type", nil, &u.Diff)
+		v := new(Diff)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Diff = v
+		return nil
 	case hasTag && tag == "terminal":
-		return codecVariant(m, "type", nil, &u.Terminal)
+		v := new(Terminal)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Terminal = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -633,72 +655,98 @@ func (u ContentBlock) Tag() string {
 	case u.Resource != nil:
 		return "resource"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u ContentBlock) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ContentBlock) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ContentBlock) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ContentBlock", u.Text != nil, u.Image != nil, u.Audio != nil, u.ResourceLink != nil, u.Resource != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ContentBlock) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ContentBlock", u.Text != nil, u.Image != nil, u.Audio != nil, u.ResourceLink != nil, u.Resource != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Text != nil:
-		w.str("type", "text")
+		w.Str("type", "text")
 		u.Text.encodeFields(&w)
-		w.extra(u.Text.extraMembers())
-		return w.bytes()
+		w.Extra(u.Text.extraMembers())
+		return w.Bytes()
 	case u.Image != nil:
-		w.str("type", "image")
+		w.Str("type", "image")
 		u.Image.encodeFields(&w)
-		w.extra(u.Image.extraMembers())
-		return w.bytes()
+		w.Extra(u.Image.extraMembers())
+		return w.Bytes()
 	case u.Audio != nil:
-		w.str("type", "audio")
+		w.Str("type", "audio")
 		u.Audio.encodeFields(&w)
-		w.extra(u.Audio.extraMembers())
-		return w.bytes()
+		w.Extra(u.Audio.extraMembers())
+		return w.Bytes()
 	case u.ResourceLink != nil:
-		w.str("type", "resource_link")
+		w.Str("type", "resource_link")
 		u.ResourceLink.encodeFields(&w)
-		w.extra(u.ResourceLink.extraMembers())
-		return w.bytes()
+		w.Extra(u.ResourceLink.extraMembers())
+		return w.Bytes()
 	case u.Resource != nil:
-		w.str("type", "resource")
+		w.Str("type", "resource")
 		u.Resource.encodeFields(&w)
-		w.extra(u.Resource.extraMembers())
-		return w.bytes()
+		w.Extra(u.Resource.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "ContentBlock", u.Unknown)
+	return codec.AppendUnknown(dst, "ContentBlock", u.Unknown)
 }
 
 func (u *ContentBlock) UnmarshalJSON(data []byte) error {
 	*u = ContentBlock{}
-	m, err := codecUnionObject(data, "ContentBlock")
+	m, err := codec.UnionObject(data, "ContentBlock")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "text":
-		return codecVariant(m, "type", nil, &u.Text)
+		v := new(TextContent)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Text = v
+		return nil
 	case hasTag && tag == "image":
-		return codecVariant(m, "type", nil, &u.Image)
+		v := new(ImageContent)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Image = v
+		return nil
 	case hasTag && tag == "audio":
-		return codecVariant(m, "type", nil, &u.Audio)
+		v := new(AudioContent)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Audio = v
+		return nil
 	case hasTag && tag == "resource_link":
-		return codecVariant(m, "type", nil, &u.ResourceLink)
+		v := new(ResourceLink)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ResourceLink = v
+		return nil
 	case hasTag && tag == "resource":
-		return codecVariant(m, "type", nil, &u.Resource)
+		v := new(EmbeddedResource)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Resource = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -728,43 +776,44 @@ type Annotations struct {
 
 func (x *Annotations) UnmarshalJSON(data []byte) error {
 	*x = Annotations{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Annotations) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Annotations) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Annotations) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Annotations) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Annotations) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Annotations) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Annotations) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecOptList(m, "audience", &x.Audience, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "lastModified", &x.LastModified, codecNullable|codecLenient),
-		codecField(m, "priority", &x.Priority, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Annotations) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.OptList(m, "audience", &x.Audience, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "lastModified", &x.LastModified, codec.Nullable|codec.Lenient),
+		codec.Field(m, "priority", &x.Priority, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Annotations) encodeFields(w *codecWriter) {
+func (x *Annotations) encodeFields(w *codec.Writer) {
 	if !x.Audience.IsZero() {
-		w.value("audience", x.Audience)
+		w.Obj("audience", &x.Audience)
 	}
 	if !x.LastModified.IsZero() {
-		w.value("lastModified", x.LastModified)
+		w.Obj("lastModified", &x.LastModified)
 	}
 	if !x.Priority.IsZero() {
-		w.value("priority", x.Priority)
+		w.Obj("priority", &x.Priority)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -797,37 +846,38 @@ type TextContent struct {
 
 func (x *TextContent) UnmarshalJSON(data []byte) error {
 	*x = TextContent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TextContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TextContent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TextContent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TextContent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TextContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TextContent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "text", &x.Text, codecRequired),
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TextContent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "text", &x.Text, codec.Required),
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TextContent) encodeFields(w *codecWriter) {
-	w.str("text", string(x.Text))
+func (x *TextContent) encodeFields(w *codec.Writer) {
+	w.Str("text", string(x.Text))
 	if !x.Annotations.IsZero() {
-		w.value("annotations", x.Annotations)
+		w.Obj("annotations", &x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -857,43 +907,44 @@ type ImageContent struct {
 
 func (x *ImageContent) UnmarshalJSON(data []byte) error {
 	*x = ImageContent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ImageContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ImageContent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ImageContent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ImageContent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ImageContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ImageContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ImageContent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "data", &x.Data, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecRequired),
-		codecField(m, "uri", &x.URI, codecNullable|codecLenient),
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ImageContent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "data", &x.Data, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Required),
+		codec.Field(m, "uri", &x.URI, codec.Nullable|codec.Lenient),
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ImageContent) encodeFields(w *codecWriter) {
-	w.str("data", string(x.Data))
-	w.str("mimeType", string(x.MimeType))
+func (x *ImageContent) encodeFields(w *codec.Writer) {
+	w.Str("data", string(x.Data))
+	w.Str("mimeType", string(x.MimeType))
 	if !x.URI.IsZero() {
-		w.value("uri", x.URI)
+		w.Obj("uri", &x.URI)
 	}
 	if !x.Annotations.IsZero() {
-		w.value("annotations", x.Annotations)
+		w.Obj("annotations", &x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -916,39 +967,40 @@ type AudioContent struct {
 
 func (x *AudioContent) UnmarshalJSON(data []byte) error {
 	*x = AudioContent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AudioContent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AudioContent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AudioContent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AudioContent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AudioContent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AudioContent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AudioContent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "data", &x.Data, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecRequired),
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AudioContent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "data", &x.Data, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Required),
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AudioContent) encodeFields(w *codecWriter) {
-	w.str("data", string(x.Data))
-	w.str("mimeType", string(x.MimeType))
+func (x *AudioContent) encodeFields(w *codec.Writer) {
+	w.Str("data", string(x.Data))
+	w.Str("mimeType", string(x.MimeType))
 	if !x.Annotations.IsZero() {
-		w.value("annotations", x.Annotations)
+		w.Obj("annotations", &x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -981,45 +1033,46 @@ type Icon struct {
 
 func (x *Icon) UnmarshalJSON(data []byte) error {
 	*x = Icon{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Icon) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Icon) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Icon) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Icon) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Icon) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Icon) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Icon) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "src", &x.Src, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecOptList(m, "sizes", &x.Sizes, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "theme", &x.Theme, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Icon) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "src", &x.Src, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "sizes", &x.Sizes, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "theme", &x.Theme, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Icon) encodeFields(w *codecWriter) {
-	w.str("src", string(x.Src))
+func (x *Icon) encodeFields(w *codec.Writer) {
+	w.Str("src", string(x.Src))
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
 	if !x.Sizes.IsZero() {
-		w.value("sizes", x.Sizes)
+		w.Obj("sizes", &x.Sizes)
 	}
 	if !x.Theme.IsZero() {
-		w.value("theme", x.Theme)
+		w.Obj("theme", &x.Theme)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1074,59 +1127,60 @@ type ResourceLink struct {
 
 func (x *ResourceLink) UnmarshalJSON(data []byte) error {
 	*x = ResourceLink{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ResourceLink) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ResourceLink) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ResourceLink) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ResourceLink) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResourceLink) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ResourceLink) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "uri", &x.URI, codecRequired),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecOptList(m, "icons", &x.Icons, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecField(m, "size", &x.Size, codecNullable|codecLenient),
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ResourceLink) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "uri", &x.URI, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "icons", &x.Icons, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "size", &x.Size, codec.Nullable|codec.Lenient),
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ResourceLink) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("uri", string(x.URI))
+func (x *ResourceLink) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("uri", string(x.URI))
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Icons.IsZero() {
-		w.value("icons", x.Icons)
+		w.Obj("icons", &x.Icons)
 	}
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
 	if !x.Size.IsZero() {
-		w.value("size", x.Size)
+		w.Obj("size", &x.Size)
 	}
 	if !x.Annotations.IsZero() {
-		w.value("annotations", x.Annotations)
+		w.Obj("annotations", &x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1140,22 +1194,23 @@ type EmbeddedResourceResource struct {
 	BlobResourceContents *BlobResourceContents
 }
 
-func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u EmbeddedResourceResource) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *EmbeddedResourceResource) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("EmbeddedResourceResource", u.TextResourceContents != nil, u.BlobResourceContents != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *EmbeddedResourceResource) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("EmbeddedResourceResource", u.TextResourceContents != nil, u.BlobResourceContents != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.TextResourceContents != nil:
-		return codecAppendAny(dst, u.TextResourceContents)
+		return codec.AppendAny(dst, u.TextResourceContents)
 	}
-	return codecAppendAny(dst, u.BlobResourceContents)
+	return codec.AppendAny(dst, u.BlobResourceContents)
 }
 
 func (u *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	*u = EmbeddedResourceResource{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("EmbeddedResourceResource must not be null")}
 	}
 	var errs []error
@@ -1173,7 +1228,7 @@ func (u *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("EmbeddedResourceResource", errs)
+	return codec.NoMatch("EmbeddedResourceResource", errs)
 }
 
 // TextResourceContents: Text-based resource contents.
@@ -1195,39 +1250,40 @@ type TextResourceContents struct {
 
 func (x *TextResourceContents) UnmarshalJSON(data []byte) error {
 	*x = TextResourceContents{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TextResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TextResourceContents) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TextResourceContents) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TextResourceContents) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TextResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TextResourceContents) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "text", &x.Text, codecRequired),
-		codecField(m, "uri", &x.URI, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TextResourceContents) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "text", &x.Text, codec.Required),
+		codec.Field(m, "uri", &x.URI, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TextResourceContents) encodeFields(w *codecWriter) {
-	w.str("text", string(x.Text))
-	w.str("uri", string(x.URI))
+func (x *TextResourceContents) encodeFields(w *codec.Writer) {
+	w.Str("text", string(x.Text))
+	w.Str("uri", string(x.URI))
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1250,39 +1306,40 @@ type BlobResourceContents struct {
 
 func (x *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	*x = BlobResourceContents{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *BlobResourceContents) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *BlobResourceContents) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *BlobResourceContents) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BlobResourceContents) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *BlobResourceContents) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "blob", &x.Blob, codecRequired),
-		codecField(m, "uri", &x.URI, codecRequired),
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *BlobResourceContents) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "blob", &x.Blob, codec.Required),
+		codec.Field(m, "uri", &x.URI, codec.Required),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *BlobResourceContents) encodeFields(w *codecWriter) {
-	w.str("blob", string(x.Blob))
-	w.str("uri", string(x.URI))
+func (x *BlobResourceContents) encodeFields(w *codec.Writer) {
+	w.Str("blob", string(x.Blob))
+	w.Str("uri", string(x.URI))
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1303,37 +1360,38 @@ type EmbeddedResource struct {
 
 func (x *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	*x = EmbeddedResource{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *EmbeddedResource) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *EmbeddedResource) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *EmbeddedResource) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EmbeddedResource) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *EmbeddedResource) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "resource", &x.Resource, codecRequired),
-		codecField(m, "annotations", &x.Annotations, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *EmbeddedResource) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "resource", &x.Resource, codec.Required),
+		codec.Field(m, "annotations", &x.Annotations, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *EmbeddedResource) encodeFields(w *codecWriter) {
-	w.obj("resource", &x.Resource)
+func (x *EmbeddedResource) encodeFields(w *codec.Writer) {
+	w.Obj("resource", &x.Resource)
 	if !x.Annotations.IsZero() {
-		w.value("annotations", x.Annotations)
+		w.Obj("annotations", &x.Annotations)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1350,33 +1408,34 @@ type Content struct {
 
 func (x *Content) UnmarshalJSON(data []byte) error {
 	*x = Content{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Content) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Content) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Content) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Content) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Content) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Content) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Content) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Content) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Content) encodeFields(w *codecWriter) {
-	w.obj("content", &x.Content)
+func (x *Content) encodeFields(w *codec.Writer) {
+	w.Obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1434,99 +1493,125 @@ func (u DiffChange) Tag() string {
 	case u.Copy != nil:
 		return "copy"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "operation")
+		return codec.RawTag(u.Unknown, "operation")
 	}
 	return ""
 }
 
-func (u DiffChange) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u DiffChange) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *DiffChange) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("DiffChange", u.Add != nil, u.Delete != nil, u.Modify != nil, u.Move != nil, u.Copy != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *DiffChange) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("DiffChange", u.Add != nil, u.Delete != nil, u.Modify != nil, u.Move != nil, u.Copy != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Add != nil:
-		w.str("operation", "add")
+		w.Str("operation", "add")
 		u.encodeCommon(&w)
 		u.Add.encodeFields(&w)
-		w.extra(u.Add.extraMembers())
-		return w.bytes()
+		w.Extra(u.Add.extraMembers())
+		return w.Bytes()
 	case u.Delete != nil:
-		w.str("operation", "delete")
+		w.Str("operation", "delete")
 		u.encodeCommon(&w)
 		u.Delete.encodeFields(&w)
-		w.extra(u.Delete.extraMembers())
-		return w.bytes()
+		w.Extra(u.Delete.extraMembers())
+		return w.Bytes()
 	case u.Modify != nil:
-		w.str("operation", "modify")
+		w.Str("operation", "modify")
 		u.encodeCommon(&w)
 		u.Modify.encodeFields(&w)
-		w.extra(u.Modify.extraMembers())
-		return w.bytes()
+		w.Extra(u.Modify.extraMembers())
+		return w.Bytes()
 	case u.Move != nil:
-		w.str("operation", "move")
+		w.Str("operation", "move")
 		u.encodeCommon(&w)
 		u.Move.encodeFields(&w)
-		w.extra(u.Move.extraMembers())
-		return w.bytes()
+		w.Extra(u.Move.extraMembers())
+		return w.Bytes()
 	case u.Copy != nil:
-		w.str("operation", "copy")
+		w.Str("operation", "copy")
 		u.encodeCommon(&w)
 		u.Copy.encodeFields(&w)
-		w.extra(u.Copy.extraMembers())
-		return w.bytes()
+		w.Extra(u.Copy.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "DiffChange", u.Unknown)
+	return codec.AppendUnknown(dst, "DiffChange", u.Unknown)
 }
 
 func (u *DiffChange) UnmarshalJSON(data []byte) error {
 	*u = DiffChange{}
-	m, err := codecUnionObject(data, "DiffChange")
+	m, err := codec.UnionObject(data, "DiffChange")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "operation")
+	tag, hasTag, err := codec.Tag(m, "operation")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "add":
-		return codecVariant(m, "operation", u.decodeCommon, &u.Add)
+		v := new(DiffPathChange)
+		if err := codec.Variant(m, "operation", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Add = v
+		return nil
 	case hasTag && tag == "delete":
-		return codecVariant(m, "operation", u.decodeCommon, &u.Delete)
+		v := new(DiffPathChange)
+		if err := codec.Variant(m, "operation", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Delete = v
+		return nil
 	case hasTag && tag == "modify":
-		return codecVariant(m, "operation", u.decodeCommon, &u.Modify)
+		v := new(DiffPathChange)
+		if err := codec.Variant(m, "operation", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Modify = v
+		return nil
 	case hasTag && tag == "move":
-		return codecVariant(m, "operation", u.decodeCommon, &u.Move)
+		v := new(DiffPathPairChange)
+		if err := codec.Variant(m, "operation", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Move = v
+		return nil
 	case hasTag && tag == "copy":
-		return codecVariant(m, "operation", u.decodeCommon, &u.Copy)
+		v := new(DiffPathPairChange)
+		if err := codec.Variant(m, "operation", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Copy = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "operation", Err: codecErrMissing}
+		return &DecodeError{Path: "operation", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *DiffChange) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "fileType", &x.FileType, codecNullable|codecLenient),
-		codecField(m, "mimeType", &x.MimeType, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *DiffChange) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "fileType", &x.FileType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "mimeType", &x.MimeType, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *DiffChange) encodeCommon(w *codecWriter) {
+func (x *DiffChange) encodeCommon(w *codec.Writer) {
 	if !x.FileType.IsZero() {
-		w.value("fileType", x.FileType)
+		w.Obj("fileType", &x.FileType)
 	}
 	if !x.MimeType.IsZero() {
-		w.value("mimeType", x.MimeType)
+		w.Obj("mimeType", &x.MimeType)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1563,30 +1648,31 @@ type DiffPathChange struct {
 
 func (x *DiffPathChange) UnmarshalJSON(data []byte) error {
 	*x = DiffPathChange{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x DiffPathChange) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x DiffPathChange) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *DiffPathChange) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *DiffPathChange) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *DiffPathChange) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DiffPathChange) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *DiffPathChange) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "path", &x.Path, codecRequired),
+func (x *DiffPathChange) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "path", &x.Path, codec.Required),
 	)
 }
 
-func (x *DiffPathChange) encodeFields(w *codecWriter) {
-	w.str("path", string(x.Path))
+func (x *DiffPathChange) encodeFields(w *codec.Writer) {
+	w.Str("path", string(x.Path))
 }
 
 // DiffPathPairChange: Operation metadata for move and copy changes.
@@ -1602,32 +1688,33 @@ type DiffPathPairChange struct {
 
 func (x *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 	*x = DiffPathPairChange{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x DiffPathPairChange) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x DiffPathPairChange) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *DiffPathPairChange) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *DiffPathPairChange) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *DiffPathPairChange) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DiffPathPairChange) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *DiffPathPairChange) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "oldPath", &x.OldPath, codecRequired),
-		codecField(m, "path", &x.Path, codecRequired),
+func (x *DiffPathPairChange) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "oldPath", &x.OldPath, codec.Required),
+		codec.Field(m, "path", &x.Path, codec.Required),
 	)
 }
 
-func (x *DiffPathPairChange) encodeFields(w *codecWriter) {
-	w.str("oldPath", string(x.OldPath))
-	w.str("path", string(x.Path))
+func (x *DiffPathPairChange) encodeFields(w *codec.Writer) {
+	w.Str("oldPath", string(x.OldPath))
+	w.Str("path", string(x.Path))
 }
 
 // DiffPatch: Renderable patch text and its format.
@@ -1645,35 +1732,36 @@ type DiffPatch struct {
 
 func (x *DiffPatch) UnmarshalJSON(data []byte) error {
 	*x = DiffPatch{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x DiffPatch) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x DiffPatch) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *DiffPatch) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *DiffPatch) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *DiffPatch) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DiffPatch) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *DiffPatch) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "format", &x.Format, codecRequired),
-		codecField(m, "text", &x.Text, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *DiffPatch) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "format", &x.Format, codec.Required),
+		codec.Field(m, "text", &x.Text, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *DiffPatch) encodeFields(w *codecWriter) {
-	w.str("format", string(x.Format))
-	w.str("text", string(x.Text))
+func (x *DiffPatch) encodeFields(w *codec.Writer) {
+	w.Str("format", string(x.Format))
+	w.Str("text", string(x.Text))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1712,41 +1800,42 @@ type Diff struct {
 
 func (x *Diff) UnmarshalJSON(data []byte) error {
 	*x = Diff{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Diff) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Diff) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Diff) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Diff) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Diff) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Diff) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Diff) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "changes", &x.Changes, codecRequired|codecSkipInvalid),
-		codecField(m, "patch", &x.Patch, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Diff) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "changes", &x.Changes, codec.Required|codec.SkipInvalid),
+		codec.Field(m, "patch", &x.Patch, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Diff) encodeFields(w *codecWriter) {
+func (x *Diff) encodeFields(w *codec.Writer) {
 	if x.Changes == nil {
-		w.raw("changes", json.RawMessage("[]"))
+		w.Raw("changes", json.RawMessage("[]"))
 	} else {
-		w.value("changes", &x.Changes)
+		w.Value("changes", &x.Changes)
 	}
 	if !x.Patch.IsZero() {
-		w.value("patch", x.Patch)
+		w.Obj("patch", &x.Patch)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1769,33 +1858,34 @@ type Terminal struct {
 
 func (x *Terminal) UnmarshalJSON(data []byte) error {
 	*x = Terminal{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Terminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Terminal) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Terminal) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Terminal) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Terminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Terminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Terminal) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Terminal) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Terminal) encodeFields(w *codecWriter) {
-	w.str("terminalId", string(x.TerminalID))
+func (x *Terminal) encodeFields(w *codec.Writer) {
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1818,37 +1908,38 @@ type ToolCallLocation struct {
 
 func (x *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	*x = ToolCallLocation{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallLocation) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallLocation) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallLocation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallLocation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallLocation) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "path", &x.Path, codecRequired),
-		codecField(m, "line", &x.Line, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallLocation) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "path", &x.Path, codec.Required),
+		codec.Field(m, "line", &x.Line, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallLocation) encodeFields(w *codecWriter) {
-	w.str("path", string(x.Path))
+func (x *ToolCallLocation) encodeFields(w *codec.Writer) {
+	w.Str("path", string(x.Path))
 	if !x.Line.IsZero() {
-		w.value("line", x.Line)
+		w.Obj("line", &x.Line)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1871,35 +1962,36 @@ type ToolCallCapabilities struct {
 
 func (x *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ToolCallCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "cancel", &x.Cancel, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "cancel", &x.Cancel, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallCapabilities) encodeFields(w *codecWriter) {
+func (x *ToolCallCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Cancel.IsZero() {
-		w.value("cancel", x.Cancel)
+		w.Obj("cancel", &x.Cancel)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1916,31 +2008,32 @@ type ToolCallCancelCapabilities struct {
 
 func (x *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ToolCallCancelCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallCancelCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallCancelCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallCancelCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallCancelCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallCancelCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallCancelCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallCancelCapabilities) encodeFields(w *codecWriter) {
+func (x *ToolCallCancelCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -1961,33 +2054,34 @@ type ToolCallPermissionSubject struct {
 
 func (x *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 	*x = ToolCallPermissionSubject{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallPermissionSubject) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallPermissionSubject) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallPermissionSubject) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallPermissionSubject) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallPermissionSubject) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallPermissionSubject) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallPermissionSubject) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "toolCall", &x.ToolCall, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallPermissionSubject) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "toolCall", &x.ToolCall, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallPermissionSubject) encodeFields(w *codecWriter) {
-	w.obj("toolCall", &x.ToolCall)
+func (x *ToolCallPermissionSubject) encodeFields(w *codec.Writer) {
+	w.Obj("toolCall", &x.ToolCall)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2010,43 +2104,44 @@ type CommandPermissionSubject struct {
 
 func (x *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 	*x = CommandPermissionSubject{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CommandPermissionSubject) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CommandPermissionSubject) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CommandPermissionSubject) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CommandPermissionSubject) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CommandPermissionSubject) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CommandPermissionSubject) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CommandPermissionSubject) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "command", &x.Command, codecRequired),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecField(m, "toolCallId", &x.ToolCallID, codecNullable|codecLenient),
-		codecField(m, "terminalId", &x.TerminalID, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CommandPermissionSubject) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "command", &x.Command, codec.Required),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Nullable|codec.Lenient),
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CommandPermissionSubject) encodeFields(w *codecWriter) {
-	w.str("command", string(x.Command))
-	w.str("cwd", string(x.Cwd))
+func (x *CommandPermissionSubject) encodeFields(w *codec.Writer) {
+	w.Str("command", string(x.Command))
+	w.Str("cwd", string(x.Cwd))
 	if !x.ToolCallID.IsZero() {
-		w.value("toolCallId", x.ToolCallID)
+		w.Obj("toolCallId", &x.ToolCallID)
 	}
 	if !x.TerminalID.IsZero() {
-		w.value("terminalId", x.TerminalID)
+		w.Obj("terminalId", &x.TerminalID)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2067,37 +2162,38 @@ type PermissionOption struct {
 
 func (x *PermissionOption) UnmarshalJSON(data []byte) error {
 	*x = PermissionOption{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PermissionOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PermissionOption) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PermissionOption) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PermissionOption) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PermissionOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PermissionOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PermissionOption) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "optionId", &x.OptionID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "kind", &x.Kind, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PermissionOption) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "optionId", &x.OptionID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "kind", &x.Kind, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PermissionOption) encodeFields(w *codecWriter) {
-	w.str("optionId", string(x.OptionID))
-	w.str("name", string(x.Name))
-	w.str("kind", string(x.Kind))
+func (x *PermissionOption) encodeFields(w *codec.Writer) {
+	w.Str("optionId", string(x.OptionID))
+	w.Str("name", string(x.Name))
+	w.Str("kind", string(x.Kind))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2165,69 +2261,80 @@ func (u CreateElicitationRequest) Tag() string {
 	case u.URL != nil:
 		return "url"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "mode")
+		return codec.RawTag(u.Unknown, "mode")
 	}
 	return ""
 }
 
-func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *CreateElicitationRequest) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("CreateElicitationRequest", u.Form != nil, u.URL != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *CreateElicitationRequest) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("CreateElicitationRequest", u.Form != nil, u.URL != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Form != nil:
-		w.str("mode", "form")
+		w.Str("mode", "form")
 		u.encodeCommon(&w)
 		u.Form.encodeFields(&w)
-		w.extra(u.Form.extraMembers())
-		return w.bytes()
+		w.Extra(u.Form.extraMembers())
+		return w.Bytes()
 	case u.URL != nil:
-		w.str("mode", "url")
+		w.Str("mode", "url")
 		u.encodeCommon(&w)
 		u.URL.encodeFields(&w)
-		w.extra(u.URL.extraMembers())
-		return w.bytes()
+		w.Extra(u.URL.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "CreateElicitationRequest", u.Unknown)
+	return codec.AppendUnknown(dst, "CreateElicitationRequest", u.Unknown)
 }
 
 func (u *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	*u = CreateElicitationRequest{}
-	m, err := codecUnionObject(data, "CreateElicitationRequest")
+	m, err := codec.UnionObject(data, "CreateElicitationRequest")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "mode")
+	tag, hasTag, err := codec.Tag(m, "mode")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "form":
-		return codecVariant(m, "mode", u.decodeCommon, &u.Form)
+		v := new(ElicitationFormMode)
+		if err := codec.Variant(m, "mode", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Form = v
+		return nil
 	case hasTag && tag == "url":
-		return codecVariant(m, "mode", u.decodeCommon, &u.URL)
+		v := new(ElicitationURLMode)
+		if err := codec.Variant(m, "mode", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.URL = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "mode", Err: codecErrMissing}
+		return &DecodeError{Path: "mode", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *CreateElicitationRequest) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "message", &x.Message, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CreateElicitationRequest) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "message", &x.Message, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CreateElicitationRequest) encodeCommon(w *codecWriter) {
-	w.str("message", string(x.Message))
+func (x *CreateElicitationRequest) encodeCommon(w *codec.Writer) {
+	w.Str("message", string(x.Message))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2251,33 +2358,34 @@ type ElicitationSessionScope struct {
 
 func (x *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	*x = ElicitationSessionScope{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationSessionScope) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationSessionScope) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationSessionScope) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationSessionScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationSessionScope) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationSessionScope) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "toolCallId", &x.ToolCallID, codecNullable|codecLenient),
+func (x *ElicitationSessionScope) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Nullable|codec.Lenient),
 	)
 }
 
-func (x *ElicitationSessionScope) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *ElicitationSessionScope) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if !x.ToolCallID.IsZero() {
-		w.value("toolCallId", x.ToolCallID)
+		w.Obj("toolCallId", &x.ToolCallID)
 	}
 }
 
@@ -2293,30 +2401,31 @@ type ElicitationRequestScope struct {
 
 func (x *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	*x = ElicitationRequestScope{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationRequestScope) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationRequestScope) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationRequestScope) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationRequestScope) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationRequestScope) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationRequestScope) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "requestId", &x.RequestID, codecRequired|codecNullable|codecRequestID),
+func (x *ElicitationRequestScope) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "requestId", &x.RequestID, codec.Required|codec.Nullable|codec.RequestID),
 	)
 }
 
-func (x *ElicitationRequestScope) encodeFields(w *codecWriter) {
-	w.raw("requestId", x.RequestID)
+func (x *ElicitationRequestScope) encodeFields(w *codec.Writer) {
+	w.Raw("requestId", x.RequestID)
 }
 
 // ElicitationSchema: Type-safe elicitation schema for requesting structured user input.
@@ -2349,51 +2458,52 @@ type ElicitationSchema struct {
 
 func (x *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	*x = ElicitationSchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationSchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationSchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationSchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationSchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationSchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "type", &x.Type, codecRequired),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "properties", &x.Properties, codecRequired),
-		codecOptList(m, "required", &x.Required, codecNullable),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationSchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "type", &x.Type, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "properties", &x.Properties, codec.Required),
+		codec.OptList(m, "required", &x.Required, codec.Nullable),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationSchema) encodeFields(w *codecWriter) {
-	w.str("type", string(x.Type))
+func (x *ElicitationSchema) encodeFields(w *codec.Writer) {
+	w.Str("type", string(x.Type))
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if x.Properties == nil {
-		w.raw("properties", json.RawMessage("{}"))
+		w.Raw("properties", json.RawMessage("{}"))
 	} else {
-		w.value("properties", &x.Properties)
+		w.Value("properties", &x.Properties)
 	}
 	if !x.Required.IsZero() {
-		w.value("required", x.Required)
+		w.Obj("required", &x.Required)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2461,72 +2571,98 @@ func (u ElicitationPropertySchema) Tag() string {
 	case u.Array != nil:
 		return "array"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ElicitationPropertySchema) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ElicitationPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ElicitationPropertySchema", u.String != nil, u.Number != nil, u.Integer != nil, u.Boolean != nil, u.Array != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ElicitationPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ElicitationPropertySchema", u.String != nil, u.Number != nil, u.Integer != nil, u.Boolean != nil, u.Array != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.String != nil:
-		w.str("type", "string")
+		w.Str("type", "string")
 		u.String.encodeFields(&w)
-		w.extra(u.String.extraMembers())
-		return w.bytes()
+		w.Extra(u.String.extraMembers())
+		return w.Bytes()
 	case u.Number != nil:
-		w.str("type", "number")
+		w.Str("type", "number")
 		u.Number.encodeFields(&w)
-		w.extra(u.Number.extraMembers())
-		return w.bytes()
+		w.Extra(u.Number.extraMembers())
+		return w.Bytes()
 	case u.Integer != nil:
-		w.str("type", "integer")
+		w.Str("type", "integer")
 		u.Integer.encodeFields(&w)
-		w.extra(u.Integer.extraMembers())
-		return w.bytes()
+		w.Extra(u.Integer.extraMembers())
+		return w.Bytes()
 	case u.Boolean != nil:
-		w.str("type", "boolean")
+		w.Str("type", "boolean")
 		u.Boolean.encodeFields(&w)
-		w.extra(u.Boolean.extraMembers())
-		return w.bytes()
+		w.Extra(u.Boolean.extraMembers())
+		return w.Bytes()
 	case u.Array != nil:
-		w.str("type", "array")
+		w.Str("type", "array")
 		u.Array.encodeFields(&w)
-		w.extra(u.Array.extraMembers())
-		return w.bytes()
+		w.Extra(u.Array.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "ElicitationPropertySchema", u.Unknown)
+	return codec.AppendUnknown(dst, "ElicitationPropertySchema", u.Unknown)
 }
 
 func (u *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	*u = ElicitationPropertySchema{}
-	m, err := codecUnionObject(data, "ElicitationPropertySchema")
+	m, err := codec.UnionObject(data, "ElicitationPropertySchema")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "string":
-		return codecVariant(m, "type", nil, &u.String)
+		v := new(StringPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.String = v
+		return nil
 	case hasTag && tag == "number":
-		return codecVariant(m, "type", nil, &u.Number)
+		v := new(NumberPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Number = v
+		return nil
 	case hasTag && tag == "integer":
-		return codecVariant(m, "type", nil, &u.Integer)
+		v := new(IntegerPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Integer = v
+		return nil
 	case hasTag && tag == "boolean":
-		return codecVariant(m, "type", nil, &u.Boolean)
+		v := new(BooleanPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Boolean = v
+		return nil
 	case hasTag && tag == "array":
-		return codecVariant(m, "type", nil, &u.Array)
+		v := new(MultiSelectPropertySchema)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Array = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -2567,39 +2703,40 @@ type EnumOption struct {
 
 func (x *EnumOption) UnmarshalJSON(data []byte) error {
 	*x = EnumOption{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x EnumOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x EnumOption) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *EnumOption) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *EnumOption) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *EnumOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnumOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *EnumOption) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "const", &x.Const, codecRequired),
-		codecField(m, "title", &x.Title, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *EnumOption) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "const", &x.Const, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *EnumOption) encodeFields(w *codecWriter) {
-	w.str("const", string(x.Const))
-	w.str("title", string(x.Title))
+func (x *EnumOption) encodeFields(w *codec.Writer) {
+	w.Str("const", string(x.Const))
+	w.Str("title", string(x.Title))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2655,67 +2792,68 @@ type StringPropertySchema struct {
 
 func (x *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = StringPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *StringPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *StringPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *StringPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *StringPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minLength", &x.MinLength, codecNullable),
-		codecField(m, "maxLength", &x.MaxLength, codecNullable),
-		codecField(m, "pattern", &x.Pattern, codecNullable),
-		codecField(m, "format", &x.Format, codecNullable),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecOptList(m, "enum", &x.Enum, codecNullable),
-		codecOptList(m, "oneOf", &x.OneOf, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *StringPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minLength", &x.MinLength, codec.Nullable),
+		codec.Field(m, "maxLength", &x.MaxLength, codec.Nullable),
+		codec.Field(m, "pattern", &x.Pattern, codec.Nullable),
+		codec.Field(m, "format", &x.Format, codec.Nullable),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "enum", &x.Enum, codec.Nullable),
+		codec.OptList(m, "oneOf", &x.OneOf, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *StringPropertySchema) encodeFields(w *codecWriter) {
+func (x *StringPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.MinLength.IsZero() {
-		w.value("minLength", x.MinLength)
+		w.Obj("minLength", &x.MinLength)
 	}
 	if !x.MaxLength.IsZero() {
-		w.value("maxLength", x.MaxLength)
+		w.Obj("maxLength", &x.MaxLength)
 	}
 	if !x.Pattern.IsZero() {
-		w.value("pattern", x.Pattern)
+		w.Obj("pattern", &x.Pattern)
 	}
 	if !x.Format.IsZero() {
-		w.value("format", x.Format)
+		w.Obj("format", &x.Format)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if !x.Enum.IsZero() {
-		w.value("enum", x.Enum)
+		w.Obj("enum", &x.Enum)
 	}
 	if !x.OneOf.IsZero() {
-		w.value("oneOf", x.OneOf)
+		w.Obj("oneOf", &x.OneOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2750,51 +2888,52 @@ type NumberPropertySchema struct {
 
 func (x *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = NumberPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *NumberPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *NumberPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *NumberPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NumberPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *NumberPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minimum", &x.Minimum, codecNullable),
-		codecField(m, "maximum", &x.Maximum, codecNullable),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *NumberPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minimum", &x.Minimum, codec.Nullable),
+		codec.Field(m, "maximum", &x.Maximum, codec.Nullable),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *NumberPropertySchema) encodeFields(w *codecWriter) {
+func (x *NumberPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Minimum.IsZero() {
-		w.value("minimum", x.Minimum)
+		w.Obj("minimum", &x.Minimum)
 	}
 	if !x.Maximum.IsZero() {
-		w.value("maximum", x.Maximum)
+		w.Obj("maximum", &x.Maximum)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2829,51 +2968,52 @@ type IntegerPropertySchema struct {
 
 func (x *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = IntegerPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IntegerPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IntegerPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IntegerPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IntegerPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IntegerPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minimum", &x.Minimum, codecNullable),
-		codecField(m, "maximum", &x.Maximum, codecNullable),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *IntegerPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minimum", &x.Minimum, codec.Nullable),
+		codec.Field(m, "maximum", &x.Maximum, codec.Nullable),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *IntegerPropertySchema) encodeFields(w *codecWriter) {
+func (x *IntegerPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Minimum.IsZero() {
-		w.value("minimum", x.Minimum)
+		w.Obj("minimum", &x.Minimum)
 	}
 	if !x.Maximum.IsZero() {
-		w.value("maximum", x.Maximum)
+		w.Obj("maximum", &x.Maximum)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2900,43 +3040,44 @@ type BooleanPropertySchema struct {
 
 func (x *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = BooleanPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *BooleanPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *BooleanPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *BooleanPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BooleanPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *BooleanPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "default", &x.Default, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *BooleanPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "default", &x.Default, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *BooleanPropertySchema) encodeFields(w *codecWriter) {
+func (x *BooleanPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -2963,49 +3104,55 @@ func (u MultiSelectItems) Tag() string {
 	case u.String != nil:
 		return "string"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u MultiSelectItems) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u MultiSelectItems) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *MultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("MultiSelectItems", u.String != nil, u.Titled != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *MultiSelectItems) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("MultiSelectItems", u.String != nil, u.Titled != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.String != nil:
-		w.str("type", "string")
+		w.Str("type", "string")
 		u.String.encodeFields(&w)
-		w.extra(u.String.extraMembers())
-		return w.bytes()
+		w.Extra(u.String.extraMembers())
+		return w.Bytes()
 	case u.Titled != nil:
 		u.Titled.encodeFields(&w)
-		w.extra(u.Titled.extraMembers())
-		return w.bytes()
+		w.Extra(u.Titled.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "MultiSelectItems", u.Unknown)
+	return codec.AppendUnknown(dst, "MultiSelectItems", u.Unknown)
 }
 
 func (u *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	*u = MultiSelectItems{}
-	m, err := codecUnionObject(data, "MultiSelectItems")
+	m, err := codec.UnionObject(data, "MultiSelectItems")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "string":
-		return codecVariant(m, "type", nil, &u.String)
+		v := new(StringMultiSelectItems)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.String = v
+		return nil
 	}
 	if !hasTag {
 		v := new(TitledMultiSelectItems)
-		if err := codecDecodeInto(m, v); err != nil {
+		if err := codec.DecodeInto(m, v.decodeFields, v.setExtra); err != nil {
 			return err
 		}
 		u.Titled = v
@@ -3028,37 +3175,38 @@ type StringMultiSelectItems struct {
 
 func (x *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	*x = StringMultiSelectItems{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *StringMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *StringMultiSelectItems) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *StringMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *StringMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *StringMultiSelectItems) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "enum", &x.Enum, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *StringMultiSelectItems) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "enum", &x.Enum, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *StringMultiSelectItems) encodeFields(w *codecWriter) {
+func (x *StringMultiSelectItems) encodeFields(w *codec.Writer) {
 	if x.Enum == nil {
-		w.raw("enum", json.RawMessage("[]"))
+		w.Raw("enum", json.RawMessage("[]"))
 	} else {
-		w.value("enum", &x.Enum)
+		w.Value("enum", &x.Enum)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3075,37 +3223,38 @@ type TitledMultiSelectItems struct {
 
 func (x *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	*x = TitledMultiSelectItems{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TitledMultiSelectItems) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TitledMultiSelectItems) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TitledMultiSelectItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TitledMultiSelectItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TitledMultiSelectItems) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "anyOf", &x.AnyOf, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TitledMultiSelectItems) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "anyOf", &x.AnyOf, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TitledMultiSelectItems) encodeFields(w *codecWriter) {
+func (x *TitledMultiSelectItems) encodeFields(w *codec.Writer) {
 	if x.AnyOf == nil {
-		w.raw("anyOf", json.RawMessage("[]"))
+		w.Raw("anyOf", json.RawMessage("[]"))
 	} else {
-		w.value("anyOf", &x.AnyOf)
+		w.Value("anyOf", &x.AnyOf)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3142,53 +3291,54 @@ type MultiSelectPropertySchema struct {
 
 func (x *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	*x = MultiSelectPropertySchema{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MultiSelectPropertySchema) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MultiSelectPropertySchema) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MultiSelectPropertySchema) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MultiSelectPropertySchema) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MultiSelectPropertySchema) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "minItems", &x.MinItems, codecNullable),
-		codecField(m, "maxItems", &x.MaxItems, codecNullable),
-		codecField(m, "items", &x.Items, codecRequired),
-		codecOptList(m, "default", &x.Default, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MultiSelectPropertySchema) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "minItems", &x.MinItems, codec.Nullable),
+		codec.Field(m, "maxItems", &x.MaxItems, codec.Nullable),
+		codec.Field(m, "items", &x.Items, codec.Required),
+		codec.OptList(m, "default", &x.Default, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MultiSelectPropertySchema) encodeFields(w *codecWriter) {
+func (x *MultiSelectPropertySchema) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.MinItems.IsZero() {
-		w.value("minItems", x.MinItems)
+		w.Obj("minItems", &x.MinItems)
 	}
 	if !x.MaxItems.IsZero() {
-		w.value("maxItems", x.MaxItems)
+		w.Obj("maxItems", &x.MaxItems)
 	}
-	w.obj("items", &x.Items)
+	w.Obj("items", &x.Items)
 	if !x.Default.IsZero() {
-		w.value("default", x.Default)
+		w.Obj("default", &x.Default)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3211,50 +3361,51 @@ type ElicitationFormMode struct {
 
 func (x *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	*x = ElicitationFormMode{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationFormMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationFormMode) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationFormMode) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationFormMode) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationFormMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationFormMode) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationFormMode) decodeFields(m codecMembers) error {
-	if err := codecFirst(
-		codecField(m, "requestedSchema", &x.RequestedSchema, codecRequired),
+func (x *ElicitationFormMode) decodeFields(m codec.Members) error {
+	if err := codec.First(
+		codec.Field(m, "requestedSchema", &x.RequestedSchema, codec.Required),
 	); err != nil {
 		return err
 	}
 	var errs []error
 	vSession := new(ElicitationSessionScope)
-	errSession := codecTry(m, vSession)
+	errSession := codec.Try(m, vSession.decodeFields)
 	if errSession == nil {
 		x.Session = vSession
 		return nil
 	}
 	errs = append(errs, errSession)
 	vRequest := new(ElicitationRequestScope)
-	errRequest := codecTry(m, vRequest)
+	errRequest := codec.Try(m, vRequest.decodeFields)
 	if errRequest == nil {
 		x.Request = vRequest
 		return nil
 	}
 	errs = append(errs, errRequest)
-	return codecNoMatch("ElicitationFormMode", errs)
+	return codec.NoMatch("ElicitationFormMode", errs)
 }
 
-func (x *ElicitationFormMode) encodeFields(w *codecWriter) {
-	w.obj("requestedSchema", &x.RequestedSchema)
-	if err := codecOne("ElicitationFormMode", x.Session != nil, x.Request != nil); err != nil {
-		w.fail(err)
+func (x *ElicitationFormMode) encodeFields(w *codec.Writer) {
+	w.Obj("requestedSchema", &x.RequestedSchema)
+	if err := codec.One("ElicitationFormMode", x.Session != nil, x.Request != nil); err != nil {
+		w.Fail(err)
 		return
 	}
 	switch {
@@ -3289,52 +3440,53 @@ type ElicitationURLMode struct {
 
 func (x *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	*x = ElicitationURLMode{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationURLMode) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationURLMode) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationURLMode) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationURLMode) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationURLMode) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationURLMode) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationURLMode) decodeFields(m codecMembers) error {
-	if err := codecFirst(
-		codecField(m, "elicitationId", &x.ElicitationID, codecRequired),
-		codecField(m, "url", &x.URL, codecRequired),
+func (x *ElicitationURLMode) decodeFields(m codec.Members) error {
+	if err := codec.First(
+		codec.Field(m, "elicitationId", &x.ElicitationID, codec.Required),
+		codec.Field(m, "url", &x.URL, codec.Required),
 	); err != nil {
 		return err
 	}
 	var errs []error
 	vSession := new(ElicitationSessionScope)
-	errSession := codecTry(m, vSession)
+	errSession := codec.Try(m, vSession.decodeFields)
 	if errSession == nil {
 		x.Session = vSession
 		return nil
 	}
 	errs = append(errs, errSession)
 	vRequest := new(ElicitationRequestScope)
-	errRequest := codecTry(m, vRequest)
+	errRequest := codec.Try(m, vRequest.decodeFields)
 	if errRequest == nil {
 		x.Request = vRequest
 		return nil
 	}
 	errs = append(errs, errRequest)
-	return codecNoMatch("ElicitationURLMode", errs)
+	return codec.NoMatch("ElicitationURLMode", errs)
 }
 
-func (x *ElicitationURLMode) encodeFields(w *codecWriter) {
-	w.str("elicitationId", string(x.ElicitationID))
-	w.str("url", string(x.URL))
-	if err := codecOne("ElicitationURLMode", x.Session != nil, x.Request != nil); err != nil {
-		w.fail(err)
+func (x *ElicitationURLMode) encodeFields(w *codec.Writer) {
+	w.Str("elicitationId", string(x.ElicitationID))
+	w.Str("url", string(x.URL))
+	if err := codec.One("ElicitationURLMode", x.Session != nil, x.Request != nil); err != nil {
+		w.Fail(err)
 		return
 	}
 	switch {
@@ -3377,43 +3529,44 @@ type InitializeResponse struct {
 
 func (x *InitializeResponse) UnmarshalJSON(data []byte) error {
 	*x = InitializeResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x InitializeResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x InitializeResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *InitializeResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *InitializeResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *InitializeResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *InitializeResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "protocolVersion", &x.ProtocolVersion, codecRequired),
-		codecField(m, "info", &x.Info, codecRequired),
-		codecField(m, "capabilities", &x.Capabilities, codecLenient),
-		codecList(m, "authMethods", &x.AuthMethods, codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *InitializeResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "protocolVersion", &x.ProtocolVersion, codec.Required),
+		codec.Field(m, "info", &x.Info, codec.Required),
+		codec.Field(m, "capabilities", &x.Capabilities, codec.Lenient),
+		codec.List(m, "authMethods", &x.AuthMethods, codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *InitializeResponse) encodeFields(w *codecWriter) {
-	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	w.obj("info", &x.Info)
-	if !codecIsZero(&x.Capabilities) {
-		w.obj("capabilities", &x.Capabilities)
+func (x *InitializeResponse) encodeFields(w *codec.Writer) {
+	w.Uint("protocolVersion", uint64(x.ProtocolVersion))
+	w.Obj("info", &x.Info)
+	if !codec.IsZero(&x.Capabilities) {
+		w.Obj("capabilities", &x.Capabilities)
 	}
 	if x.AuthMethods != nil {
-		w.value("authMethods", &x.AuthMethods)
+		w.Value("authMethods", &x.AuthMethods)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3447,39 +3600,40 @@ type Implementation struct {
 
 func (x *Implementation) UnmarshalJSON(data []byte) error {
 	*x = Implementation{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Implementation) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Implementation) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Implementation) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Implementation) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Implementation) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Implementation) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Implementation) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "version", &x.Version, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Implementation) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "version", &x.Version, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Implementation) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
+func (x *Implementation) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
-	w.str("version", string(x.Version))
+	w.Str("version", string(x.Version))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3506,39 +3660,40 @@ type AgentCapabilities struct {
 
 func (x *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	*x = AgentCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AgentCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AgentCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AgentCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AgentCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "session", &x.Session, codecNullable|codecLenient),
-		codecField(m, "auth", &x.Auth, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AgentCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "session", &x.Session, codec.Nullable|codec.Lenient),
+		codec.Field(m, "auth", &x.Auth, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AgentCapabilities) encodeFields(w *codecWriter) {
+func (x *AgentCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Session.IsZero() {
-		w.value("session", x.Session)
+		w.Obj("session", &x.Session)
 	}
 	if !x.Auth.IsZero() {
-		w.value("auth", x.Auth)
+		w.Obj("auth", &x.Auth)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3590,51 +3745,52 @@ type SessionCapabilities struct {
 
 func (x *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "prompt", &x.Prompt, codecNullable|codecLenient),
-		codecField(m, "mcp", &x.MCP, codecNullable|codecLenient),
-		codecField(m, "delete", &x.Delete, codecNullable|codecLenient),
-		codecField(m, "additionalDirectories", &x.AdditionalDirectories, codecNullable|codecLenient),
-		codecField(m, "fork", &x.Fork, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "prompt", &x.Prompt, codec.Nullable|codec.Lenient),
+		codec.Field(m, "mcp", &x.MCP, codec.Nullable|codec.Lenient),
+		codec.Field(m, "delete", &x.Delete, codec.Nullable|codec.Lenient),
+		codec.Field(m, "additionalDirectories", &x.AdditionalDirectories, codec.Nullable|codec.Lenient),
+		codec.Field(m, "fork", &x.Fork, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Prompt.IsZero() {
-		w.value("prompt", x.Prompt)
+		w.Obj("prompt", &x.Prompt)
 	}
 	if !x.MCP.IsZero() {
-		w.value("mcp", x.MCP)
+		w.Obj("mcp", &x.MCP)
 	}
 	if !x.Delete.IsZero() {
-		w.value("delete", x.Delete)
+		w.Obj("delete", &x.Delete)
 	}
 	if !x.AdditionalDirectories.IsZero() {
-		w.value("additionalDirectories", x.AdditionalDirectories)
+		w.Obj("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if !x.Fork.IsZero() {
-		w.value("fork", x.Fork)
+		w.Obj("fork", &x.Fork)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3670,43 +3826,44 @@ type PromptCapabilities struct {
 
 func (x *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	*x = PromptCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "image", &x.Image, codecNullable|codecLenient),
-		codecField(m, "audio", &x.Audio, codecNullable|codecLenient),
-		codecField(m, "embeddedContext", &x.EmbeddedContext, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "image", &x.Image, codec.Nullable|codec.Lenient),
+		codec.Field(m, "audio", &x.Audio, codec.Nullable|codec.Lenient),
+		codec.Field(m, "embeddedContext", &x.EmbeddedContext, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptCapabilities) encodeFields(w *codecWriter) {
+func (x *PromptCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Image.IsZero() {
-		w.value("image", x.Image)
+		w.Obj("image", &x.Image)
 	}
 	if !x.Audio.IsZero() {
-		w.value("audio", x.Audio)
+		w.Obj("audio", &x.Audio)
 	}
 	if !x.EmbeddedContext.IsZero() {
-		w.value("embeddedContext", x.EmbeddedContext)
+		w.Obj("embeddedContext", &x.EmbeddedContext)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3723,31 +3880,32 @@ type PromptImageCapabilities struct {
 
 func (x *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 	*x = PromptImageCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptImageCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptImageCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptImageCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptImageCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptImageCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptImageCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptImageCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptImageCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptImageCapabilities) encodeFields(w *codecWriter) {
+func (x *PromptImageCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3764,31 +3922,32 @@ type PromptAudioCapabilities struct {
 
 func (x *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 	*x = PromptAudioCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptAudioCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptAudioCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptAudioCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptAudioCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptAudioCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptAudioCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptAudioCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptAudioCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptAudioCapabilities) encodeFields(w *codecWriter) {
+func (x *PromptAudioCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3805,33 +3964,32 @@ type PromptEmbeddedContextCapabilities struct {
 
 func (x *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 	*x = PromptEmbeddedContextCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptEmbeddedContextCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptEmbeddedContextCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptEmbeddedContextCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptEmbeddedContextCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptEmbeddedContextCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptEmbeddedContextCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptEmbeddedContextCapabilities) encodeFields(w *codecWriter) {
+func (x *PromptEmbeddedContextCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3856,39 +4014,40 @@ type MCPCapabilities struct {
 
 func (x *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	*x = MCPCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "stdio", &x.Stdio, codecNullable|codecLenient),
-		codecField(m, "http", &x.HTTP, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "stdio", &x.Stdio, codec.Nullable|codec.Lenient),
+		codec.Field(m, "http", &x.HTTP, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPCapabilities) encodeFields(w *codecWriter) {
+func (x *MCPCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Stdio.IsZero() {
-		w.value("stdio", x.Stdio)
+		w.Obj("stdio", &x.Stdio)
 	}
 	if !x.HTTP.IsZero() {
-		w.value("http", x.HTTP)
+		w.Obj("http", &x.HTTP)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3905,31 +4064,32 @@ type MCPStdioCapabilities struct {
 
 func (x *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 	*x = MCPStdioCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPStdioCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPStdioCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPStdioCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPStdioCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPStdioCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPStdioCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPStdioCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPStdioCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPStdioCapabilities) encodeFields(w *codecWriter) {
+func (x *MCPStdioCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3946,31 +4106,32 @@ type MCPHTTPCapabilities struct {
 
 func (x *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 	*x = MCPHTTPCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPHTTPCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPHTTPCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPHTTPCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPHTTPCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPHTTPCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPHTTPCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPHTTPCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPHTTPCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPHTTPCapabilities) encodeFields(w *codecWriter) {
+func (x *MCPHTTPCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -3987,31 +4148,32 @@ type SessionDeleteCapabilities struct {
 
 func (x *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionDeleteCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionDeleteCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionDeleteCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionDeleteCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionDeleteCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionDeleteCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionDeleteCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionDeleteCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionDeleteCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4031,18 +4193,19 @@ type SessionAdditionalDirectoriesCapabilities struct {
 
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionAdditionalDirectoriesCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
+	return x.AppendJSON(nil)
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionAdditionalDirectoriesCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionAdditionalDirectoriesCapabilities) extraMembers() map[string]json.RawMessage {
@@ -4053,15 +4216,15 @@ func (x *SessionAdditionalDirectoriesCapabilities) setExtra(m map[string]json.Ra
 	x.Extra = m
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionAdditionalDirectoriesCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionAdditionalDirectoriesCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionAdditionalDirectoriesCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4080,31 +4243,32 @@ type AgentAuthCapabilities struct {
 
 func (x *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	*x = AgentAuthCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AgentAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AgentAuthCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AgentAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AgentAuthCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AgentAuthCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AgentAuthCapabilities) encodeFields(w *codecWriter) {
+func (x *AgentAuthCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4136,51 +4300,62 @@ func (u AuthMethod) Tag() string {
 	case u.Agent != nil:
 		return "agent"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u AuthMethod) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u AuthMethod) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *AuthMethod) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("AuthMethod", u.Terminal != nil, u.Agent != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *AuthMethod) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("AuthMethod", u.Terminal != nil, u.Agent != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Terminal != nil:
-		w.str("type", "terminal")
+		w.Str("type", "terminal")
 		u.Terminal.encodeFields(&w)
-		w.extra(u.Terminal.extraMembers())
-		return w.bytes()
+		w.Extra(u.Terminal.extraMembers())
+		return w.Bytes()
 	case u.Agent != nil:
-		w.str("type", "agent")
+		w.Str("type", "agent")
 		u.Agent.encodeFields(&w)
-		w.extra(u.Agent.extraMembers())
-		return w.bytes()
+		w.Extra(u.Agent.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "AuthMethod", u.Unknown)
+	return codec.AppendUnknown(dst, "AuthMethod", u.Unknown)
 }
 
 func (u *AuthMethod) UnmarshalJSON(data []byte) error {
 	*u = AuthMethod{}
-	m, err := codecUnionObject(data, "AuthMethod")
+	m, err := codec.UnionObject(data, "AuthMethod")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "terminal":
-		return codecVariant(m, "type", nil, &u.Terminal)
+		v := new(AuthMethodTerminal)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Terminal = v
+		return nil
 	case hasTag && tag == "agent":
-		return codecVariant(m, "type", nil, &u.Agent)
+		v := new(AuthMethodAgent)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Agent = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -4204,35 +4379,36 @@ type EnvVariable struct {
 
 func (x *EnvVariable) UnmarshalJSON(data []byte) error {
 	*x = EnvVariable{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x EnvVariable) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *EnvVariable) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *EnvVariable) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *EnvVariable) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *EnvVariable) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *EnvVariable) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "value", &x.Value, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *EnvVariable) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "value", &x.Value, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *EnvVariable) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("value", string(x.Value))
+func (x *EnvVariable) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4267,47 +4443,48 @@ type AuthMethodTerminal struct {
 
 func (x *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	*x = AuthMethodTerminal{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AuthMethodTerminal) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AuthMethodTerminal) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AuthMethodTerminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodTerminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AuthMethodTerminal) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "methodId", &x.MethodID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecList(m, "args", &x.Args, codecNullDefault),
-		codecList(m, "env", &x.Env, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AuthMethodTerminal) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "methodId", &x.MethodID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.List(m, "args", &x.Args, codec.NullDefault),
+		codec.List(m, "env", &x.Env, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AuthMethodTerminal) encodeFields(w *codecWriter) {
-	w.str("methodId", string(x.MethodID))
-	w.str("name", string(x.Name))
+func (x *AuthMethodTerminal) encodeFields(w *codec.Writer) {
+	w.Str("methodId", string(x.MethodID))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Args != nil {
-		w.value("args", &x.Args)
+		w.Value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", &x.Env)
+		w.Value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4332,39 +4509,40 @@ type AuthMethodAgent struct {
 
 func (x *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	*x = AuthMethodAgent{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AuthMethodAgent) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AuthMethodAgent) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AuthMethodAgent) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AuthMethodAgent) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AuthMethodAgent) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "methodId", &x.MethodID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AuthMethodAgent) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "methodId", &x.MethodID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AuthMethodAgent) encodeFields(w *codecWriter) {
-	w.str("methodId", string(x.MethodID))
-	w.str("name", string(x.Name))
+func (x *AuthMethodAgent) encodeFields(w *codec.Writer) {
+	w.Str("methodId", string(x.MethodID))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4381,31 +4559,32 @@ type LoginAuthResponse struct {
 
 func (x *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 	*x = LoginAuthResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LoginAuthResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LoginAuthResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LoginAuthResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LoginAuthResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LoginAuthResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoginAuthResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LoginAuthResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LoginAuthResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LoginAuthResponse) encodeFields(w *codecWriter) {
+func (x *LoginAuthResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4422,31 +4601,32 @@ type LogoutAuthResponse struct {
 
 func (x *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 	*x = LogoutAuthResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LogoutAuthResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LogoutAuthResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LogoutAuthResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LogoutAuthResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LogoutAuthResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutAuthResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LogoutAuthResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LogoutAuthResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LogoutAuthResponse) encodeFields(w *codecWriter) {
+func (x *LogoutAuthResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4483,41 +4663,42 @@ type NewSessionResponse struct {
 
 func (x *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = NewSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *NewSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *NewSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *NewSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *NewSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecList(m, "configOptions", &x.ConfigOptions, codecLenient|codecSkipInvalid),
-		codecList(m, "availableCommands", &x.AvailableCommands, codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *NewSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.List(m, "configOptions", &x.ConfigOptions, codec.Lenient|codec.SkipInvalid),
+		codec.List(m, "availableCommands", &x.AvailableCommands, codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *NewSessionResponse) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *NewSessionResponse) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.ConfigOptions != nil {
-		w.value("configOptions", &x.ConfigOptions)
+		w.Value("configOptions", &x.ConfigOptions)
 	}
 	if x.AvailableCommands != nil {
-		w.value("availableCommands", &x.AvailableCommands)
+		w.Value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4561,79 +4742,90 @@ func (u SessionConfigOption) Tag() string {
 	case u.Boolean != nil:
 		return "boolean"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u SessionConfigOption) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SessionConfigOption) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SessionConfigOption) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SessionConfigOption", u.Select != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SessionConfigOption) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SessionConfigOption", u.Select != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Select != nil:
-		w.str("type", "select")
+		w.Str("type", "select")
 		u.encodeCommon(&w)
 		u.Select.encodeFields(&w)
-		w.extra(u.Select.extraMembers())
-		return w.bytes()
+		w.Extra(u.Select.extraMembers())
+		return w.Bytes()
 	case u.Boolean != nil:
-		w.str("type", "boolean")
+		w.Str("type", "boolean")
 		u.encodeCommon(&w)
 		u.Boolean.encodeFields(&w)
-		w.extra(u.Boolean.extraMembers())
-		return w.bytes()
+		w.Extra(u.Boolean.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "SessionConfigOption", u.Unknown)
+	return codec.AppendUnknown(dst, "SessionConfigOption", u.Unknown)
 }
 
 func (u *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	*u = SessionConfigOption{}
-	m, err := codecUnionObject(data, "SessionConfigOption")
+	m, err := codec.UnionObject(data, "SessionConfigOption")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "select":
-		return codecVariant(m, "type", u.decodeCommon, &u.Select)
+		v := new(SessionConfigSelect)
+		if err := codec.Variant(m, "type", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Select = v
+		return nil
 	case hasTag && tag == "boolean":
-		return codecVariant(m, "type", u.decodeCommon, &u.Boolean)
+		v := new(SessionConfigBoolean)
+		if err := codec.Variant(m, "type", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Boolean = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *SessionConfigOption) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "configId", &x.ConfigID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "category", &x.Category, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionConfigOption) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "configId", &x.ConfigID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "category", &x.Category, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionConfigOption) encodeCommon(w *codecWriter) {
-	w.str("configId", string(x.ConfigID))
-	w.str("name", string(x.Name))
+func (x *SessionConfigOption) encodeCommon(w *codec.Writer) {
+	w.Str("configId", string(x.ConfigID))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if !x.Category.IsZero() {
-		w.value("category", x.Category)
+		w.Obj("category", &x.Category)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4677,22 +4869,23 @@ type SessionConfigSelectOptions struct {
 	Grouped []SessionConfigSelectGroup
 }
 
-func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SessionConfigSelectOptions) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SessionConfigSelectOptions) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SessionConfigSelectOptions", u.Ungrouped != nil, u.Grouped != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SessionConfigSelectOptions) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SessionConfigSelectOptions", u.Ungrouped != nil, u.Grouped != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.Ungrouped != nil:
-		return codecAppendAny(dst, &u.Ungrouped)
+		return codec.AppendAny(dst, &u.Ungrouped)
 	}
-	return codecAppendAny(dst, &u.Grouped)
+	return codec.AppendAny(dst, &u.Grouped)
 }
 
 func (u *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	*u = SessionConfigSelectOptions{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("SessionConfigSelectOptions must not be null")}
 	}
 	var errs []error
@@ -4710,7 +4903,7 @@ func (u *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("SessionConfigSelectOptions", errs)
+	return codec.NoMatch("SessionConfigSelectOptions", errs)
 }
 
 // SessionConfigSelectOption: A possible value for a session configuration option.
@@ -4732,39 +4925,40 @@ type SessionConfigSelectOption struct {
 
 func (x *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigSelectOption{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigSelectOption) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigSelectOption) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigSelectOption) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectOption) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigSelectOption) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "value", &x.Value, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionConfigSelectOption) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "value", &x.Value, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionConfigSelectOption) encodeFields(w *codecWriter) {
-	w.str("value", string(x.Value))
-	w.str("name", string(x.Name))
+func (x *SessionConfigSelectOption) encodeFields(w *codec.Writer) {
+	w.Str("value", string(x.Value))
+	w.Str("name", string(x.Name))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4785,41 +4979,42 @@ type SessionConfigSelectGroup struct {
 
 func (x *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigSelectGroup{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigSelectGroup) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigSelectGroup) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigSelectGroup) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelectGroup) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigSelectGroup) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "groupId", &x.GroupID, codecRequired),
-		codecField(m, "name", &x.Name, codecRequired),
-		codecList(m, "options", &x.Options, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionConfigSelectGroup) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "groupId", &x.GroupID, codec.Required),
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.List(m, "options", &x.Options, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionConfigSelectGroup) encodeFields(w *codecWriter) {
-	w.str("groupId", string(x.GroupID))
-	w.str("name", string(x.Name))
+func (x *SessionConfigSelectGroup) encodeFields(w *codec.Writer) {
+	w.Str("groupId", string(x.GroupID))
+	w.Str("name", string(x.Name))
 	if x.Options == nil {
-		w.raw("options", json.RawMessage("[]"))
+		w.Raw("options", json.RawMessage("[]"))
 	} else {
-		w.value("options", &x.Options)
+		w.Value("options", &x.Options)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -4840,32 +5035,33 @@ type SessionConfigSelect struct {
 
 func (x *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigSelect{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigSelect) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigSelect) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigSelect) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigSelect) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigSelect) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigSelect) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigSelect) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "currentValue", &x.CurrentValue, codecRequired),
-		codecField(m, "options", &x.Options, codecRequired),
+func (x *SessionConfigSelect) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "currentValue", &x.CurrentValue, codec.Required),
+		codec.Field(m, "options", &x.Options, codec.Required),
 	)
 }
 
-func (x *SessionConfigSelect) encodeFields(w *codecWriter) {
-	w.str("currentValue", string(x.CurrentValue))
-	w.obj("options", &x.Options)
+func (x *SessionConfigSelect) encodeFields(w *codec.Writer) {
+	w.Str("currentValue", string(x.CurrentValue))
+	w.Obj("options", &x.Options)
 }
 
 // SessionConfigBoolean: A boolean on/off toggle session configuration option payload.
@@ -4879,30 +5075,31 @@ type SessionConfigBoolean struct {
 
 func (x *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	*x = SessionConfigBoolean{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionConfigBoolean) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionConfigBoolean) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionConfigBoolean) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionConfigBoolean) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionConfigBoolean) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionConfigBoolean) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "currentValue", &x.CurrentValue, codecRequired),
+func (x *SessionConfigBoolean) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "currentValue", &x.CurrentValue, codec.Required),
 	)
 }
 
-func (x *SessionConfigBoolean) encodeFields(w *codecWriter) {
-	w.bool("currentValue", x.CurrentValue)
+func (x *SessionConfigBoolean) encodeFields(w *codec.Writer) {
+	w.Bool("currentValue", x.CurrentValue)
 }
 
 // AvailableCommand: A command the agent advertises to the client.
@@ -4925,44 +5122,50 @@ func (u AvailableCommand) Tag() string {
 	case u.Command != nil:
 		return "command"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u AvailableCommand) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u AvailableCommand) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *AvailableCommand) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("AvailableCommand", u.Command != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *AvailableCommand) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("AvailableCommand", u.Command != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Command != nil:
-		w.str("type", "command")
+		w.Str("type", "command")
 		u.Command.encodeFields(&w)
-		w.extra(u.Command.extraMembers())
-		return w.bytes()
+		w.Extra(u.Command.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "AvailableCommand", u.Unknown)
+	return codec.AppendUnknown(dst, "AvailableCommand", u.Unknown)
 }
 
 func (u *AvailableCommand) UnmarshalJSON(data []byte) error {
 	*u = AvailableCommand{}
-	m, err := codecUnionObject(data, "AvailableCommand")
+	m, err := codec.UnionObject(data, "AvailableCommand")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "command":
-		return codecVariant(m, "type", nil, &u.Command)
+		v := new(Command)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Command = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -4986,44 +5189,50 @@ func (u AvailableCommandInput) Tag() string {
 	case u.Text != nil:
 		return "text"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u AvailableCommandInput) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u AvailableCommandInput) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *AvailableCommandInput) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("AvailableCommandInput", u.Text != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *AvailableCommandInput) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("AvailableCommandInput", u.Text != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Text != nil:
-		w.str("type", "text")
+		w.Str("type", "text")
 		u.Text.encodeFields(&w)
-		w.extra(u.Text.extraMembers())
-		return w.bytes()
+		w.Extra(u.Text.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "AvailableCommandInput", u.Unknown)
+	return codec.AppendUnknown(dst, "AvailableCommandInput", u.Unknown)
 }
 
 func (u *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	*u = AvailableCommandInput{}
-	m, err := codecUnionObject(data, "AvailableCommandInput")
+	m, err := codec.UnionObject(data, "AvailableCommandInput")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "text":
-		return codecVariant(m, "type", nil, &u.Text)
+		v := new(TextCommandInput)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Text = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -5042,33 +5251,34 @@ type TextCommandInput struct {
 
 func (x *TextCommandInput) UnmarshalJSON(data []byte) error {
 	*x = TextCommandInput{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TextCommandInput) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TextCommandInput) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TextCommandInput) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TextCommandInput) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TextCommandInput) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TextCommandInput) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TextCommandInput) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "hint", &x.Hint, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TextCommandInput) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "hint", &x.Hint, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TextCommandInput) encodeFields(w *codecWriter) {
-	w.str("hint", string(x.Hint))
+func (x *TextCommandInput) encodeFields(w *codec.Writer) {
+	w.Str("hint", string(x.Hint))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5095,39 +5305,40 @@ type Command struct {
 
 func (x *Command) UnmarshalJSON(data []byte) error {
 	*x = Command{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Command) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Command) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Command) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Command) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Command) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Command) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Command) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "description", &x.Description, codecRequired),
-		codecField(m, "input", &x.Input, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Command) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Required),
+		codec.Field(m, "input", &x.Input, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Command) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("description", string(x.Description))
+func (x *Command) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("description", string(x.Description))
 	if !x.Input.IsZero() {
-		w.value("input", x.Input)
+		w.Obj("input", &x.Input)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5150,41 +5361,42 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	*x = ListSessionsResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ListSessionsResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ListSessionsResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ListSessionsResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ListSessionsResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "sessions", &x.Sessions, codecRequired|codecLenient|codecSkipInvalid),
-		codecField(m, "nextCursor", &x.NextCursor, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ListSessionsResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "sessions", &x.Sessions, codec.Required|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "nextCursor", &x.NextCursor, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ListSessionsResponse) encodeFields(w *codecWriter) {
+func (x *ListSessionsResponse) encodeFields(w *codec.Writer) {
 	if x.Sessions == nil {
-		w.raw("sessions", json.RawMessage("[]"))
+		w.Raw("sessions", json.RawMessage("[]"))
 	} else {
-		w.value("sessions", &x.Sessions)
+		w.Value("sessions", &x.Sessions)
 	}
 	if !x.NextCursor.IsZero() {
-		w.value("nextCursor", x.NextCursor)
+		w.Obj("nextCursor", &x.NextCursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5217,47 +5429,48 @@ type SessionInfo struct {
 
 func (x *SessionInfo) UnmarshalJSON(data []byte) error {
 	*x = SessionInfo{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionInfo) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionInfo) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionInfo) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionInfo) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfo) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionInfo) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "updatedAt", &x.UpdatedAt, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionInfo) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "updatedAt", &x.UpdatedAt, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionInfo) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("cwd", string(x.Cwd))
+func (x *SessionInfo) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.UpdatedAt.IsZero() {
-		w.value("updatedAt", x.UpdatedAt)
+		w.Obj("updatedAt", &x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5277,31 +5490,32 @@ type DeleteSessionResponse struct {
 
 func (x *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = DeleteSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *DeleteSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *DeleteSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *DeleteSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *DeleteSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *DeleteSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *DeleteSessionResponse) encodeFields(w *codecWriter) {
+func (x *DeleteSessionResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5334,39 +5548,40 @@ type ResumeSessionResponse struct {
 
 func (x *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = ResumeSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ResumeSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ResumeSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ResumeSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ResumeSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "configOptions", &x.ConfigOptions, codecLenient|codecSkipInvalid),
-		codecList(m, "availableCommands", &x.AvailableCommands, codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ResumeSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "configOptions", &x.ConfigOptions, codec.Lenient|codec.SkipInvalid),
+		codec.List(m, "availableCommands", &x.AvailableCommands, codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ResumeSessionResponse) encodeFields(w *codecWriter) {
+func (x *ResumeSessionResponse) encodeFields(w *codec.Writer) {
 	if x.ConfigOptions != nil {
-		w.value("configOptions", &x.ConfigOptions)
+		w.Value("configOptions", &x.ConfigOptions)
 	}
 	if x.AvailableCommands != nil {
-		w.value("availableCommands", &x.AvailableCommands)
+		w.Value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5383,31 +5598,32 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = CloseSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CloseSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CloseSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CloseSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CloseSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CloseSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CloseSessionResponse) encodeFields(w *codecWriter) {
+func (x *CloseSessionResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5424,31 +5640,32 @@ type CancelToolCallResponse struct {
 
 func (x *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 	*x = CancelToolCallResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelToolCallResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelToolCallResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelToolCallResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelToolCallResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelToolCallResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelToolCallResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelToolCallResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelToolCallResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelToolCallResponse) encodeFields(w *codecWriter) {
+func (x *CancelToolCallResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5465,31 +5682,32 @@ type CancelTerminalResponse struct {
 
 func (x *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 	*x = CancelTerminalResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelTerminalResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelTerminalResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelTerminalResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelTerminalResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelTerminalResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelTerminalResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelTerminalResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelTerminalResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelTerminalResponse) encodeFields(w *codecWriter) {
+func (x *CancelTerminalResponse) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5508,37 +5726,38 @@ type SetSessionConfigOptionResponse struct {
 
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	*x = SetSessionConfigOptionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionConfigOptionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionConfigOptionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionConfigOptionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionConfigOptionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionConfigOptionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "configOptions", &x.ConfigOptions, codecRequired|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SetSessionConfigOptionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "configOptions", &x.ConfigOptions, codec.Required|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SetSessionConfigOptionResponse) encodeFields(w *codecWriter) {
+func (x *SetSessionConfigOptionResponse) encodeFields(w *codec.Writer) {
 	if x.ConfigOptions == nil {
-		w.raw("configOptions", json.RawMessage("[]"))
+		w.Raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", &x.ConfigOptions)
+		w.Value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5566,33 +5785,34 @@ type PromptResponse struct {
 
 func (x *PromptResponse) UnmarshalJSON(data []byte) error {
 	*x = PromptResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "messageId", &x.MessageID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "messageId", &x.MessageID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptResponse) encodeFields(w *codecWriter) {
-	w.str("messageId", string(x.MessageID))
+func (x *PromptResponse) encodeFields(w *codec.Writer) {
+	w.Str("messageId", string(x.MessageID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5628,35 +5848,36 @@ type Error struct {
 
 func (x *Error) UnmarshalJSON(data []byte) error {
 	*x = Error{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Error) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Error) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Error) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Error) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Error) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Error) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Error) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "code", &x.Code, codecRequired),
-		codecField(m, "message", &x.Message, codecRequired),
-		codecField(m, "data", &x.Data, codecNullable|codecLenient),
+func (x *Error) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "code", &x.Code, codec.Required),
+		codec.Field(m, "message", &x.Message, codec.Required),
+		codec.Field(m, "data", &x.Data, codec.Nullable|codec.Lenient),
 	)
 }
 
-func (x *Error) encodeFields(w *codecWriter) {
-	w.int("code", int64(x.Code))
-	w.str("message", string(x.Message))
+func (x *Error) encodeFields(w *codec.Writer) {
+	w.Int("code", int64(x.Code))
+	w.Str("message", string(x.Message))
 	if !x.Data.IsZero() {
-		w.value("data", x.Data)
+		w.Obj("data", &x.Data)
 	}
 }
 
@@ -5702,24 +5923,25 @@ type ErrorData struct {
 	Other                      *json.RawMessage
 }
 
-func (u ErrorData) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ErrorData) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ErrorData) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ErrorData", u.UnsupportedProtocolVersion != nil, u.SessionNotFound != nil, u.Other != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ErrorData) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ErrorData", u.UnsupportedProtocolVersion != nil, u.SessionNotFound != nil, u.Other != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.UnsupportedProtocolVersion != nil:
-		return codecAppendAny(dst, u.UnsupportedProtocolVersion)
+		return codec.AppendAny(dst, u.UnsupportedProtocolVersion)
 	case u.SessionNotFound != nil:
-		return codecAppendAny(dst, u.SessionNotFound)
+		return codec.AppendAny(dst, u.SessionNotFound)
 	}
-	return codecAppendAny(dst, u.Other)
+	return codec.AppendAny(dst, u.Other)
 }
 
 func (u *ErrorData) UnmarshalJSON(data []byte) error {
 	*u = ErrorData{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("ErrorData must not be null")}
 	}
 	var errs []error
@@ -5744,7 +5966,7 @@ func (u *ErrorData) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("ErrorData", errs)
+	return codec.NoMatch("ErrorData", errs)
 }
 
 // UnsupportedProtocolVersionErrorData: Data for the `-32022` (Unsupported protocol version) error.
@@ -5762,18 +5984,17 @@ type UnsupportedProtocolVersionErrorData struct {
 
 func (x *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 	*x = UnsupportedProtocolVersionErrorData{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *UnsupportedProtocolVersionErrorData) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *UnsupportedProtocolVersionErrorData) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *UnsupportedProtocolVersionErrorData) extraMembers() map[string]json.RawMessage {
@@ -5782,23 +6003,23 @@ func (x *UnsupportedProtocolVersionErrorData) extraMembers() map[string]json.Raw
 
 func (x *UnsupportedProtocolVersionErrorData) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *UnsupportedProtocolVersionErrorData) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "requested", &x.Requested, codecRequired),
-		codecList(m, "supported", &x.Supported, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *UnsupportedProtocolVersionErrorData) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "requested", &x.Requested, codec.Required),
+		codec.List(m, "supported", &x.Supported, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *UnsupportedProtocolVersionErrorData) encodeFields(w *codecWriter) {
-	w.uint("requested", uint64(x.Requested))
+func (x *UnsupportedProtocolVersionErrorData) encodeFields(w *codec.Writer) {
+	w.Uint("requested", uint64(x.Requested))
 	if x.Supported == nil {
-		w.raw("supported", json.RawMessage("[]"))
+		w.Raw("supported", json.RawMessage("[]"))
 	} else {
-		w.value("supported", &x.Supported)
+		w.Value("supported", &x.Supported)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5816,33 +6037,34 @@ type SessionNotFoundErrorData struct {
 
 func (x *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 	*x = SessionNotFoundErrorData{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionNotFoundErrorData) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionNotFoundErrorData) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionNotFoundErrorData) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionNotFoundErrorData) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionNotFoundErrorData) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionNotFoundErrorData) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionNotFoundErrorData) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionNotFoundErrorData) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionNotFoundErrorData) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *SessionNotFoundErrorData) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -5865,35 +6087,36 @@ type UpdateSessionNotification struct {
 
 func (x *UpdateSessionNotification) UnmarshalJSON(data []byte) error {
 	*x = UpdateSessionNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x UpdateSessionNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x UpdateSessionNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *UpdateSessionNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *UpdateSessionNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *UpdateSessionNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UpdateSessionNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *UpdateSessionNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "update", &x.Update, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *UpdateSessionNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "update", &x.Update, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *UpdateSessionNotification) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.obj("update", &x.Update)
+func (x *UpdateSessionNotification) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Obj("update", &x.Update)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6022,170 +6245,266 @@ func (u SessionUpdate) Tag() string {
 	case u.CompactionSummaryChunk != nil:
 		return "compaction_summary_chunk"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "sessionUpdate")
+		return codec.RawTag(u.Unknown, "sessionUpdate")
 	}
 	return ""
 }
 
-func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SessionUpdate) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SessionUpdate", u.UserMessageChunk != nil, u.UserMessage != nil, u.AgentMessageChunk != nil, u.AgentMessage != nil, u.AgentThoughtChunk != nil, u.AgentThought != nil, u.StateUpdate != nil, u.ToolCallContentChunk != nil, u.ToolCallUpdate != nil, u.TerminalUpdate != nil, u.TerminalOutputChunk != nil, u.PlanUpdate != nil, u.AvailableCommandsUpdate != nil, u.ConfigOptionUpdate != nil, u.SessionInfoUpdate != nil, u.UsageUpdate != nil, u.Notice != nil, u.CompactionUpdate != nil, u.CompactionSummaryChunk != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SessionUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SessionUpdate", u.UserMessageChunk != nil, u.UserMessage != nil, u.AgentMessageChunk != nil, u.AgentMessage != nil, u.AgentThoughtChunk != nil, u.AgentThought != nil, u.StateUpdate != nil, u.ToolCallContentChunk != nil, u.ToolCallUpdate != nil, u.TerminalUpdate != nil, u.TerminalOutputChunk != nil, u.PlanUpdate != nil, u.AvailableCommandsUpdate != nil, u.ConfigOptionUpdate != nil, u.SessionInfoUpdate != nil, u.UsageUpdate != nil, u.Notice != nil, u.CompactionUpdate != nil, u.CompactionSummaryChunk != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.UserMessageChunk != nil:
-		w.str("sessionUpdate", "user_message_chunk")
+		w.Str("sessionUpdate", "user_message_chunk")
 		u.UserMessageChunk.encodeFields(&w)
-		w.extra(u.UserMessageChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.UserMessageChunk.extraMembers())
+		return w.Bytes()
 	case u.UserMessage != nil:
-		w.str("sessionUpdate", "user_message")
+		w.Str("sessionUpdate", "user_message")
 		u.UserMessage.encodeFields(&w)
-		w.extra(u.UserMessage.extraMembers())
-		return w.bytes()
+		w.Extra(u.UserMessage.extraMembers())
+		return w.Bytes()
 	case u.AgentMessageChunk != nil:
-		w.str("sessionUpdate", "agent_message_chunk")
+		w.Str("sessionUpdate", "agent_message_chunk")
 		u.AgentMessageChunk.encodeFields(&w)
-		w.extra(u.AgentMessageChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.AgentMessageChunk.extraMembers())
+		return w.Bytes()
 	case u.AgentMessage != nil:
-		w.str("sessionUpdate", "agent_message")
+		w.Str("sessionUpdate", "agent_message")
 		u.AgentMessage.encodeFields(&w)
-		w.extra(u.AgentMessage.extraMembers())
-		return w.bytes()
+		w.Extra(u.AgentMessage.extraMembers())
+		return w.Bytes()
 	case u.AgentThoughtChunk != nil:
-		w.str("sessionUpdate", "agent_thought_chunk")
+		w.Str("sessionUpdate", "agent_thought_chunk")
 		u.AgentThoughtChunk.encodeFields(&w)
-		w.extra(u.AgentThoughtChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.AgentThoughtChunk.extraMembers())
+		return w.Bytes()
 	case u.AgentThought != nil:
-		w.str("sessionUpdate", "agent_thought")
+		w.Str("sessionUpdate", "agent_thought")
 		u.AgentThought.encodeFields(&w)
-		w.extra(u.AgentThought.extraMembers())
-		return w.bytes()
+		w.Extra(u.AgentThought.extraMembers())
+		return w.Bytes()
 	case u.StateUpdate != nil:
-		w.str("sessionUpdate", "state_update")
+		w.Str("sessionUpdate", "state_update")
 		u.StateUpdate.encodeFields(&w)
-		w.extra(u.StateUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.StateUpdate.extraMembers())
+		return w.Bytes()
 	case u.ToolCallContentChunk != nil:
-		w.str("sessionUpdate", "tool_call_content_chunk")
+		w.Str("sessionUpdate", "tool_call_content_chunk")
 		u.ToolCallContentChunk.encodeFields(&w)
-		w.extra(u.ToolCallContentChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.ToolCallContentChunk.extraMembers())
+		return w.Bytes()
 	case u.ToolCallUpdate != nil:
-		w.str("sessionUpdate", "tool_call_update")
+		w.Str("sessionUpdate", "tool_call_update")
 		u.ToolCallUpdate.encodeFields(&w)
-		w.extra(u.ToolCallUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.ToolCallUpdate.extraMembers())
+		return w.Bytes()
 	case u.TerminalUpdate != nil:
-		w.str("sessionUpdate", "terminal_update")
+		w.Str("sessionUpdate", "terminal_update")
 		u.TerminalUpdate.encodeFields(&w)
-		w.extra(u.TerminalUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.TerminalUpdate.extraMembers())
+		return w.Bytes()
 	case u.TerminalOutputChunk != nil:
-		w.str("sessionUpdate", "terminal_output_chunk")
+		w.Str("sessionUpdate", "terminal_output_chunk")
 		u.TerminalOutputChunk.encodeFields(&w)
-		w.extra(u.TerminalOutputChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.TerminalOutputChunk.extraMembers())
+		return w.Bytes()
 	case u.PlanUpdate != nil:
-		w.str("sessionUpdate", "plan_update")
+		w.Str("sessionUpdate", "plan_update")
 		u.PlanUpdate.encodeFields(&w)
-		w.extra(u.PlanUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.PlanUpdate.extraMembers())
+		return w.Bytes()
 	case u.AvailableCommandsUpdate != nil:
-		w.str("sessionUpdate", "available_commands_update")
+		w.Str("sessionUpdate", "available_commands_update")
 		u.AvailableCommandsUpdate.encodeFields(&w)
-		w.extra(u.AvailableCommandsUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.AvailableCommandsUpdate.extraMembers())
+		return w.Bytes()
 	case u.ConfigOptionUpdate != nil:
-		w.str("sessionUpdate", "config_option_update")
+		w.Str("sessionUpdate", "config_option_update")
 		u.ConfigOptionUpdate.encodeFields(&w)
-		w.extra(u.ConfigOptionUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.ConfigOptionUpdate.extraMembers())
+		return w.Bytes()
 	case u.SessionInfoUpdate != nil:
-		w.str("sessionUpdate", "session_info_update")
+		w.Str("sessionUpdate", "session_info_update")
 		u.SessionInfoUpdate.encodeFields(&w)
-		w.extra(u.SessionInfoUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.SessionInfoUpdate.extraMembers())
+		return w.Bytes()
 	case u.UsageUpdate != nil:
-		w.str("sessionUpdate", "usage_update")
+		w.Str("sessionUpdate", "usage_update")
 		u.UsageUpdate.encodeFields(&w)
-		w.extra(u.UsageUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.UsageUpdate.extraMembers())
+		return w.Bytes()
 	case u.Notice != nil:
-		w.str("sessionUpdate", "notice")
+		w.Str("sessionUpdate", "notice")
 		u.Notice.encodeFields(&w)
-		w.extra(u.Notice.extraMembers())
-		return w.bytes()
+		w.Extra(u.Notice.extraMembers())
+		return w.Bytes()
 	case u.CompactionUpdate != nil:
-		w.str("sessionUpdate", "compaction_update")
+		w.Str("sessionUpdate", "compaction_update")
 		u.CompactionUpdate.encodeFields(&w)
-		w.extra(u.CompactionUpdate.extraMembers())
-		return w.bytes()
+		w.Extra(u.CompactionUpdate.extraMembers())
+		return w.Bytes()
 	case u.CompactionSummaryChunk != nil:
-		w.str("sessionUpdate", "compaction_summary_chunk")
+		w.Str("sessionUpdate", "compaction_summary_chunk")
 		u.CompactionSummaryChunk.encodeFields(&w)
-		w.extra(u.CompactionSummaryChunk.extraMembers())
-		return w.bytes()
+		w.Extra(u.CompactionSummaryChunk.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "SessionUpdate", u.Unknown)
+	return codec.AppendUnknown(dst, "SessionUpdate", u.Unknown)
 }
 
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	*u = SessionUpdate{}
-	m, err := codecUnionObject(data, "SessionUpdate")
+	m, err := codec.UnionObject(data, "SessionUpdate")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "sessionUpdate")
+	tag, hasTag, err := codec.Tag(m, "sessionUpdate")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "user_message_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.UserMessageChunk)
+		v := new(ContentChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.UserMessageChunk = v
+		return nil
 	case hasTag && tag == "user_message":
-		return codecVariant(m, "sessionUpdate", nil, &u.UserMessage)
+		v := new(UserMessage)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.UserMessage = v
+		return nil
 	case hasTag && tag == "agent_message_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.AgentMessageChunk)
+		v := new(ContentChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AgentMessageChunk = v
+		return nil
 	case hasTag && tag == "agent_message":
-		return codecVariant(m, "sessionUpdate", nil, &u.AgentMessage)
+		v := new(AgentMessage)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AgentMessage = v
+		return nil
 	case hasTag && tag == "agent_thought_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.AgentThoughtChunk)
+		v := new(ContentChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AgentThoughtChunk = v
+		return nil
 	case hasTag && tag == "agent_thought":
-		return codecVariant(m, "sessionUpdate", nil, &u.AgentThought)
+		v := new(AgentThought)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AgentThought = v
+		return nil
 	case hasTag && tag == "state_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.StateUpdate)
+		v := new(StateUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.StateUpdate = v
+		return nil
 	case hasTag && tag == "tool_call_content_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.ToolCallContentChunk)
+		v := new(ToolCallContentChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ToolCallContentChunk = v
+		return nil
 	case hasTag && tag == "tool_call_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.ToolCallUpdate)
+		v := new(ToolCallUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ToolCallUpdate = v
+		return nil
 	case hasTag && tag == "terminal_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.TerminalUpdate)
+		v := new(TerminalUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.TerminalUpdate = v
+		return nil
 	case hasTag && tag == "terminal_output_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.TerminalOutputChunk)
+		v := new(TerminalOutputChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.TerminalOutputChunk = v
+		return nil
 	case hasTag && tag == "plan_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.PlanUpdate)
+		v := new(PlanUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.PlanUpdate = v
+		return nil
 	case hasTag && tag == "available_commands_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.AvailableCommandsUpdate)
+		v := new(AvailableCommandsUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.AvailableCommandsUpdate = v
+		return nil
 	case hasTag && tag == "config_option_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.ConfigOptionUpdate)
+		v := new(ConfigOptionUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ConfigOptionUpdate = v
+		return nil
 	case hasTag && tag == "session_info_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.SessionInfoUpdate)
+		v := new(SessionInfoUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.SessionInfoUpdate = v
+		return nil
 	case hasTag && tag == "usage_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.UsageUpdate)
+		v := new(UsageUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.UsageUpdate = v
+		return nil
 	case hasTag && tag == "notice":
-		return codecVariant(m, "sessionUpdate", nil, &u.Notice)
+		v := new(Notice)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Notice = v
+		return nil
 	case hasTag && tag == "compaction_update":
-		return codecVariant(m, "sessionUpdate", nil, &u.CompactionUpdate)
+		v := new(CompactionUpdate)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.CompactionUpdate = v
+		return nil
 	case hasTag && tag == "compaction_summary_chunk":
-		return codecVariant(m, "sessionUpdate", nil, &u.CompactionSummaryChunk)
+		v := new(CompactionSummaryChunk)
+		if err := codec.Variant(m, "sessionUpdate", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.CompactionSummaryChunk = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "sessionUpdate", Err: codecErrMissing}
+		return &DecodeError{Path: "sessionUpdate", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -6209,35 +6528,36 @@ type ContentChunk struct {
 
 func (x *ContentChunk) UnmarshalJSON(data []byte) error {
 	*x = ContentChunk{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ContentChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ContentChunk) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ContentChunk) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ContentChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ContentChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ContentChunk) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "messageId", &x.MessageID, codecRequired),
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ContentChunk) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "messageId", &x.MessageID, codec.Required),
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ContentChunk) encodeFields(w *codecWriter) {
-	w.str("messageId", string(x.MessageID))
-	w.obj("content", &x.Content)
+func (x *ContentChunk) encodeFields(w *codec.Writer) {
+	w.Str("messageId", string(x.MessageID))
+	w.Obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6262,37 +6582,38 @@ type UserMessage struct {
 
 func (x *UserMessage) UnmarshalJSON(data []byte) error {
 	*x = UserMessage{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x UserMessage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x UserMessage) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *UserMessage) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *UserMessage) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *UserMessage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UserMessage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *UserMessage) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "messageId", &x.MessageID, codecRequired),
-		codecOptList(m, "content", &x.Content, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *UserMessage) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "messageId", &x.MessageID, codec.Required),
+		codec.OptList(m, "content", &x.Content, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *UserMessage) encodeFields(w *codecWriter) {
-	w.str("messageId", string(x.MessageID))
+func (x *UserMessage) encodeFields(w *codec.Writer) {
+	w.Str("messageId", string(x.MessageID))
 	if !x.Content.IsZero() {
-		w.value("content", x.Content)
+		w.Obj("content", &x.Content)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6317,37 +6638,38 @@ type AgentMessage struct {
 
 func (x *AgentMessage) UnmarshalJSON(data []byte) error {
 	*x = AgentMessage{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AgentMessage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AgentMessage) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AgentMessage) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AgentMessage) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AgentMessage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentMessage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AgentMessage) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "messageId", &x.MessageID, codecRequired),
-		codecOptList(m, "content", &x.Content, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AgentMessage) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "messageId", &x.MessageID, codec.Required),
+		codec.OptList(m, "content", &x.Content, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AgentMessage) encodeFields(w *codecWriter) {
-	w.str("messageId", string(x.MessageID))
+func (x *AgentMessage) encodeFields(w *codec.Writer) {
+	w.Str("messageId", string(x.MessageID))
 	if !x.Content.IsZero() {
-		w.value("content", x.Content)
+		w.Obj("content", &x.Content)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6372,37 +6694,38 @@ type AgentThought struct {
 
 func (x *AgentThought) UnmarshalJSON(data []byte) error {
 	*x = AgentThought{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AgentThought) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AgentThought) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AgentThought) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AgentThought) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AgentThought) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AgentThought) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AgentThought) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "messageId", &x.MessageID, codecRequired),
-		codecOptList(m, "content", &x.Content, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AgentThought) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "messageId", &x.MessageID, codec.Required),
+		codec.OptList(m, "content", &x.Content, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AgentThought) encodeFields(w *codecWriter) {
-	w.str("messageId", string(x.MessageID))
+func (x *AgentThought) encodeFields(w *codec.Writer) {
+	w.Str("messageId", string(x.MessageID))
 	if !x.Content.IsZero() {
-		w.value("content", x.Content)
+		w.Obj("content", &x.Content)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6437,51 +6760,62 @@ func (u BackgroundWork) Tag() string {
 	case u.ToolCall != nil:
 		return "tool_call"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u BackgroundWork) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u BackgroundWork) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *BackgroundWork) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("BackgroundWork", u.Terminal != nil, u.ToolCall != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *BackgroundWork) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("BackgroundWork", u.Terminal != nil, u.ToolCall != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Terminal != nil:
-		w.str("type", "terminal")
+		w.Str("type", "terminal")
 		u.Terminal.encodeFields(&w)
-		w.extra(u.Terminal.extraMembers())
-		return w.bytes()
+		w.Extra(u.Terminal.extraMembers())
+		return w.Bytes()
 	case u.ToolCall != nil:
-		w.str("type", "tool_call")
+		w.Str("type", "tool_call")
 		u.ToolCall.encodeFields(&w)
-		w.extra(u.ToolCall.extraMembers())
-		return w.bytes()
+		w.Extra(u.ToolCall.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "BackgroundWork", u.Unknown)
+	return codec.AppendUnknown(dst, "BackgroundWork", u.Unknown)
 }
 
 func (u *BackgroundWork) UnmarshalJSON(data []byte) error {
 	*u = BackgroundWork{}
-	m, err := codecUnionObject(data, "BackgroundWork")
+	m, err := codec.UnionObject(data, "BackgroundWork")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "terminal":
-		return codecVariant(m, "type", nil, &u.Terminal)
+		v := new(BackgroundTerminal)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Terminal = v
+		return nil
 	case hasTag && tag == "tool_call":
-		return codecVariant(m, "type", nil, &u.ToolCall)
+		v := new(BackgroundToolCall)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ToolCall = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -6500,33 +6834,34 @@ type BackgroundTerminal struct {
 
 func (x *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 	*x = BackgroundTerminal{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x BackgroundTerminal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x BackgroundTerminal) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *BackgroundTerminal) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *BackgroundTerminal) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *BackgroundTerminal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BackgroundTerminal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *BackgroundTerminal) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *BackgroundTerminal) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *BackgroundTerminal) encodeFields(w *codecWriter) {
-	w.str("terminalId", string(x.TerminalID))
+func (x *BackgroundTerminal) encodeFields(w *codec.Writer) {
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6543,33 +6878,34 @@ type BackgroundToolCall struct {
 
 func (x *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 	*x = BackgroundToolCall{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x BackgroundToolCall) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x BackgroundToolCall) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *BackgroundToolCall) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *BackgroundToolCall) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *BackgroundToolCall) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *BackgroundToolCall) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *BackgroundToolCall) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "toolCallId", &x.ToolCallID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *BackgroundToolCall) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *BackgroundToolCall) encodeFields(w *codecWriter) {
-	w.str("toolCallId", string(x.ToolCallID))
+func (x *BackgroundToolCall) encodeFields(w *codec.Writer) {
+	w.Str("toolCallId", string(x.ToolCallID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6591,35 +6927,36 @@ type RunningStateUpdate struct {
 
 func (x *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	*x = RunningStateUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x RunningStateUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x RunningStateUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *RunningStateUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *RunningStateUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *RunningStateUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RunningStateUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *RunningStateUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecOptList(m, "background", &x.Background, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *RunningStateUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.OptList(m, "background", &x.Background, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *RunningStateUpdate) encodeFields(w *codecWriter) {
+func (x *RunningStateUpdate) encodeFields(w *codec.Writer) {
 	if !x.Background.IsZero() {
-		w.value("background", x.Background)
+		w.Obj("background", &x.Background)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6637,31 +6974,32 @@ type ErrorStopReason struct {
 
 func (x *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	*x = ErrorStopReason{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ErrorStopReason) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ErrorStopReason) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ErrorStopReason) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ErrorStopReason) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ErrorStopReason) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ErrorStopReason) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ErrorStopReason) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "error", &x.Error, codecNullable|codecLenient),
+func (x *ErrorStopReason) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "error", &x.Error, codec.Nullable|codec.Lenient),
 	)
 }
 
-func (x *ErrorStopReason) encodeFields(w *codecWriter) {
+func (x *ErrorStopReason) encodeFields(w *codec.Writer) {
 	if !x.Error.IsZero() {
-		w.value("error", x.Error)
+		w.Obj("error", &x.Error)
 	}
 }
 
@@ -6747,66 +7085,67 @@ func (u IdleStateUpdate) Tag() string {
 	case u.Error != nil:
 		return "error"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "stopReason")
+		return codec.RawTag(u.Unknown, "stopReason")
 	}
 	return ""
 }
 
-func (u IdleStateUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u IdleStateUpdate) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *IdleStateUpdate) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("IdleStateUpdate", u.EndTurn != nil, u.MaxTokens != nil, u.MaxTurnRequests != nil, u.Refusal != nil, u.Cancelled != nil, u.Error != nil, u.None != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *IdleStateUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("IdleStateUpdate", u.EndTurn != nil, u.MaxTokens != nil, u.MaxTurnRequests != nil, u.Refusal != nil, u.Cancelled != nil, u.Error != nil, u.None != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.EndTurn != nil:
-		w.str("stopReason", "end_turn")
+		w.Str("stopReason", "end_turn")
 		u.encodeCommon(&w)
 		u.EndTurn.encodeFields(&w)
-		w.extra(u.EndTurn.extraMembers())
-		return w.bytes()
+		w.Extra(u.EndTurn.extraMembers())
+		return w.Bytes()
 	case u.MaxTokens != nil:
-		w.str("stopReason", "max_tokens")
+		w.Str("stopReason", "max_tokens")
 		u.encodeCommon(&w)
 		u.MaxTokens.encodeFields(&w)
-		w.extra(u.MaxTokens.extraMembers())
-		return w.bytes()
+		w.Extra(u.MaxTokens.extraMembers())
+		return w.Bytes()
 	case u.MaxTurnRequests != nil:
-		w.str("stopReason", "max_turn_requests")
+		w.Str("stopReason", "max_turn_requests")
 		u.encodeCommon(&w)
 		u.MaxTurnRequests.encodeFields(&w)
-		w.extra(u.MaxTurnRequests.extraMembers())
-		return w.bytes()
+		w.Extra(u.MaxTurnRequests.extraMembers())
+		return w.Bytes()
 	case u.Refusal != nil:
-		w.str("stopReason", "refusal")
+		w.Str("stopReason", "refusal")
 		u.encodeCommon(&w)
 		u.Refusal.encodeFields(&w)
-		w.extra(u.Refusal.extraMembers())
-		return w.bytes()
+		w.Extra(u.Refusal.extraMembers())
+		return w.Bytes()
 	case u.Cancelled != nil:
-		w.str("stopReason", "cancelled")
+		w.Str("stopReason", "cancelled")
 		u.encodeCommon(&w)
 		u.Cancelled.encodeFields(&w)
-		w.extra(u.Cancelled.extraMembers())
-		return w.bytes()
+		w.Extra(u.Cancelled.extraMembers())
+		return w.Bytes()
 	case u.Error != nil:
-		w.str("stopReason", "error")
+		w.Str("stopReason", "error")
 		u.encodeCommon(&w)
 		u.Error.encodeFields(&w)
-		w.extra(u.Error.extraMembers())
-		return w.bytes()
+		w.Extra(u.Error.extraMembers())
+		return w.Bytes()
 	case u.None != nil:
 		u.encodeCommon(&w)
 		u.None.encodeFields(&w)
-		w.extra(u.None.extraMembers())
-		return w.bytes()
+		w.Extra(u.None.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "IdleStateUpdate", u.Unknown)
+	return codec.AppendUnknown(dst, "IdleStateUpdate", u.Unknown)
 }
 
 func (u *IdleStateUpdate) UnmarshalJSON(data []byte) error {
-	m, err := codecUnionObject(data, "IdleStateUpdate")
+	m, err := codec.UnionObject(data, "IdleStateUpdate")
 	if err != nil {
 		*u = IdleStateUpdate{}
 		return err
@@ -6822,99 +7161,129 @@ func (u *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 
 // decodeFields decodes the union from an object's members. A variant it
 // does not know becomes Unknown: the members, in key order.
-func (u *IdleStateUpdate) decodeFields(m codecMembers) error {
+func (u *IdleStateUpdate) decodeFields(m codec.Members) error {
 	*u = IdleStateUpdate{}
-	tag, hasTag, err := codecTag(m, "stopReason")
+	tag, hasTag, err := codec.Tag(m, "stopReason")
 	if err != nil {
 		// A null or malformed "stopReason" is the None form, which keeps the member in its Extra.
 		hasTag = false
 	}
 	switch {
 	case hasTag && tag == "end_turn":
-		return codecVariant(m, "stopReason", u.decodeCommon, &u.EndTurn)
+		v := new(IdleStateUpdateEndTurn)
+		if err := codec.Variant(m, "stopReason", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.EndTurn = v
+		return nil
 	case hasTag && tag == "max_tokens":
-		return codecVariant(m, "stopReason", u.decodeCommon, &u.MaxTokens)
+		v := new(IdleStateUpdateMaxTokens)
+		if err := codec.Variant(m, "stopReason", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.MaxTokens = v
+		return nil
 	case hasTag && tag == "max_turn_requests":
-		return codecVariant(m, "stopReason", u.decodeCommon, &u.MaxTurnRequests)
+		v := new(IdleStateUpdateMaxTurnRequests)
+		if err := codec.Variant(m, "stopReason", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.MaxTurnRequests = v
+		return nil
 	case hasTag && tag == "refusal":
-		return codecVariant(m, "stopReason", u.decodeCommon, &u.Refusal)
+		v := new(IdleStateUpdateRefusal)
+		if err := codec.Variant(m, "stopReason", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Refusal = v
+		return nil
 	case hasTag && tag == "cancelled":
-		return codecVariant(m, "stopReason", u.decodeCommon, &u.Cancelled)
+		v := new(IdleStateUpdateCancelled)
+		if err := codec.Variant(m, "stopReason", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Cancelled = v
+		return nil
 	case hasTag && tag == "error":
-		return codecVariant(m, "stopReason", u.decodeCommon, &u.Error)
+		v := new(ErrorStopReason)
+		if err := codec.Variant(m, "stopReason", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Error = v
+		return nil
 	}
 	if !hasTag {
 		if err := u.decodeCommon(m); err != nil {
 			return err
 		}
 		v := new(IdleStateUpdateNone)
-		if err := codecDecodeInto(m, v); err != nil {
+		if err := codec.DecodeInto(m, v.decodeFields, v.setExtra); err != nil {
 			return err
 		}
 		u.None = v
 		return nil
 	}
-	var w codecWriter
-	w.extra(m)
-	unknown, err := w.bytes()
+	w := codec.NewWriter(nil)
+	w.Extra(m)
+	unknown, err := w.Bytes()
 	u.Unknown = unknown
 	return err
 }
 
-func (u *IdleStateUpdate) encodeFields(w *codecWriter) {
-	if err := codecOne("IdleStateUpdate", u.EndTurn != nil, u.MaxTokens != nil, u.MaxTurnRequests != nil, u.Refusal != nil, u.Cancelled != nil, u.Error != nil, u.None != nil, u.Unknown != nil); err != nil {
-		w.fail(err)
+func (u *IdleStateUpdate) encodeFields(w *codec.Writer) {
+	if err := codec.One("IdleStateUpdate", u.EndTurn != nil, u.MaxTokens != nil, u.MaxTurnRequests != nil, u.Refusal != nil, u.Cancelled != nil, u.Error != nil, u.None != nil, u.Unknown != nil); err != nil {
+		w.Fail(err)
 		return
 	}
 	switch {
 	case u.EndTurn != nil:
-		w.str("stopReason", "end_turn")
+		w.Str("stopReason", "end_turn")
 		u.encodeCommon(w)
 		u.EndTurn.encodeFields(w)
-		w.extra(u.EndTurn.extraMembers())
+		w.Extra(u.EndTurn.extraMembers())
 		return
 	case u.MaxTokens != nil:
-		w.str("stopReason", "max_tokens")
+		w.Str("stopReason", "max_tokens")
 		u.encodeCommon(w)
 		u.MaxTokens.encodeFields(w)
-		w.extra(u.MaxTokens.extraMembers())
+		w.Extra(u.MaxTokens.extraMembers())
 		return
 	case u.MaxTurnRequests != nil:
-		w.str("stopReason", "max_turn_requests")
+		w.Str("stopReason", "max_turn_requests")
 		u.encodeCommon(w)
 		u.MaxTurnRequests.encodeFields(w)
-		w.extra(u.MaxTurnRequests.extraMembers())
+		w.Extra(u.MaxTurnRequests.extraMembers())
 		return
 	case u.Refusal != nil:
-		w.str("stopReason", "refusal")
+		w.Str("stopReason", "refusal")
 		u.encodeCommon(w)
 		u.Refusal.encodeFields(w)
-		w.extra(u.Refusal.extraMembers())
+		w.Extra(u.Refusal.extraMembers())
 		return
 	case u.Cancelled != nil:
-		w.str("stopReason", "cancelled")
+		w.Str("stopReason", "cancelled")
 		u.encodeCommon(w)
 		u.Cancelled.encodeFields(w)
-		w.extra(u.Cancelled.extraMembers())
+		w.Extra(u.Cancelled.extraMembers())
 		return
 	case u.Error != nil:
-		w.str("stopReason", "error")
+		w.Str("stopReason", "error")
 		u.encodeCommon(w)
 		u.Error.encodeFields(w)
-		w.extra(u.Error.extraMembers())
+		w.Extra(u.Error.extraMembers())
 		return
 	case u.None != nil:
 		u.encodeCommon(w)
 		u.None.encodeFields(w)
-		w.extra(u.None.extraMembers())
+		w.Extra(u.None.extraMembers())
 		return
 	}
-	var m codecMembers
+	var m codec.Members
 	if err := json.Unmarshal(u.Unknown, &m); err != nil || m == nil {
-		w.fail(errors.New("acp: IdleStateUpdate: Unknown is not a JSON object"))
+		w.Fail(errors.New("acp: IdleStateUpdate: Unknown is not a JSON object"))
 		return
 	}
-	w.extra(m)
+	w.Extra(m)
 }
 
 // extraMembers is nil: each variant keeps its own (see encodeFields).
@@ -6924,23 +7293,23 @@ func (u *IdleStateUpdate) extraMembers() map[string]json.RawMessage { return nil
 // know to the variant's Extra, or to Unknown.
 func (u *IdleStateUpdate) setExtra(map[string]json.RawMessage) {}
 
-func (x *IdleStateUpdate) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "usage", &x.Usage, codecNullable|codecLenient),
-		codecOptList(m, "background", &x.Background, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *IdleStateUpdate) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "usage", &x.Usage, codec.Nullable|codec.Lenient),
+		codec.OptList(m, "background", &x.Background, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *IdleStateUpdate) encodeCommon(w *codecWriter) {
+func (x *IdleStateUpdate) encodeCommon(w *codec.Writer) {
 	if !x.Usage.IsZero() {
-		w.value("usage", x.Usage)
+		w.Obj("usage", &x.Usage)
 	}
 	if !x.Background.IsZero() {
-		w.value("background", x.Background)
+		w.Obj("background", &x.Background)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -6953,27 +7322,28 @@ type IdleStateUpdateEndTurn struct {
 
 func (x *IdleStateUpdateEndTurn) UnmarshalJSON(data []byte) error {
 	*x = IdleStateUpdateEndTurn{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IdleStateUpdateEndTurn) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IdleStateUpdateEndTurn) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IdleStateUpdateEndTurn) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IdleStateUpdateEndTurn) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IdleStateUpdateEndTurn) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateEndTurn) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IdleStateUpdateEndTurn) decodeFields(m codecMembers) error {
+func (x *IdleStateUpdateEndTurn) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *IdleStateUpdateEndTurn) encodeFields(w *codecWriter) {
+func (x *IdleStateUpdateEndTurn) encodeFields(w *codec.Writer) {
 }
 
 // IdleStateUpdateMaxTokens: IdleStateUpdateMaxTokens is the payload of a IdleStateUpdate whose stopReason is "max_tokens".
@@ -6985,27 +7355,28 @@ type IdleStateUpdateMaxTokens struct {
 
 func (x *IdleStateUpdateMaxTokens) UnmarshalJSON(data []byte) error {
 	*x = IdleStateUpdateMaxTokens{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IdleStateUpdateMaxTokens) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IdleStateUpdateMaxTokens) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IdleStateUpdateMaxTokens) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IdleStateUpdateMaxTokens) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IdleStateUpdateMaxTokens) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateMaxTokens) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IdleStateUpdateMaxTokens) decodeFields(m codecMembers) error {
+func (x *IdleStateUpdateMaxTokens) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *IdleStateUpdateMaxTokens) encodeFields(w *codecWriter) {
+func (x *IdleStateUpdateMaxTokens) encodeFields(w *codec.Writer) {
 }
 
 // IdleStateUpdateMaxTurnRequests: IdleStateUpdateMaxTurnRequests is the payload of a IdleStateUpdate whose stopReason is "max_turn_requests".
@@ -7017,27 +7388,28 @@ type IdleStateUpdateMaxTurnRequests struct {
 
 func (x *IdleStateUpdateMaxTurnRequests) UnmarshalJSON(data []byte) error {
 	*x = IdleStateUpdateMaxTurnRequests{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IdleStateUpdateMaxTurnRequests) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IdleStateUpdateMaxTurnRequests) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IdleStateUpdateMaxTurnRequests) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IdleStateUpdateMaxTurnRequests) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IdleStateUpdateMaxTurnRequests) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateMaxTurnRequests) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IdleStateUpdateMaxTurnRequests) decodeFields(m codecMembers) error {
+func (x *IdleStateUpdateMaxTurnRequests) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *IdleStateUpdateMaxTurnRequests) encodeFields(w *codecWriter) {
+func (x *IdleStateUpdateMaxTurnRequests) encodeFields(w *codec.Writer) {
 }
 
 // IdleStateUpdateRefusal: IdleStateUpdateRefusal is the payload of a IdleStateUpdate whose stopReason is "refusal".
@@ -7049,27 +7421,28 @@ type IdleStateUpdateRefusal struct {
 
 func (x *IdleStateUpdateRefusal) UnmarshalJSON(data []byte) error {
 	*x = IdleStateUpdateRefusal{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IdleStateUpdateRefusal) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IdleStateUpdateRefusal) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IdleStateUpdateRefusal) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IdleStateUpdateRefusal) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IdleStateUpdateRefusal) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateRefusal) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IdleStateUpdateRefusal) decodeFields(m codecMembers) error {
+func (x *IdleStateUpdateRefusal) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *IdleStateUpdateRefusal) encodeFields(w *codecWriter) {
+func (x *IdleStateUpdateRefusal) encodeFields(w *codec.Writer) {
 }
 
 // IdleStateUpdateCancelled: IdleStateUpdateCancelled is the payload of a IdleStateUpdate whose stopReason is "cancelled".
@@ -7081,27 +7454,28 @@ type IdleStateUpdateCancelled struct {
 
 func (x *IdleStateUpdateCancelled) UnmarshalJSON(data []byte) error {
 	*x = IdleStateUpdateCancelled{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IdleStateUpdateCancelled) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IdleStateUpdateCancelled) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IdleStateUpdateCancelled) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IdleStateUpdateCancelled) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IdleStateUpdateCancelled) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateCancelled) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IdleStateUpdateCancelled) decodeFields(m codecMembers) error {
+func (x *IdleStateUpdateCancelled) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *IdleStateUpdateCancelled) encodeFields(w *codecWriter) {
+func (x *IdleStateUpdateCancelled) encodeFields(w *codec.Writer) {
 }
 
 // IdleStateUpdateNone: IdleStateUpdateNone is the none form of a IdleStateUpdate.
@@ -7113,27 +7487,28 @@ type IdleStateUpdateNone struct {
 
 func (x *IdleStateUpdateNone) UnmarshalJSON(data []byte) error {
 	*x = IdleStateUpdateNone{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x IdleStateUpdateNone) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x IdleStateUpdateNone) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *IdleStateUpdateNone) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *IdleStateUpdateNone) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *IdleStateUpdateNone) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *IdleStateUpdateNone) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *IdleStateUpdateNone) decodeFields(m codecMembers) error {
+func (x *IdleStateUpdateNone) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *IdleStateUpdateNone) encodeFields(w *codecWriter) {
+func (x *IdleStateUpdateNone) encodeFields(w *codec.Writer) {
 }
 
 // RequiresActionStateUpdate: The foreground workflow as a whole is blocked on user action.
@@ -7161,35 +7536,36 @@ type RequiresActionStateUpdate struct {
 
 func (x *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 	*x = RequiresActionStateUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x RequiresActionStateUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *RequiresActionStateUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *RequiresActionStateUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *RequiresActionStateUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequiresActionStateUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *RequiresActionStateUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecOptList(m, "background", &x.Background, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *RequiresActionStateUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.OptList(m, "background", &x.Background, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *RequiresActionStateUpdate) encodeFields(w *codecWriter) {
+func (x *RequiresActionStateUpdate) encodeFields(w *codec.Writer) {
 	if !x.Background.IsZero() {
-		w.value("background", x.Background)
+		w.Obj("background", &x.Background)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7231,40 +7607,41 @@ func (u StateUpdate) Tag() string {
 	case u.RequiresAction != nil:
 		return "requires_action"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "state")
+		return codec.RawTag(u.Unknown, "state")
 	}
 	return ""
 }
 
-func (u StateUpdate) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u StateUpdate) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *StateUpdate) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("StateUpdate", u.Running != nil, u.Idle != nil, u.RequiresAction != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *StateUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("StateUpdate", u.Running != nil, u.Idle != nil, u.RequiresAction != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Running != nil:
-		w.str("state", "running")
+		w.Str("state", "running")
 		u.Running.encodeFields(&w)
-		w.extra(u.Running.extraMembers())
-		return w.bytes()
+		w.Extra(u.Running.extraMembers())
+		return w.Bytes()
 	case u.Idle != nil:
-		w.str("state", "idle")
+		w.Str("state", "idle")
 		u.Idle.encodeFields(&w)
-		w.extra(u.Idle.extraMembers())
-		return w.bytes()
+		w.Extra(u.Idle.extraMembers())
+		return w.Bytes()
 	case u.RequiresAction != nil:
-		w.str("state", "requires_action")
+		w.Str("state", "requires_action")
 		u.RequiresAction.encodeFields(&w)
-		w.extra(u.RequiresAction.extraMembers())
-		return w.bytes()
+		w.Extra(u.RequiresAction.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "StateUpdate", u.Unknown)
+	return codec.AppendUnknown(dst, "StateUpdate", u.Unknown)
 }
 
 func (u *StateUpdate) UnmarshalJSON(data []byte) error {
-	m, err := codecUnionObject(data, "StateUpdate")
+	m, err := codec.UnionObject(data, "StateUpdate")
 	if err != nil {
 		*u = StateUpdate{}
 		return err
@@ -7280,58 +7657,73 @@ func (u *StateUpdate) UnmarshalJSON(data []byte) error {
 
 // decodeFields decodes the union from an object's members. A variant it
 // does not know becomes Unknown: the members, in key order.
-func (u *StateUpdate) decodeFields(m codecMembers) error {
+func (u *StateUpdate) decodeFields(m codec.Members) error {
 	*u = StateUpdate{}
-	tag, hasTag, err := codecTag(m, "state")
+	tag, hasTag, err := codec.Tag(m, "state")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "running":
-		return codecVariant(m, "state", nil, &u.Running)
+		v := new(RunningStateUpdate)
+		if err := codec.Variant(m, "state", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Running = v
+		return nil
 	case hasTag && tag == "idle":
-		return codecVariant(m, "state", nil, &u.Idle)
+		v := new(IdleStateUpdate)
+		if err := codec.Variant(m, "state", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Idle = v
+		return nil
 	case hasTag && tag == "requires_action":
-		return codecVariant(m, "state", nil, &u.RequiresAction)
+		v := new(RequiresActionStateUpdate)
+		if err := codec.Variant(m, "state", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.RequiresAction = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "state", Err: codecErrMissing}
+		return &DecodeError{Path: "state", Err: codec.ErrMissing}
 	}
-	var w codecWriter
-	w.extra(m)
-	unknown, err := w.bytes()
+	w := codec.NewWriter(nil)
+	w.Extra(m)
+	unknown, err := w.Bytes()
 	u.Unknown = unknown
 	return err
 }
 
-func (u *StateUpdate) encodeFields(w *codecWriter) {
-	if err := codecOne("StateUpdate", u.Running != nil, u.Idle != nil, u.RequiresAction != nil, u.Unknown != nil); err != nil {
-		w.fail(err)
+func (u *StateUpdate) encodeFields(w *codec.Writer) {
+	if err := codec.One("StateUpdate", u.Running != nil, u.Idle != nil, u.RequiresAction != nil, u.Unknown != nil); err != nil {
+		w.Fail(err)
 		return
 	}
 	switch {
 	case u.Running != nil:
-		w.str("state", "running")
+		w.Str("state", "running")
 		u.Running.encodeFields(w)
-		w.extra(u.Running.extraMembers())
+		w.Extra(u.Running.extraMembers())
 		return
 	case u.Idle != nil:
-		w.str("state", "idle")
+		w.Str("state", "idle")
 		u.Idle.encodeFields(w)
-		w.extra(u.Idle.extraMembers())
+		w.Extra(u.Idle.extraMembers())
 		return
 	case u.RequiresAction != nil:
-		w.str("state", "requires_action")
+		w.Str("state", "requires_action")
 		u.RequiresAction.encodeFields(w)
-		w.extra(u.RequiresAction.extraMembers())
+		w.Extra(u.RequiresAction.extraMembers())
 		return
 	}
-	var m codecMembers
+	var m codec.Members
 	if err := json.Unmarshal(u.Unknown, &m); err != nil || m == nil {
-		w.fail(errors.New("acp: StateUpdate: Unknown is not a JSON object"))
+		w.Fail(errors.New("acp: StateUpdate: Unknown is not a JSON object"))
 		return
 	}
-	w.extra(m)
+	w.Extra(m)
 }
 
 // extraMembers is nil: each variant keeps its own (see encodeFields).
@@ -7361,35 +7753,36 @@ type ToolCallContentChunk struct {
 
 func (x *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 	*x = ToolCallContentChunk{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ToolCallContentChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ToolCallContentChunk) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ToolCallContentChunk) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ToolCallContentChunk) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ToolCallContentChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ToolCallContentChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ToolCallContentChunk) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "toolCallId", &x.ToolCallID, codecRequired),
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ToolCallContentChunk) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Required),
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ToolCallContentChunk) encodeFields(w *codecWriter) {
-	w.str("toolCallId", string(x.ToolCallID))
-	w.obj("content", &x.Content)
+func (x *ToolCallContentChunk) encodeFields(w *codec.Writer) {
+	w.Str("toolCallId", string(x.ToolCallID))
+	w.Obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7406,33 +7799,34 @@ type TerminalOutput struct {
 
 func (x *TerminalOutput) UnmarshalJSON(data []byte) error {
 	*x = TerminalOutput{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalOutput) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalOutput) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalOutput) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalOutput) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalOutput) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutput) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalOutput) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "data", &x.Data, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalOutput) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "data", &x.Data, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalOutput) encodeFields(w *codecWriter) {
-	w.str("data", string(x.Data))
+func (x *TerminalOutput) encodeFields(w *codec.Writer) {
+	w.Str("data", string(x.Data))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7459,39 +7853,40 @@ type TerminalExitStatus struct {
 
 func (x *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	*x = TerminalExitStatus{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalExitStatus) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalExitStatus) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalExitStatus) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalExitStatus) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalExitStatus) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "exitCode", &x.ExitCode, codecNullable|codecLenient),
-		codecField(m, "signal", &x.Signal, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalExitStatus) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "exitCode", &x.ExitCode, codec.Nullable|codec.Lenient),
+		codec.Field(m, "signal", &x.Signal, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalExitStatus) encodeFields(w *codecWriter) {
+func (x *TerminalExitStatus) encodeFields(w *codec.Writer) {
 	if !x.ExitCode.IsZero() {
-		w.value("exitCode", x.ExitCode)
+		w.Obj("exitCode", &x.ExitCode)
 	}
 	if !x.Signal.IsZero() {
-		w.value("signal", x.Signal)
+		w.Obj("signal", &x.Signal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7510,35 +7905,36 @@ type TerminalSize struct {
 
 func (x *TerminalSize) UnmarshalJSON(data []byte) error {
 	*x = TerminalSize{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalSize) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalSize) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalSize) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalSize) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalSize) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalSize) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalSize) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "cols", &x.Cols, codecRequired),
-		codecField(m, "rows", &x.Rows, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalSize) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "cols", &x.Cols, codec.Required),
+		codec.Field(m, "rows", &x.Rows, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalSize) encodeFields(w *codecWriter) {
-	w.uint("cols", uint64(x.Cols))
-	w.uint("rows", uint64(x.Rows))
+func (x *TerminalSize) encodeFields(w *codec.Writer) {
+	w.Uint("cols", uint64(x.Cols))
+	w.Uint("rows", uint64(x.Rows))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7561,35 +7957,36 @@ type TerminalCapabilities struct {
 
 func (x *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 	*x = TerminalCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "cancel", &x.Cancel, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "cancel", &x.Cancel, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalCapabilities) encodeFields(w *codecWriter) {
+func (x *TerminalCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Cancel.IsZero() {
-		w.value("cancel", x.Cancel)
+		w.Obj("cancel", &x.Cancel)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7606,31 +8003,32 @@ type TerminalCancelCapabilities struct {
 
 func (x *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
 	*x = TerminalCancelCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalCancelCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalCancelCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalCancelCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalCancelCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalCancelCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalCancelCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalCancelCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalCancelCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalCancelCapabilities) encodeFields(w *codecWriter) {
+func (x *TerminalCancelCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7671,57 +8069,58 @@ type TerminalUpdate struct {
 
 func (x *TerminalUpdate) UnmarshalJSON(data []byte) error {
 	*x = TerminalUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "command", &x.Command, codecNullable|codecLenient),
-		codecField(m, "cwd", &x.Cwd, codecNullable|codecLenient),
-		codecField(m, "output", &x.Output, codecNullable|codecLenient),
-		codecField(m, "exitStatus", &x.ExitStatus, codecNullable|codecLenient),
-		codecField(m, "size", &x.Size, codecNullable|codecLenient),
-		codecField(m, "capabilities", &x.Capabilities, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "command", &x.Command, codec.Nullable|codec.Lenient),
+		codec.Field(m, "cwd", &x.Cwd, codec.Nullable|codec.Lenient),
+		codec.Field(m, "output", &x.Output, codec.Nullable|codec.Lenient),
+		codec.Field(m, "exitStatus", &x.ExitStatus, codec.Nullable|codec.Lenient),
+		codec.Field(m, "size", &x.Size, codec.Nullable|codec.Lenient),
+		codec.Field(m, "capabilities", &x.Capabilities, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalUpdate) encodeFields(w *codecWriter) {
-	w.str("terminalId", string(x.TerminalID))
+func (x *TerminalUpdate) encodeFields(w *codec.Writer) {
+	w.Str("terminalId", string(x.TerminalID))
 	if !x.Command.IsZero() {
-		w.value("command", x.Command)
+		w.Obj("command", &x.Command)
 	}
 	if !x.Cwd.IsZero() {
-		w.value("cwd", x.Cwd)
+		w.Obj("cwd", &x.Cwd)
 	}
 	if !x.Output.IsZero() {
-		w.value("output", x.Output)
+		w.Obj("output", &x.Output)
 	}
 	if !x.ExitStatus.IsZero() {
-		w.value("exitStatus", x.ExitStatus)
+		w.Obj("exitStatus", &x.ExitStatus)
 	}
 	if !x.Size.IsZero() {
-		w.value("size", x.Size)
+		w.Obj("size", &x.Size)
 	}
 	if !x.Capabilities.IsZero() {
-		w.value("capabilities", x.Capabilities)
+		w.Obj("capabilities", &x.Capabilities)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7740,35 +8139,36 @@ type TerminalOutputChunk struct {
 
 func (x *TerminalOutputChunk) UnmarshalJSON(data []byte) error {
 	*x = TerminalOutputChunk{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalOutputChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalOutputChunk) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalOutputChunk) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalOutputChunk) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalOutputChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalOutputChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalOutputChunk) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "data", &x.Data, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalOutputChunk) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "data", &x.Data, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalOutputChunk) encodeFields(w *codecWriter) {
-	w.str("terminalId", string(x.TerminalID))
-	w.str("data", string(x.Data))
+func (x *TerminalOutputChunk) encodeFields(w *codec.Writer) {
+	w.Str("terminalId", string(x.TerminalID))
+	w.Str("data", string(x.Data))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7790,44 +8190,50 @@ func (u PlanUpdateContent) Tag() string {
 	case u.Items != nil:
 		return "items"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u PlanUpdateContent) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u PlanUpdateContent) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *PlanUpdateContent) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("PlanUpdateContent", u.Items != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *PlanUpdateContent) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("PlanUpdateContent", u.Items != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Items != nil:
-		w.str("type", "items")
+		w.Str("type", "items")
 		u.Items.encodeFields(&w)
-		w.extra(u.Items.extraMembers())
-		return w.bytes()
+		w.Extra(u.Items.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "PlanUpdateContent", u.Unknown)
+	return codec.AppendUnknown(dst, "PlanUpdateContent", u.Unknown)
 }
 
 func (u *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	*u = PlanUpdateContent{}
-	m, err := codecUnionObject(data, "PlanUpdateContent")
+	m, err := codec.UnionObject(data, "PlanUpdateContent")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "items":
-		return codecVariant(m, "type", nil, &u.Items)
+		v := new(PlanItems)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Items = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -7857,37 +8263,38 @@ type PlanEntry struct {
 
 func (x *PlanEntry) UnmarshalJSON(data []byte) error {
 	*x = PlanEntry{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PlanEntry) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PlanEntry) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PlanEntry) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PlanEntry) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanEntry) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PlanEntry) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "priority", &x.Priority, codecRequired),
-		codecField(m, "status", &x.Status, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PlanEntry) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "priority", &x.Priority, codec.Required),
+		codec.Field(m, "status", &x.Status, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PlanEntry) encodeFields(w *codecWriter) {
-	w.str("content", string(x.Content))
-	w.str("priority", string(x.Priority))
-	w.str("status", string(x.Status))
+func (x *PlanEntry) encodeFields(w *codec.Writer) {
+	w.Str("content", string(x.Content))
+	w.Str("priority", string(x.Priority))
+	w.Str("status", string(x.Status))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7944,39 +8351,40 @@ type PlanItems struct {
 
 func (x *PlanItems) UnmarshalJSON(data []byte) error {
 	*x = PlanItems{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PlanItems) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PlanItems) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PlanItems) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PlanItems) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PlanItems) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanItems) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PlanItems) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "planId", &x.PlanID, codecRequired),
-		codecList(m, "entries", &x.Entries, codecRequired|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PlanItems) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "planId", &x.PlanID, codec.Required),
+		codec.List(m, "entries", &x.Entries, codec.Required|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PlanItems) encodeFields(w *codecWriter) {
-	w.str("planId", string(x.PlanID))
+func (x *PlanItems) encodeFields(w *codec.Writer) {
+	w.Str("planId", string(x.PlanID))
 	if x.Entries == nil {
-		w.raw("entries", json.RawMessage("[]"))
+		w.Raw("entries", json.RawMessage("[]"))
 	} else {
-		w.value("entries", &x.Entries)
+		w.Value("entries", &x.Entries)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -7993,33 +8401,34 @@ type PlanUpdate struct {
 
 func (x *PlanUpdate) UnmarshalJSON(data []byte) error {
 	*x = PlanUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PlanUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PlanUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PlanUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PlanUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PlanUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PlanUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PlanUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "plan", &x.Plan, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PlanUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "plan", &x.Plan, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PlanUpdate) encodeFields(w *codecWriter) {
-	w.obj("plan", &x.Plan)
+func (x *PlanUpdate) encodeFields(w *codec.Writer) {
+	w.Obj("plan", &x.Plan)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8036,37 +8445,38 @@ type AvailableCommandsUpdate struct {
 
 func (x *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	*x = AvailableCommandsUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *AvailableCommandsUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *AvailableCommandsUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *AvailableCommandsUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *AvailableCommandsUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *AvailableCommandsUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "availableCommands", &x.AvailableCommands, codecRequired|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *AvailableCommandsUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "availableCommands", &x.AvailableCommands, codec.Required|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *AvailableCommandsUpdate) encodeFields(w *codecWriter) {
+func (x *AvailableCommandsUpdate) encodeFields(w *codec.Writer) {
 	if x.AvailableCommands == nil {
-		w.raw("availableCommands", json.RawMessage("[]"))
+		w.Raw("availableCommands", json.RawMessage("[]"))
 	} else {
-		w.value("availableCommands", &x.AvailableCommands)
+		w.Value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8083,37 +8493,38 @@ type ConfigOptionUpdate struct {
 
 func (x *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	*x = ConfigOptionUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ConfigOptionUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ConfigOptionUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ConfigOptionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ConfigOptionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ConfigOptionUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecList(m, "configOptions", &x.ConfigOptions, codecRequired|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ConfigOptionUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.List(m, "configOptions", &x.ConfigOptions, codec.Required|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ConfigOptionUpdate) encodeFields(w *codecWriter) {
+func (x *ConfigOptionUpdate) encodeFields(w *codec.Writer) {
 	if x.ConfigOptions == nil {
-		w.raw("configOptions", json.RawMessage("[]"))
+		w.Raw("configOptions", json.RawMessage("[]"))
 	} else {
-		w.value("configOptions", &x.ConfigOptions)
+		w.Value("configOptions", &x.ConfigOptions)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8139,39 +8550,40 @@ type SessionInfoUpdate struct {
 
 func (x *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	*x = SessionInfoUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionInfoUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionInfoUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionInfoUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionInfoUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionInfoUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "title", &x.Title, codecNullable|codecLenient),
-		codecField(m, "updatedAt", &x.UpdatedAt, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionInfoUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "title", &x.Title, codec.Nullable|codec.Lenient),
+		codec.Field(m, "updatedAt", &x.UpdatedAt, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionInfoUpdate) encodeFields(w *codecWriter) {
+func (x *SessionInfoUpdate) encodeFields(w *codec.Writer) {
 	if !x.Title.IsZero() {
-		w.value("title", x.Title)
+		w.Obj("title", &x.Title)
 	}
 	if !x.UpdatedAt.IsZero() {
-		w.value("updatedAt", x.UpdatedAt)
+		w.Obj("updatedAt", &x.UpdatedAt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8191,35 +8603,36 @@ type Cost struct {
 
 func (x *Cost) UnmarshalJSON(data []byte) error {
 	*x = Cost{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Cost) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Cost) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Cost) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Cost) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Cost) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Cost) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Cost) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "amount", &x.Amount, codecRequired),
-		codecField(m, "currency", &x.Currency, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Cost) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "amount", &x.Amount, codec.Required),
+		codec.Field(m, "currency", &x.Currency, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Cost) encodeFields(w *codecWriter) {
-	w.value("amount", x.Amount)
-	w.str("currency", string(x.Currency))
+func (x *Cost) encodeFields(w *codec.Writer) {
+	w.Value("amount", x.Amount)
+	w.Str("currency", string(x.Currency))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8242,39 +8655,40 @@ type UsageUpdate struct {
 
 func (x *UsageUpdate) UnmarshalJSON(data []byte) error {
 	*x = UsageUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x UsageUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *UsageUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *UsageUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *UsageUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *UsageUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *UsageUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "used", &x.Used, codecRequired),
-		codecField(m, "size", &x.Size, codecRequired),
-		codecField(m, "cost", &x.Cost, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *UsageUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "used", &x.Used, codec.Required),
+		codec.Field(m, "size", &x.Size, codec.Required),
+		codec.Field(m, "cost", &x.Cost, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *UsageUpdate) encodeFields(w *codecWriter) {
-	w.uint("used", uint64(x.Used))
-	w.uint("size", uint64(x.Size))
+func (x *UsageUpdate) encodeFields(w *codec.Writer) {
+	w.Uint("used", uint64(x.Used))
+	w.Uint("size", uint64(x.Size))
 	if !x.Cost.IsZero() {
-		w.value("cost", x.Cost)
+		w.Obj("cost", &x.Cost)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8315,39 +8729,40 @@ type Notice struct {
 
 func (x *Notice) UnmarshalJSON(data []byte) error {
 	*x = Notice{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Notice) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Notice) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Notice) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Notice) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Notice) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Notice) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Notice) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "severity", &x.Severity, codecRequired),
-		codecField(m, "title", &x.Title, codecRequired),
-		codecField(m, "description", &x.Description, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Notice) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "severity", &x.Severity, codec.Required),
+		codec.Field(m, "title", &x.Title, codec.Required),
+		codec.Field(m, "description", &x.Description, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Notice) encodeFields(w *codecWriter) {
-	w.str("severity", string(x.Severity))
-	w.str("title", string(x.Title))
+func (x *Notice) encodeFields(w *codec.Writer) {
+	w.Str("severity", string(x.Severity))
+	w.Str("title", string(x.Title))
 	if !x.Description.IsZero() {
-		w.value("description", x.Description)
+		w.Obj("description", &x.Description)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8395,43 +8810,44 @@ type CompactionUpdate struct {
 
 func (x *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	*x = CompactionUpdate{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CompactionUpdate) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CompactionUpdate) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CompactionUpdate) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionUpdate) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CompactionUpdate) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "compactionId", &x.CompactionID, codecRequired),
-		codecField(m, "status", &x.Status, codecRequired),
-		codecOptList(m, "summary", &x.Summary, codecNullable|codecLenient|codecSkipInvalid),
-		codecField(m, "error", &x.Error, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CompactionUpdate) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "compactionId", &x.CompactionID, codec.Required),
+		codec.Field(m, "status", &x.Status, codec.Required),
+		codec.OptList(m, "summary", &x.Summary, codec.Nullable|codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "error", &x.Error, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CompactionUpdate) encodeFields(w *codecWriter) {
-	w.str("compactionId", string(x.CompactionID))
-	w.str("status", string(x.Status))
+func (x *CompactionUpdate) encodeFields(w *codec.Writer) {
+	w.Str("compactionId", string(x.CompactionID))
+	w.Str("status", string(x.Status))
 	if !x.Summary.IsZero() {
-		w.value("summary", x.Summary)
+		w.Obj("summary", &x.Summary)
 	}
 	if !x.Error.IsZero() {
-		w.value("error", x.Error)
+		w.Obj("error", &x.Error)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8451,35 +8867,36 @@ type CompactionSummaryChunk struct {
 
 func (x *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	*x = CompactionSummaryChunk{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CompactionSummaryChunk) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CompactionSummaryChunk) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CompactionSummaryChunk) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompactionSummaryChunk) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CompactionSummaryChunk) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "compactionId", &x.CompactionID, codecRequired),
-		codecField(m, "content", &x.Content, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CompactionSummaryChunk) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "compactionId", &x.CompactionID, codec.Required),
+		codec.Field(m, "content", &x.Content, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CompactionSummaryChunk) encodeFields(w *codecWriter) {
-	w.str("compactionId", string(x.CompactionID))
-	w.obj("content", &x.Content)
+func (x *CompactionSummaryChunk) encodeFields(w *codec.Writer) {
+	w.Str("compactionId", string(x.CompactionID))
+	w.Obj("content", &x.Content)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8500,33 +8917,34 @@ type CompleteElicitationNotification struct {
 
 func (x *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	*x = CompleteElicitationNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CompleteElicitationNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CompleteElicitationNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CompleteElicitationNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CompleteElicitationNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CompleteElicitationNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "elicitationId", &x.ElicitationID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CompleteElicitationNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "elicitationId", &x.ElicitationID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CompleteElicitationNotification) encodeFields(w *codecWriter) {
-	w.str("elicitationId", string(x.ElicitationID))
+func (x *CompleteElicitationNotification) encodeFields(w *codec.Writer) {
+	w.Str("elicitationId", string(x.ElicitationID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8551,39 +8969,40 @@ type InitializeRequest struct {
 
 func (x *InitializeRequest) UnmarshalJSON(data []byte) error {
 	*x = InitializeRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x InitializeRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x InitializeRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *InitializeRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *InitializeRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *InitializeRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *InitializeRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *InitializeRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "protocolVersion", &x.ProtocolVersion, codecRequired),
-		codecField(m, "info", &x.Info, codecRequired),
-		codecField(m, "capabilities", &x.Capabilities, codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *InitializeRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "protocolVersion", &x.ProtocolVersion, codec.Required),
+		codec.Field(m, "info", &x.Info, codec.Required),
+		codec.Field(m, "capabilities", &x.Capabilities, codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *InitializeRequest) encodeFields(w *codecWriter) {
-	w.uint("protocolVersion", uint64(x.ProtocolVersion))
-	w.obj("info", &x.Info)
-	if !codecIsZero(&x.Capabilities) {
-		w.obj("capabilities", &x.Capabilities)
+func (x *InitializeRequest) encodeFields(w *codec.Writer) {
+	w.Uint("protocolVersion", uint64(x.ProtocolVersion))
+	w.Obj("info", &x.Info)
+	if !codec.IsZero(&x.Capabilities) {
+		w.Obj("capabilities", &x.Capabilities)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8614,39 +9033,40 @@ type ClientCapabilities struct {
 
 func (x *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ClientCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ClientCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ClientCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ClientCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ClientCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "auth", &x.Auth, codecNullable|codecLenient),
-		codecField(m, "elicitation", &x.Elicitation, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ClientCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "auth", &x.Auth, codec.Nullable|codec.Lenient),
+		codec.Field(m, "elicitation", &x.Elicitation, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ClientCapabilities) encodeFields(w *codecWriter) {
+func (x *ClientCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Auth.IsZero() {
-		w.value("auth", x.Auth)
+		w.Obj("auth", &x.Auth)
 	}
 	if !x.Elicitation.IsZero() {
-		w.value("elicitation", x.Elicitation)
+		w.Obj("elicitation", &x.Elicitation)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8672,35 +9092,36 @@ type ClientAuthCapabilities struct {
 
 func (x *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ClientAuthCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ClientAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ClientAuthCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ClientAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ClientAuthCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ClientAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ClientAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ClientAuthCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "terminal", &x.Terminal, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ClientAuthCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "terminal", &x.Terminal, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ClientAuthCapabilities) encodeFields(w *codecWriter) {
+func (x *ClientAuthCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Terminal.IsZero() {
-		w.value("terminal", x.Terminal)
+		w.Obj("terminal", &x.Terminal)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8719,31 +9140,32 @@ type TerminalAuthCapabilities struct {
 
 func (x *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 	*x = TerminalAuthCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x TerminalAuthCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x TerminalAuthCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *TerminalAuthCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *TerminalAuthCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *TerminalAuthCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *TerminalAuthCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *TerminalAuthCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *TerminalAuthCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *TerminalAuthCapabilities) encodeFields(w *codecWriter) {
+func (x *TerminalAuthCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8768,39 +9190,40 @@ type ElicitationCapabilities struct {
 
 func (x *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ElicitationCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "form", &x.Form, codecNullable|codecLenient),
-		codecField(m, "url", &x.URL, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "form", &x.Form, codec.Nullable|codec.Lenient),
+		codec.Field(m, "url", &x.URL, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationCapabilities) encodeFields(w *codecWriter) {
+func (x *ElicitationCapabilities) encodeFields(w *codec.Writer) {
 	if !x.Form.IsZero() {
-		w.value("form", x.Form)
+		w.Obj("form", &x.Form)
 	}
 	if !x.URL.IsZero() {
-		w.value("url", x.URL)
+		w.Obj("url", &x.URL)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8817,31 +9240,32 @@ type ElicitationFormCapabilities struct {
 
 func (x *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ElicitationFormCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationFormCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationFormCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationFormCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationFormCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationFormCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationFormCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationFormCapabilities) encodeFields(w *codecWriter) {
+func (x *ElicitationFormCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8858,31 +9282,32 @@ type ElicitationURLCapabilities struct {
 
 func (x *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	*x = ElicitationURLCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationURLCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationURLCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationURLCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationURLCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationURLCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ElicitationURLCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ElicitationURLCapabilities) encodeFields(w *codecWriter) {
+func (x *ElicitationURLCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8908,33 +9333,34 @@ type LoginAuthRequest struct {
 
 func (x *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 	*x = LoginAuthRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LoginAuthRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LoginAuthRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LoginAuthRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LoginAuthRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LoginAuthRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LoginAuthRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LoginAuthRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "methodId", &x.MethodID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LoginAuthRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "methodId", &x.MethodID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LoginAuthRequest) encodeFields(w *codecWriter) {
-	w.str("methodId", string(x.MethodID))
+func (x *LoginAuthRequest) encodeFields(w *codec.Writer) {
+	w.Str("methodId", string(x.MethodID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -8957,31 +9383,32 @@ type LogoutAuthRequest struct {
 
 func (x *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 	*x = LogoutAuthRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x LogoutAuthRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x LogoutAuthRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *LogoutAuthRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *LogoutAuthRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *LogoutAuthRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *LogoutAuthRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *LogoutAuthRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *LogoutAuthRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *LogoutAuthRequest) encodeFields(w *codecWriter) {
+func (x *LogoutAuthRequest) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9008,41 +9435,42 @@ type NewSessionRequest struct {
 
 func (x *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = NewSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *NewSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *NewSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *NewSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *NewSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *NewSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecList(m, "mcpServers", &x.MCPServers, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *NewSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.List(m, "mcpServers", &x.MCPServers, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *NewSessionRequest) encodeFields(w *codecWriter) {
-	w.str("cwd", string(x.Cwd))
+func (x *NewSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", &x.MCPServers)
+		w.Value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9076,51 +9504,62 @@ func (u MCPServer) Tag() string {
 	case u.Stdio != nil:
 		return "stdio"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u MCPServer) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u MCPServer) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *MCPServer) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("MCPServer", u.HTTP != nil, u.Stdio != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *MCPServer) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("MCPServer", u.HTTP != nil, u.Stdio != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.HTTP != nil:
-		w.str("type", "http")
+		w.Str("type", "http")
 		u.HTTP.encodeFields(&w)
-		w.extra(u.HTTP.extraMembers())
-		return w.bytes()
+		w.Extra(u.HTTP.extraMembers())
+		return w.Bytes()
 	case u.Stdio != nil:
-		w.str("type", "stdio")
+		w.Str("type", "stdio")
 		u.Stdio.encodeFields(&w)
-		w.extra(u.Stdio.extraMembers())
-		return w.bytes()
+		w.Extra(u.Stdio.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "MCPServer", u.Unknown)
+	return codec.AppendUnknown(dst, "MCPServer", u.Unknown)
 }
 
 func (u *MCPServer) UnmarshalJSON(data []byte) error {
 	*u = MCPServer{}
-	m, err := codecUnionObject(data, "MCPServer")
+	m, err := codec.UnionObject(data, "MCPServer")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "http":
-		return codecVariant(m, "type", nil, &u.HTTP)
+		v := new(MCPServerHTTP)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.HTTP = v
+		return nil
 	case hasTag && tag == "stdio":
-		return codecVariant(m, "type", nil, &u.Stdio)
+		v := new(MCPServerStdio)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Stdio = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -9141,35 +9580,36 @@ type HTTPHeader struct {
 
 func (x *HTTPHeader) UnmarshalJSON(data []byte) error {
 	*x = HTTPHeader{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x HTTPHeader) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *HTTPHeader) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *HTTPHeader) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *HTTPHeader) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *HTTPHeader) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *HTTPHeader) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "value", &x.Value, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *HTTPHeader) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "value", &x.Value, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *HTTPHeader) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("value", string(x.Value))
+func (x *HTTPHeader) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("value", string(x.Value))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9191,39 +9631,40 @@ type MCPServerHTTP struct {
 
 func (x *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	*x = MCPServerHTTP{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPServerHTTP) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPServerHTTP) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPServerHTTP) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerHTTP) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPServerHTTP) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "url", &x.URL, codecRequired),
-		codecList(m, "headers", &x.Headers, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPServerHTTP) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "url", &x.URL, codec.Required),
+		codec.List(m, "headers", &x.Headers, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPServerHTTP) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("url", string(x.URL))
+func (x *MCPServerHTTP) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("url", string(x.URL))
 	if x.Headers != nil {
-		w.value("headers", &x.Headers)
+		w.Value("headers", &x.Headers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9247,43 +9688,44 @@ type MCPServerStdio struct {
 
 func (x *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	*x = MCPServerStdio{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *MCPServerStdio) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *MCPServerStdio) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *MCPServerStdio) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *MCPServerStdio) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *MCPServerStdio) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "name", &x.Name, codecRequired),
-		codecField(m, "command", &x.Command, codecRequired),
-		codecList(m, "args", &x.Args, codecNullDefault),
-		codecList(m, "env", &x.Env, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *MCPServerStdio) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "name", &x.Name, codec.Required),
+		codec.Field(m, "command", &x.Command, codec.Required),
+		codec.List(m, "args", &x.Args, codec.NullDefault),
+		codec.List(m, "env", &x.Env, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *MCPServerStdio) encodeFields(w *codecWriter) {
-	w.str("name", string(x.Name))
-	w.str("command", string(x.Command))
+func (x *MCPServerStdio) encodeFields(w *codec.Writer) {
+	w.Str("name", string(x.Name))
+	w.Str("command", string(x.Command))
 	if x.Args != nil {
-		w.value("args", &x.Args)
+		w.Value("args", &x.Args)
 	}
 	if x.Env != nil {
-		w.value("env", &x.Env)
+		w.Value("env", &x.Env)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9309,39 +9751,40 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	*x = ListSessionsRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ListSessionsRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ListSessionsRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ListSessionsRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ListSessionsRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ListSessionsRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "cwd", &x.Cwd, codecNullable),
-		codecField(m, "cursor", &x.Cursor, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ListSessionsRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "cwd", &x.Cwd, codec.Nullable),
+		codec.Field(m, "cursor", &x.Cursor, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ListSessionsRequest) encodeFields(w *codecWriter) {
+func (x *ListSessionsRequest) encodeFields(w *codec.Writer) {
 	if !x.Cwd.IsZero() {
-		w.value("cwd", x.Cwd)
+		w.Obj("cwd", &x.Cwd)
 	}
 	if !x.Cursor.IsZero() {
-		w.value("cursor", x.Cursor)
+		w.Obj("cursor", &x.Cursor)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9362,33 +9805,34 @@ type DeleteSessionRequest struct {
 
 func (x *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = DeleteSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *DeleteSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *DeleteSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *DeleteSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *DeleteSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *DeleteSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *DeleteSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *DeleteSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *DeleteSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9429,47 +9873,48 @@ type ResumeSessionRequest struct {
 
 func (x *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = ResumeSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ResumeSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ResumeSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ResumeSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ResumeSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ResumeSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecList(m, "mcpServers", &x.MCPServers, codecNullDefault),
-		codecField(m, "replayFrom", &x.ReplayFrom, codecNullable),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ResumeSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.List(m, "mcpServers", &x.MCPServers, codec.NullDefault),
+		codec.Field(m, "replayFrom", &x.ReplayFrom, codec.Nullable),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ResumeSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("cwd", string(x.Cwd))
+func (x *ResumeSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", &x.MCPServers)
+		w.Value("mcpServers", &x.MCPServers)
 	}
 	if !x.ReplayFrom.IsZero() {
-		w.value("replayFrom", x.ReplayFrom)
+		w.Obj("replayFrom", &x.ReplayFrom)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9493,44 +9938,50 @@ func (u ReplayFrom) Tag() string {
 	case u.Start != nil:
 		return "start"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u ReplayFrom) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ReplayFrom) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ReplayFrom) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ReplayFrom", u.Start != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ReplayFrom) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ReplayFrom", u.Start != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Start != nil:
-		w.str("type", "start")
+		w.Str("type", "start")
 		u.Start.encodeFields(&w)
-		w.extra(u.Start.extraMembers())
-		return w.bytes()
+		w.Extra(u.Start.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "ReplayFrom", u.Unknown)
+	return codec.AppendUnknown(dst, "ReplayFrom", u.Unknown)
 }
 
 func (u *ReplayFrom) UnmarshalJSON(data []byte) error {
 	*u = ReplayFrom{}
-	m, err := codecUnionObject(data, "ReplayFrom")
+	m, err := codec.UnionObject(data, "ReplayFrom")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "start":
-		return codecVariant(m, "type", nil, &u.Start)
+		v := new(ReplayFromStart)
+		if err := codec.Variant(m, "type", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Start = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -9547,31 +9998,32 @@ type ReplayFromStart struct {
 
 func (x *ReplayFromStart) UnmarshalJSON(data []byte) error {
 	*x = ReplayFromStart{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ReplayFromStart) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ReplayFromStart) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ReplayFromStart) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ReplayFromStart) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ReplayFromStart) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ReplayFromStart) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ReplayFromStart) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ReplayFromStart) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ReplayFromStart) encodeFields(w *codecWriter) {
+func (x *ReplayFromStart) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9598,33 +10050,34 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = CloseSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CloseSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CloseSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CloseSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CloseSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CloseSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CloseSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CloseSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *CloseSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9651,35 +10104,36 @@ type CancelToolCallRequest struct {
 
 func (x *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 	*x = CancelToolCallRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelToolCallRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelToolCallRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelToolCallRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelToolCallRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelToolCallRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelToolCallRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelToolCallRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "toolCallId", &x.ToolCallID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelToolCallRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "toolCallId", &x.ToolCallID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelToolCallRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("toolCallId", string(x.ToolCallID))
+func (x *CancelToolCallRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("toolCallId", string(x.ToolCallID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9707,35 +10161,36 @@ type CancelTerminalRequest struct {
 
 func (x *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 	*x = CancelTerminalRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelTerminalRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelTerminalRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelTerminalRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelTerminalRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelTerminalRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelTerminalRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelTerminalRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "terminalId", &x.TerminalID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelTerminalRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "terminalId", &x.TerminalID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelTerminalRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("terminalId", string(x.TerminalID))
+func (x *CancelTerminalRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("terminalId", string(x.TerminalID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9777,71 +10232,82 @@ func (u SetSessionConfigOptionRequest) Tag() string {
 	case u.Boolean != nil:
 		return "boolean"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "type")
+		return codec.RawTag(u.Unknown, "type")
 	}
 	return ""
 }
 
-func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *SetSessionConfigOptionRequest) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("SetSessionConfigOptionRequest", u.ID != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *SetSessionConfigOptionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("SetSessionConfigOptionRequest", u.ID != nil, u.Boolean != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.ID != nil:
-		w.str("type", "id")
+		w.Str("type", "id")
 		u.encodeCommon(&w)
 		u.ID.encodeFields(&w)
-		w.extra(u.ID.extraMembers())
-		return w.bytes()
+		w.Extra(u.ID.extraMembers())
+		return w.Bytes()
 	case u.Boolean != nil:
-		w.str("type", "boolean")
+		w.Str("type", "boolean")
 		u.encodeCommon(&w)
 		u.Boolean.encodeFields(&w)
-		w.extra(u.Boolean.extraMembers())
-		return w.bytes()
+		w.Extra(u.Boolean.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "SetSessionConfigOptionRequest", u.Unknown)
+	return codec.AppendUnknown(dst, "SetSessionConfigOptionRequest", u.Unknown)
 }
 
 func (u *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	*u = SetSessionConfigOptionRequest{}
-	m, err := codecUnionObject(data, "SetSessionConfigOptionRequest")
+	m, err := codec.UnionObject(data, "SetSessionConfigOptionRequest")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "type")
+	tag, hasTag, err := codec.Tag(m, "type")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "id":
-		return codecVariant(m, "type", u.decodeCommon, &u.ID)
+		v := new(SetSessionConfigOptionRequestID)
+		if err := codec.Variant(m, "type", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.ID = v
+		return nil
 	case hasTag && tag == "boolean":
-		return codecVariant(m, "type", u.decodeCommon, &u.Boolean)
+		v := new(SetSessionConfigOptionRequestBoolean)
+		if err := codec.Variant(m, "type", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Boolean = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "type", Err: codecErrMissing}
+		return &DecodeError{Path: "type", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *SetSessionConfigOptionRequest) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "configId", &x.ConfigID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SetSessionConfigOptionRequest) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "configId", &x.ConfigID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SetSessionConfigOptionRequest) encodeCommon(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("configId", string(x.ConfigID))
+func (x *SetSessionConfigOptionRequest) encodeCommon(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("configId", string(x.ConfigID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9856,30 +10322,31 @@ type SetSessionConfigOptionRequestID struct {
 
 func (x *SetSessionConfigOptionRequestID) UnmarshalJSON(data []byte) error {
 	*x = SetSessionConfigOptionRequestID{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionConfigOptionRequestID) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SetSessionConfigOptionRequestID) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionConfigOptionRequestID) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionConfigOptionRequestID) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionConfigOptionRequestID) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SetSessionConfigOptionRequestID) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionConfigOptionRequestID) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "value", &x.Value, codecRequired),
+func (x *SetSessionConfigOptionRequestID) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "value", &x.Value, codec.Required),
 	)
 }
 
-func (x *SetSessionConfigOptionRequestID) encodeFields(w *codecWriter) {
-	w.str("value", string(x.Value))
+func (x *SetSessionConfigOptionRequestID) encodeFields(w *codec.Writer) {
+	w.Str("value", string(x.Value))
 }
 
 // SetSessionConfigOptionRequestBoolean: SetSessionConfigOptionRequestBoolean is the payload of a SetSessionConfigOptionRequest whose type is "boolean".
@@ -9893,18 +10360,17 @@ type SetSessionConfigOptionRequestBoolean struct {
 
 func (x *SetSessionConfigOptionRequestBoolean) UnmarshalJSON(data []byte) error {
 	*x = SetSessionConfigOptionRequestBoolean{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SetSessionConfigOptionRequestBoolean) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x SetSessionConfigOptionRequestBoolean) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SetSessionConfigOptionRequestBoolean) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SetSessionConfigOptionRequestBoolean) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SetSessionConfigOptionRequestBoolean) extraMembers() map[string]json.RawMessage {
@@ -9913,14 +10379,14 @@ func (x *SetSessionConfigOptionRequestBoolean) extraMembers() map[string]json.Ra
 
 func (x *SetSessionConfigOptionRequestBoolean) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SetSessionConfigOptionRequestBoolean) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "value", &x.Value, codecRequired),
+func (x *SetSessionConfigOptionRequestBoolean) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "value", &x.Value, codec.Required),
 	)
 }
 
-func (x *SetSessionConfigOptionRequestBoolean) encodeFields(w *codecWriter) {
-	w.bool("value", x.Value)
+func (x *SetSessionConfigOptionRequestBoolean) encodeFields(w *codec.Writer) {
+	w.Bool("value", x.Value)
 }
 
 // PromptRequest: Request parameters for sending a user prompt to the agent.
@@ -9945,39 +10411,40 @@ type PromptRequest struct {
 
 func (x *PromptRequest) UnmarshalJSON(data []byte) error {
 	*x = PromptRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x PromptRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x PromptRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *PromptRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *PromptRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *PromptRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *PromptRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *PromptRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecList(m, "prompt", &x.Prompt, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *PromptRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.List(m, "prompt", &x.Prompt, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *PromptRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *PromptRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Prompt == nil {
-		w.raw("prompt", json.RawMessage("[]"))
+		w.Raw("prompt", json.RawMessage("[]"))
 	} else {
-		w.value("prompt", &x.Prompt)
+		w.Value("prompt", &x.Prompt)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -9996,33 +10463,34 @@ type RequestPermissionResponse struct {
 
 func (x *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	*x = RequestPermissionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *RequestPermissionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *RequestPermissionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *RequestPermissionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *RequestPermissionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *RequestPermissionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "outcome", &x.Outcome, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *RequestPermissionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "outcome", &x.Outcome, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *RequestPermissionResponse) encodeFields(w *codecWriter) {
-	w.obj("outcome", &x.Outcome)
+func (x *RequestPermissionResponse) encodeFields(w *codec.Writer) {
+	w.Obj("outcome", &x.Outcome)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10054,51 +10522,62 @@ func (u RequestPermissionOutcome) Tag() string {
 	case u.Selected != nil:
 		return "selected"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "outcome")
+		return codec.RawTag(u.Unknown, "outcome")
 	}
 	return ""
 }
 
-func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *RequestPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("RequestPermissionOutcome", u.Cancelled != nil, u.Selected != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *RequestPermissionOutcome) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("RequestPermissionOutcome", u.Cancelled != nil, u.Selected != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Cancelled != nil:
-		w.str("outcome", "cancelled")
+		w.Str("outcome", "cancelled")
 		u.Cancelled.encodeFields(&w)
-		w.extra(u.Cancelled.extraMembers())
-		return w.bytes()
+		w.Extra(u.Cancelled.extraMembers())
+		return w.Bytes()
 	case u.Selected != nil:
-		w.str("outcome", "selected")
+		w.Str("outcome", "selected")
 		u.Selected.encodeFields(&w)
-		w.extra(u.Selected.extraMembers())
-		return w.bytes()
+		w.Extra(u.Selected.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "RequestPermissionOutcome", u.Unknown)
+	return codec.AppendUnknown(dst, "RequestPermissionOutcome", u.Unknown)
 }
 
 func (u *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	*u = RequestPermissionOutcome{}
-	m, err := codecUnionObject(data, "RequestPermissionOutcome")
+	m, err := codec.UnionObject(data, "RequestPermissionOutcome")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "outcome")
+	tag, hasTag, err := codec.Tag(m, "outcome")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "cancelled":
-		return codecVariant(m, "outcome", nil, &u.Cancelled)
+		v := new(CancelledPermissionOutcome)
+		if err := codec.Variant(m, "outcome", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Cancelled = v
+		return nil
 	case hasTag && tag == "selected":
-		return codecVariant(m, "outcome", nil, &u.Selected)
+		v := new(SelectedPermissionOutcome)
+		if err := codec.Variant(m, "outcome", nil, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Selected = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "outcome", Err: codecErrMissing}
+		return &DecodeError{Path: "outcome", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -10115,31 +10594,32 @@ type CancelledPermissionOutcome struct {
 
 func (x *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 	*x = CancelledPermissionOutcome{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelledPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelledPermissionOutcome) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelledPermissionOutcome) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelledPermissionOutcome) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelledPermissionOutcome) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelledPermissionOutcome) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelledPermissionOutcome) encodeFields(w *codecWriter) {
+func (x *CancelledPermissionOutcome) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10156,33 +10636,34 @@ type SelectedPermissionOutcome struct {
 
 func (x *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	*x = SelectedPermissionOutcome{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SelectedPermissionOutcome) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SelectedPermissionOutcome) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SelectedPermissionOutcome) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SelectedPermissionOutcome) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SelectedPermissionOutcome) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "optionId", &x.OptionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SelectedPermissionOutcome) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "optionId", &x.OptionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SelectedPermissionOutcome) encodeFields(w *codecWriter) {
-	w.str("optionId", string(x.OptionID))
+func (x *SelectedPermissionOutcome) encodeFields(w *codec.Writer) {
+	w.Str("optionId", string(x.OptionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10221,75 +10702,91 @@ func (u CreateElicitationResponse) Tag() string {
 	case u.Cancel != nil:
 		return "cancel"
 	case u.Unknown != nil:
-		return codecRawTag(u.Unknown, "action")
+		return codec.RawTag(u.Unknown, "action")
 	}
 	return ""
 }
 
-func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *CreateElicitationResponse) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("CreateElicitationResponse", u.Accept != nil, u.Decline != nil, u.Cancel != nil, u.Unknown != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *CreateElicitationResponse) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("CreateElicitationResponse", u.Accept != nil, u.Decline != nil, u.Cancel != nil, u.Unknown != nil); err != nil {
 		return nil, err
 	}
-	w := codecWriter{buf: dst, start: len(dst)}
+	w := codec.NewWriter(dst)
 	switch {
 	case u.Accept != nil:
-		w.str("action", "accept")
+		w.Str("action", "accept")
 		u.encodeCommon(&w)
 		u.Accept.encodeFields(&w)
-		w.extra(u.Accept.extraMembers())
-		return w.bytes()
+		w.Extra(u.Accept.extraMembers())
+		return w.Bytes()
 	case u.Decline != nil:
-		w.str("action", "decline")
+		w.Str("action", "decline")
 		u.encodeCommon(&w)
 		u.Decline.encodeFields(&w)
-		w.extra(u.Decline.extraMembers())
-		return w.bytes()
+		w.Extra(u.Decline.extraMembers())
+		return w.Bytes()
 	case u.Cancel != nil:
-		w.str("action", "cancel")
+		w.Str("action", "cancel")
 		u.encodeCommon(&w)
 		u.Cancel.encodeFields(&w)
-		w.extra(u.Cancel.extraMembers())
-		return w.bytes()
+		w.Extra(u.Cancel.extraMembers())
+		return w.Bytes()
 	}
-	return codecAppendUnknown(dst, "CreateElicitationResponse", u.Unknown)
+	return codec.AppendUnknown(dst, "CreateElicitationResponse", u.Unknown)
 }
 
 func (u *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	*u = CreateElicitationResponse{}
-	m, err := codecUnionObject(data, "CreateElicitationResponse")
+	m, err := codec.UnionObject(data, "CreateElicitationResponse")
 	if err != nil {
 		return err
 	}
-	tag, hasTag, err := codecTag(m, "action")
+	tag, hasTag, err := codec.Tag(m, "action")
 	if err != nil {
 		return err
 	}
 	switch {
 	case hasTag && tag == "accept":
-		return codecVariant(m, "action", u.decodeCommon, &u.Accept)
+		v := new(ElicitationAcceptAction)
+		if err := codec.Variant(m, "action", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Accept = v
+		return nil
 	case hasTag && tag == "decline":
-		return codecVariant(m, "action", u.decodeCommon, &u.Decline)
+		v := new(CreateElicitationResponseDecline)
+		if err := codec.Variant(m, "action", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Decline = v
+		return nil
 	case hasTag && tag == "cancel":
-		return codecVariant(m, "action", u.decodeCommon, &u.Cancel)
+		v := new(CreateElicitationResponseCancel)
+		if err := codec.Variant(m, "action", u.decodeCommon, v.decodeFields, v.setExtra); err != nil {
+			return err
+		}
+		u.Cancel = v
+		return nil
 	}
 	if !hasTag {
-		return &DecodeError{Path: "action", Err: codecErrMissing}
+		return &DecodeError{Path: "action", Err: codec.ErrMissing}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
 }
 
-func (x *CreateElicitationResponse) decodeCommon(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CreateElicitationResponse) decodeCommon(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CreateElicitationResponse) encodeCommon(w *codecWriter) {
+func (x *CreateElicitationResponse) encodeCommon(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10302,29 +10799,28 @@ type CreateElicitationResponseDecline struct {
 
 func (x *CreateElicitationResponseDecline) UnmarshalJSON(data []byte) error {
 	*x = CreateElicitationResponseDecline{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CreateElicitationResponseDecline) MarshalJSON() ([]byte, error) {
-	return codecMarshalStruct(&x)
-}
+func (x CreateElicitationResponseDecline) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CreateElicitationResponseDecline) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CreateElicitationResponseDecline) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CreateElicitationResponseDecline) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateElicitationResponseDecline) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CreateElicitationResponseDecline) decodeFields(m codecMembers) error {
+func (x *CreateElicitationResponseDecline) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *CreateElicitationResponseDecline) encodeFields(w *codecWriter) {
+func (x *CreateElicitationResponseDecline) encodeFields(w *codec.Writer) {
 }
 
 // CreateElicitationResponseCancel: CreateElicitationResponseCancel is the payload of a CreateElicitationResponse whose action is "cancel".
@@ -10336,27 +10832,28 @@ type CreateElicitationResponseCancel struct {
 
 func (x *CreateElicitationResponseCancel) UnmarshalJSON(data []byte) error {
 	*x = CreateElicitationResponseCancel{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CreateElicitationResponseCancel) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CreateElicitationResponseCancel) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CreateElicitationResponseCancel) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CreateElicitationResponseCancel) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CreateElicitationResponseCancel) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CreateElicitationResponseCancel) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CreateElicitationResponseCancel) decodeFields(m codecMembers) error {
+func (x *CreateElicitationResponseCancel) decodeFields(m codec.Members) error {
 	return nil
 }
 
-func (x *CreateElicitationResponseCancel) encodeFields(w *codecWriter) {
+func (x *CreateElicitationResponseCancel) encodeFields(w *codec.Writer) {
 }
 
 // ElicitationContentValue: Allowed wire representations for `ElicitationContentValue`.
@@ -10380,30 +10877,31 @@ type ElicitationContentValue struct {
 	Other *json.RawMessage
 }
 
-func (u ElicitationContentValue) MarshalJSON() ([]byte, error) { return u.appendJSON(nil) }
+func (u ElicitationContentValue) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
 
-func (u *ElicitationContentValue) appendJSON(dst []byte) ([]byte, error) {
-	if err := codecOne("ElicitationContentValue", u.String != nil, u.Integer != nil, u.Number != nil, u.Boolean != nil, u.StringArray != nil, u.Other != nil); err != nil {
+// AppendJSON appends the JSON of the variant that is set to dst, as MarshalJSON writes it.
+func (u *ElicitationContentValue) AppendJSON(dst []byte) ([]byte, error) {
+	if err := codec.One("ElicitationContentValue", u.String != nil, u.Integer != nil, u.Number != nil, u.Boolean != nil, u.StringArray != nil, u.Other != nil); err != nil {
 		return nil, err
 	}
 	switch {
 	case u.String != nil:
-		return codecAppendAny(dst, u.String)
+		return codec.AppendAny(dst, u.String)
 	case u.Integer != nil:
-		return codecAppendAny(dst, u.Integer)
+		return codec.AppendAny(dst, u.Integer)
 	case u.Number != nil:
-		return codecAppendAny(dst, u.Number)
+		return codec.AppendAny(dst, u.Number)
 	case u.Boolean != nil:
-		return codecAppendAny(dst, u.Boolean)
+		return codec.AppendAny(dst, u.Boolean)
 	case u.StringArray != nil:
-		return codecAppendAny(dst, &u.StringArray)
+		return codec.AppendAny(dst, &u.StringArray)
 	}
-	return codecAppendAny(dst, u.Other)
+	return codec.AppendAny(dst, u.Other)
 }
 
 func (u *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	*u = ElicitationContentValue{}
-	if codecIsNull(data) {
+	if codec.IsNull(data) {
 		return &DecodeError{Err: errors.New("ElicitationContentValue must not be null")}
 	}
 	var errs []error
@@ -10449,7 +10947,7 @@ func (u *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	errs = append(errs, err)
-	return codecNoMatch("ElicitationContentValue", errs)
+	return codec.NoMatch("ElicitationContentValue", errs)
 }
 
 // ElicitationAcceptAction: The user accepted the elicitation and provided content.
@@ -10465,31 +10963,32 @@ type ElicitationAcceptAction struct {
 
 func (x *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	*x = ElicitationAcceptAction{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ElicitationAcceptAction) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ElicitationAcceptAction) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ElicitationAcceptAction) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ElicitationAcceptAction) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ElicitationAcceptAction) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ElicitationAcceptAction) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "content", &x.Content, codecNullable),
+func (x *ElicitationAcceptAction) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "content", &x.Content, codec.Nullable),
 	)
 }
 
-func (x *ElicitationAcceptAction) encodeFields(w *codecWriter) {
+func (x *ElicitationAcceptAction) encodeFields(w *codec.Writer) {
 	if !x.Content.IsZero() {
-		w.value("content", x.Content)
+		w.Obj("content", &x.Content)
 	}
 }
 
@@ -10508,33 +11007,34 @@ type CancelSessionNotification struct {
 
 func (x *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 	*x = CancelSessionNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelSessionNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelSessionNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelSessionNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelSessionNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelSessionNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelSessionNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelSessionNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelSessionNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelSessionNotification) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *CancelSessionNotification) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10554,33 +11054,34 @@ type CancelRequestNotification struct {
 
 func (x *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	*x = CancelRequestNotification{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *CancelRequestNotification) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *CancelRequestNotification) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *CancelRequestNotification) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *CancelRequestNotification) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *CancelRequestNotification) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "requestId", &x.RequestID, codecRequired|codecNullable|codecRequestID),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *CancelRequestNotification) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "requestId", &x.RequestID, codec.Required|codec.Nullable|codec.RequestID),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *CancelRequestNotification) encodeFields(w *codecWriter) {
-	w.raw("requestId", x.RequestID)
+func (x *CancelRequestNotification) encodeFields(w *codec.Writer) {
+	w.Raw("requestId", x.RequestID)
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10618,43 +11119,44 @@ type ForkSessionRequest struct {
 
 func (x *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	*x = ForkSessionRequest{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ForkSessionRequest) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ForkSessionRequest) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ForkSessionRequest) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ForkSessionRequest) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ForkSessionRequest) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionRequest) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ForkSessionRequest) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecField(m, "cwd", &x.Cwd, codecRequired),
-		codecList(m, "additionalDirectories", &x.AdditionalDirectories, codecNullDefault),
-		codecList(m, "mcpServers", &x.MCPServers, codecNullDefault),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ForkSessionRequest) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.Field(m, "cwd", &x.Cwd, codec.Required),
+		codec.List(m, "additionalDirectories", &x.AdditionalDirectories, codec.NullDefault),
+		codec.List(m, "mcpServers", &x.MCPServers, codec.NullDefault),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ForkSessionRequest) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
-	w.str("cwd", string(x.Cwd))
+func (x *ForkSessionRequest) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
+	w.Str("cwd", string(x.Cwd))
 	if x.AdditionalDirectories != nil {
-		w.value("additionalDirectories", &x.AdditionalDirectories)
+		w.Value("additionalDirectories", &x.AdditionalDirectories)
 	}
 	if x.MCPServers != nil {
-		w.value("mcpServers", &x.MCPServers)
+		w.Value("mcpServers", &x.MCPServers)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10687,41 +11189,42 @@ type ForkSessionResponse struct {
 
 func (x *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 	*x = ForkSessionResponse{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x ForkSessionResponse) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x ForkSessionResponse) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *ForkSessionResponse) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *ForkSessionResponse) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *ForkSessionResponse) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *ForkSessionResponse) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *ForkSessionResponse) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "sessionId", &x.SessionID, codecRequired),
-		codecList(m, "configOptions", &x.ConfigOptions, codecLenient|codecSkipInvalid),
-		codecList(m, "availableCommands", &x.AvailableCommands, codecLenient|codecSkipInvalid),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *ForkSessionResponse) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "sessionId", &x.SessionID, codec.Required),
+		codec.List(m, "configOptions", &x.ConfigOptions, codec.Lenient|codec.SkipInvalid),
+		codec.List(m, "availableCommands", &x.AvailableCommands, codec.Lenient|codec.SkipInvalid),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *ForkSessionResponse) encodeFields(w *codecWriter) {
-	w.str("sessionId", string(x.SessionID))
+func (x *ForkSessionResponse) encodeFields(w *codec.Writer) {
+	w.Str("sessionId", string(x.SessionID))
 	if x.ConfigOptions != nil {
-		w.value("configOptions", &x.ConfigOptions)
+		w.Value("configOptions", &x.ConfigOptions)
 	}
 	if x.AvailableCommands != nil {
-		w.value("availableCommands", &x.AvailableCommands)
+		w.Value("availableCommands", &x.AvailableCommands)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10740,31 +11243,32 @@ type SessionForkCapabilities struct {
 
 func (x *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 	*x = SessionForkCapabilities{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *SessionForkCapabilities) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *SessionForkCapabilities) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *SessionForkCapabilities) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *SessionForkCapabilities) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *SessionForkCapabilities) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *SessionForkCapabilities) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *SessionForkCapabilities) encodeFields(w *codecWriter) {
+func (x *SessionForkCapabilities) encodeFields(w *codec.Writer) {
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
 }
 
@@ -10799,830 +11303,49 @@ type Usage struct {
 
 func (x *Usage) UnmarshalJSON(data []byte) error {
 	*x = Usage{}
-	return codecUnmarshalStruct(data, x)
+	return codec.Unmarshal(data, x.decodeFields, x.setExtra)
 }
 
-func (x Usage) MarshalJSON() ([]byte, error) { return codecMarshalStruct(&x) }
+func (x Usage) MarshalJSON() ([]byte, error) { return x.AppendJSON(nil) }
 
-func (x *Usage) appendJSON(dst []byte) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
+// AppendJSON appends the JSON object to dst, as MarshalJSON writes it.
+func (x *Usage) AppendJSON(dst []byte) ([]byte, error) {
+	w := codec.NewWriter(dst)
 	x.encodeFields(&w)
-	w.extra(x.Extra)
-	return w.bytes()
+	w.Extra(x.Extra)
+	return w.Bytes()
 }
 
 func (x *Usage) extraMembers() map[string]json.RawMessage { return x.Extra }
 
 func (x *Usage) setExtra(m map[string]json.RawMessage) { x.Extra = m }
 
-func (x *Usage) decodeFields(m codecMembers) error {
-	return codecFirst(
-		codecField(m, "totalTokens", &x.TotalTokens, codecRequired),
-		codecField(m, "inputTokens", &x.InputTokens, codecRequired),
-		codecField(m, "outputTokens", &x.OutputTokens, codecRequired),
-		codecField(m, "thoughtTokens", &x.ThoughtTokens, codecNullable|codecLenient),
-		codecField(m, "cachedReadTokens", &x.CachedReadTokens, codecNullable|codecLenient),
-		codecField(m, "cachedWriteTokens", &x.CachedWriteTokens, codecNullable|codecLenient),
-		codecField(m, "_meta", &x.Meta, codecLenient),
+func (x *Usage) decodeFields(m codec.Members) error {
+	return codec.First(
+		codec.Field(m, "totalTokens", &x.TotalTokens, codec.Required),
+		codec.Field(m, "inputTokens", &x.InputTokens, codec.Required),
+		codec.Field(m, "outputTokens", &x.OutputTokens, codec.Required),
+		codec.Field(m, "thoughtTokens", &x.ThoughtTokens, codec.Nullable|codec.Lenient),
+		codec.Field(m, "cachedReadTokens", &x.CachedReadTokens, codec.Nullable|codec.Lenient),
+		codec.Field(m, "cachedWriteTokens", &x.CachedWriteTokens, codec.Nullable|codec.Lenient),
+		codec.Field(m, "_meta", &x.Meta, codec.Lenient),
 	)
 }
 
-func (x *Usage) encodeFields(w *codecWriter) {
-	w.uint("totalTokens", uint64(x.TotalTokens))
-	w.uint("inputTokens", uint64(x.InputTokens))
-	w.uint("outputTokens", uint64(x.OutputTokens))
+func (x *Usage) encodeFields(w *codec.Writer) {
+	w.Uint("totalTokens", uint64(x.TotalTokens))
+	w.Uint("inputTokens", uint64(x.InputTokens))
+	w.Uint("outputTokens", uint64(x.OutputTokens))
 	if !x.ThoughtTokens.IsZero() {
-		w.value("thoughtTokens", x.ThoughtTokens)
+		w.Obj("thoughtTokens", &x.ThoughtTokens)
 	}
 	if !x.CachedReadTokens.IsZero() {
-		w.value("cachedReadTokens", x.CachedReadTokens)
+		w.Obj("cachedReadTokens", &x.CachedReadTokens)
 	}
 	if !x.CachedWriteTokens.IsZero() {
-		w.value("cachedWriteTokens", x.CachedWriteTokens)
+		w.Obj("cachedWriteTokens", &x.CachedWriteTokens)
 	}
 	if x.Meta != nil {
-		w.value("_meta", &x.Meta)
+		w.Value("_meta", &x.Meta)
 	}
-}
-
-// This section is copied from internal/acpgen/runtime.go.tmpl, with
-// DecodeError and Opt taken from package acp (runtime_shared.go.tmpl). It is
-// the small codec the generated types share: member-by-member decoding (so
-// that required members, leniency annotations and unknown members can be
-// honoured) and an object writer that never escapes HTML characters.
-
-// DecodeError is acp.DecodeError: a schema violation found while decoding,
-// with the dotted JSON path of the offending member. Both packages share the
-// type, so a connection that answers a *acp.DecodeError with -32602 naming
-// the member does the same for v2 params.
-type DecodeError = acp.DecodeError
-
-// Opt is acp.Opt: an optional member that can be absent, null or a value.
-// v2 patches (tool_call_update, session_info_update, whole-message upserts)
-// give absence and null different meanings; see acp.Opt. Both packages share
-// the type, so a value moves between v1 and v2 structs without conversion.
-type Opt[T any] = acp.Opt[T]
-
-// Some returns an Opt holding v.
-func Some[T any](v T) Opt[T] { return acp.Some(v) }
-
-// Null returns an Opt that is explicitly null.
-func Null[T any]() Opt[T] { return acp.Null[T]() }
-
-// OptFromPtr returns Some(*p), or an absent Opt when p is nil.
-func OptFromPtr[T any](p *T) Opt[T] { return acp.OptFromPtr(p) }
-
-// MethodReceiver names the side of a connection that handles a method, as
-// the schema's x-side says.
-type MethodReceiver string
-
-const (
-	ReceiverAgent    MethodReceiver = "agent"    // sent by the client
-	ReceiverClient   MethodReceiver = "client"   // sent by the agent
-	ReceiverProtocol MethodReceiver = "protocol" // sent by either side ($/ methods)
-)
-
-// MethodSpec describes one ACP method: who handles it, whether it is a
-// notification, and the Go types of its params and result, so that a
-// connection can decode traffic without a hand-written switch.
-type MethodSpec struct {
-	Name         string
-	Receiver     MethodReceiver
-	Notification bool
-	// Unstable marks methods taken from the unstable schema.
-	Unstable bool
-
-	newParams, newResult func() any
-}
-
-// NewParams returns a pointer to a new zero params value, ready for
-// json.Unmarshal.
-func (s MethodSpec) NewParams() any {
-	if s.newParams == nil {
-		return nil
-	}
-	return s.newParams()
-}
-
-// NewResult returns a pointer to a new zero result value, or nil for a
-// notification.
-func (s MethodSpec) NewResult() any {
-	if s.newResult == nil {
-		return nil
-	}
-	return s.newResult()
-}
-
-// LookupMethod returns the spec of a method defined by the schema.
-func LookupMethod(name string) (MethodSpec, bool) {
-	s, ok := codecMethods[name]
-	return s, ok
-}
-
-// Methods returns the specs of every generated method, sorted by name.
-func Methods() []MethodSpec {
-	out := make([]MethodSpec, 0, len(codecMethods))
-	for _, s := range codecMethods {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b MethodSpec) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// codecMembers holds the members of one JSON object while it is decoded;
-// decoders delete what they consume, and what is left is unknown.
-type codecMembers = map[string]json.RawMessage
-
-// codecStruct is implemented by every generated struct.
-type codecStruct interface {
-	decodeFields(codecMembers) error
-	encodeFields(*codecWriter)
-	extraMembers() map[string]json.RawMessage
-	setExtra(map[string]json.RawMessage)
-}
-
-type codecFlags uint8
-
-const (
-	codecRequired    codecFlags = 1 << iota
-	codecNullable               // null is a value (Opt, pointer, raw JSON)
-	codecLenient                // x-deserialize-default-on-error: a bad value becomes the zero value
-	codecNullDefault            // x-deserialize-default-on-null: null becomes the zero value
-	codecSkipInvalid            // x-deserialize-skip-invalid-items: bad array items are dropped
-	codecRequestID              // raw JSON that must be a JSON-RPC id
-)
-
-var (
-	codecErrMissing = errors.New("required member is missing")
-	codecErrNull    = errors.New("must not be null")
-)
-
-// codecObject parses a JSON object into its members. JSON null gives an
-// empty map, so that an all-optional type accepts null where the schema
-// expects {} (peers send "result": null for empty results).
-func codecObject(data []byte) (codecMembers, error) {
-	var m codecMembers
-	if err := json.Unmarshal(data, &m); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, &DecodeError{Err: fmt.Errorf("expected a JSON object, got %s", te.Value)}
-		}
-		return nil, err
-	}
-	if m == nil {
-		m = codecMembers{}
-	}
-	return m, nil
-}
-
-// codecUnionObject is codecObject for unions, which have no meaning for null.
-func codecUnionObject(data []byte, name string) (codecMembers, error) {
-	if codecIsNull(data) {
-		return nil, &DecodeError{Err: fmt.Errorf("%s must be an object, not null", name)}
-	}
-	return codecObject(data)
-}
-
-func codecIsNull(data []byte) bool {
-	return string(bytes.TrimSpace(data)) == "null"
-}
-
-// codecAt prefixes err's path with a member name or an index ("[3]").
-func codecAt(seg string, err error) error {
-	de, ok := err.(*DecodeError)
-	if !ok {
-		return &DecodeError{Path: seg, Err: err}
-	}
-	p := seg
-	switch {
-	case de.Path == "":
-	case de.Path[0] == '[':
-		p += de.Path
-	default:
-		p += "." + de.Path
-	}
-	return &DecodeError{Path: p, Err: de.Err}
-}
-
-// codecField decodes and consumes one member.
-func codecField[T any](m codecMembers, key string, dst *T, f codecFlags) error {
-	raw, ok := m[key]
-	if !ok {
-		if f&codecRequired != 0 {
-			return &DecodeError{Path: key, Err: codecErrMissing}
-		}
-		return nil
-	}
-	delete(m, key)
-	err := codecValue(raw, dst, f)
-	if err != nil && f&codecLenient != 0 {
-		var zero T
-		*dst = zero
-		return nil
-	}
-	if err != nil {
-		return codecAt(key, err)
-	}
-	return nil
-}
-
-func codecValue[T any](raw json.RawMessage, dst *T, f codecFlags) error {
-	if f&codecNullable == 0 && codecIsNull(raw) {
-		if f&codecRequired != 0 && f&codecNullDefault == 0 {
-			return codecErrNull
-		}
-		return nil
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return err
-	}
-	if f&codecRequestID != 0 {
-		if r, ok := any(dst).(*json.RawMessage); ok && !codecIsRequestID(*r) {
-			return errors.New("request id must be a string, an integer or null")
-		}
-	}
-	return nil
-}
-
-func codecIsRequestID(raw json.RawMessage) bool {
-	s := bytes.TrimSpace(raw)
-	if len(s) == 0 {
-		return false
-	}
-	switch s[0] {
-	case 'n', '"':
-		return true
-	}
-	var n json.Number
-	if json.Unmarshal(s, &n) != nil {
-		return false
-	}
-	_, err := strconv.ParseInt(string(n), 10, 64)
-	return err == nil
-}
-
-// codecList decodes and consumes an array member item by item, so that
-// errors carry the index and invalid items can be skipped.
-func codecList[E any](m codecMembers, key string, dst *[]E, f codecFlags) error {
-	raw, ok := m[key]
-	if !ok {
-		if f&codecRequired != 0 {
-			return &DecodeError{Path: key, Err: codecErrMissing}
-		}
-		return nil
-	}
-	delete(m, key)
-	if codecIsNull(raw) {
-		if f&codecRequired != 0 && f&(codecNullDefault|codecLenient) == 0 {
-			return codecAt(key, codecErrNull)
-		}
-		return nil
-	}
-	list, err := codecItems[E](raw, f&codecSkipInvalid != 0)
-	if err != nil {
-		if f&codecLenient != 0 {
-			return nil
-		}
-		return codecAt(key, err)
-	}
-	*dst = list
-	return nil
-}
-
-// codecOptList is codecList for a nullable array held in an Opt.
-func codecOptList[E any](m codecMembers, key string, dst *Opt[[]E], f codecFlags) error {
-	raw, ok := m[key]
-	if !ok {
-		return nil
-	}
-	delete(m, key)
-	if codecIsNull(raw) {
-		*dst = Null[[]E]()
-		return nil
-	}
-	list, err := codecItems[E](raw, f&codecSkipInvalid != 0)
-	if err != nil {
-		if f&codecLenient != 0 {
-			return nil
-		}
-		return codecAt(key, err)
-	}
-	*dst = Some(list)
-	return nil
-}
-
-func codecItems[E any](raw json.RawMessage, skipInvalid bool) ([]E, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, err
-	}
-	out := make([]E, 0, len(items))
-	for i, item := range items {
-		var e E
-		if err := json.Unmarshal(item, &e); err != nil {
-			if skipInvalid {
-				continue
-			}
-			return nil, codecAt("["+strconv.Itoa(i)+"]", err)
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// codecUnmarshalStruct decodes an object into s; members s does not know
-// are kept in its Extra.
-func codecUnmarshalStruct(data []byte, s codecStruct) error {
-	m, err := codecObject(data)
-	if err != nil {
-		return err
-	}
-	return codecDecodeInto(m, s)
-}
-
-// codecDecodeInto decodes the members into s and gives it what is left.
-func codecDecodeInto(m codecMembers, s codecStruct) error {
-	if err := s.decodeFields(m); err != nil {
-		return err
-	}
-	if len(m) > 0 {
-		s.setExtra(m)
-	}
-	return nil
-}
-
-// codecFirst returns the first non-nil error. Generated decoders list their
-// members as its arguments, which Go evaluates in order.
-func codecFirst(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// codecVariant consumes a union's discriminator, decodes the members shared
-// by all variants (when common is not nil) and then the variant payload.
-func codecVariant[T any, P interface {
-	*T
-	codecStruct
-}](m codecMembers, tagKey string, common func(codecMembers) error, dst **T) error {
-	delete(m, tagKey)
-	if common != nil {
-		if err := common(m); err != nil {
-			return err
-		}
-	}
-	v := P(new(T))
-	if err := codecDecodeInto(m, v); err != nil {
-		return err
-	}
-	*dst = (*T)(v)
-	return nil
-}
-
-// codecTry decodes s from a copy of m and, on success, leaves in m only
-// what s did not consume. It lets untagged alternatives be tried in turn.
-func codecTry(m codecMembers, s codecStruct) error {
-	c := maps.Clone(m)
-	if err := s.decodeFields(c); err != nil {
-		return err
-	}
-	clear(m)
-	maps.Copy(m, c)
-	return nil
-}
-
-// codecTag reads a union's discriminator without consuming it.
-func codecTag(m codecMembers, key string) (string, bool, error) {
-	raw, ok := m[key]
-	if !ok {
-		return "", false, nil
-	}
-	var tag string
-	if codecIsNull(raw) || json.Unmarshal(raw, &tag) != nil {
-		return "", false, &DecodeError{Path: key, Err: errors.New("discriminator must be a string")}
-	}
-	return tag, true, nil
-}
-
-// codecRawTag reads the discriminator of a raw unknown variant.
-func codecRawTag(raw json.RawMessage, key string) string {
-	var m codecMembers
-	var tag string
-	if json.Unmarshal(raw, &m) == nil {
-		_ = json.Unmarshal(m[key], &tag)
-	}
-	return tag
-}
-
-// codecNoMatch reports that no alternative of an untagged union matched.
-func codecNoMatch(name string, errs []error) error {
-	if len(errs) == 0 {
-		return &DecodeError{Err: fmt.Errorf("no form of %s matches", name)}
-	}
-	return &DecodeError{Err: fmt.Errorf("no form of %s matches (first: %w)", name, errs[0])}
-}
-
-// codecOne checks that exactly one variant of a union is set.
-func codecOne(name string, set ...bool) error {
-	n := 0
-	for _, s := range set {
-		if s {
-			n++
-		}
-	}
-	switch {
-	case n == 0:
-		return fmt.Errorf("acp: %s has no variant set", name)
-	case n > 1:
-		return fmt.Errorf("acp: %s has %d variants set; exactly one is allowed", name, n)
-	}
-	return nil
-}
-
-// codecUnknown returns an unknown variant's raw JSON for output.
-func codecUnknown(name string, raw json.RawMessage) ([]byte, error) {
-	if !json.Valid(raw) {
-		return nil, fmt.Errorf("acp: %s: Unknown is not valid JSON", name)
-	}
-	return raw, nil
-}
-
-// codecIsZero reports whether the value p points to is its type's zero.
-func codecIsZero(p any) bool { return reflect.ValueOf(p).Elem().IsZero() }
-
-// codecMarshal encodes v like json.Marshal but without escaping <, > and &,
-// so that the text the peer sees is the text the agent wrote. An encoder
-// that escapes HTML still escapes the whole output.
-func codecMarshal(v any) ([]byte, error) {
-	// Strings (ids, names) are most of what reaches here; they need no
-	// encoder.
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
-		return codecAppendString(nil, rv.String()), nil
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
-// codecAppender is implemented by the pointers of generated types and of
-// Opt: they append their JSON to dst, so that a nested value is written in
-// place instead of into a buffer of its own that is then copied.
-type codecAppender interface {
-	appendJSON(dst []byte) ([]byte, error)
-}
-
-// codecWriter builds one JSON object member by member, appending to buf
-// from offset start.
-type codecWriter struct {
-	buf   []byte
-	start int
-	err   error
-}
-
-func (w *codecWriter) key(k string) {
-	if w.buf == nil {
-		// One allocation that most objects fit in, instead of growing
-		// from nothing a few bytes at a time.
-		w.buf = make([]byte, 0, 128)
-	}
-	if len(w.buf) == w.start {
-		w.buf = append(w.buf, '{')
-	} else {
-		w.buf = append(w.buf, ',')
-	}
-	w.buf = codecAppendString(w.buf, k)
-	w.buf = append(w.buf, ':')
-}
-
-func (w *codecWriter) str(k, v string) {
-	w.key(k)
-	w.buf = codecAppendString(w.buf, v)
-}
-
-func (w *codecWriter) int(k string, v int64) {
-	w.key(k)
-	w.buf = strconv.AppendInt(w.buf, v, 10)
-}
-
-func (w *codecWriter) uint(k string, v uint64) {
-	w.key(k)
-	w.buf = strconv.AppendUint(w.buf, v, 10)
-}
-
-func (w *codecWriter) bool(k string, v bool) {
-	w.key(k)
-	w.buf = strconv.AppendBool(w.buf, v)
-}
-
-// value writes any value (see codecAppendAny).
-func (w *codecWriter) value(k string, v any) {
-	if w.err != nil {
-		return
-	}
-	w.key(k)
-	b, err := codecAppendAny(w.buf, v)
-	if err != nil {
-		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
-		return
-	}
-	w.buf = b
-}
-
-// obj writes a generated type or an Opt in place.
-func (w *codecWriter) obj(k string, v codecAppender) {
-	if w.err != nil {
-		return
-	}
-	w.key(k)
-	b, err := v.appendJSON(w.buf)
-	if err != nil {
-		w.fail(fmt.Errorf("acp: encoding %s: %w", k, err))
-		return
-	}
-	w.buf = b
-}
-
-// raw writes raw JSON; nil is written as null.
-func (w *codecWriter) raw(k string, v json.RawMessage) {
-	if v == nil {
-		v = json.RawMessage("null")
-	} else if !codecValid(v) {
-		w.fail(fmt.Errorf("acp: encoding %s: invalid raw JSON", k))
-		return
-	}
-	w.key(k)
-	w.buf = append(w.buf, v...)
-}
-
-// extra writes unknown members in key order, for stable output.
-func (w *codecWriter) extra(m map[string]json.RawMessage) {
-	if len(m) == 0 {
-		return // the common case; sorting nothing still allocates
-	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		w.raw(k, m[k])
-	}
-}
-
-func (w *codecWriter) fail(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
-
-// variant writes a union payload after its discriminator and returns the
-// object.
-func (w *codecWriter) variant(s codecStruct) ([]byte, error) {
-	s.encodeFields(w)
-	w.extra(s.extraMembers())
-	return w.bytes()
-}
-
-// tagged writes a union variant that has no shared members; an empty tag
-// is the default variant, which is written without a discriminator.
-func (w *codecWriter) tagged(key, tag string, s codecStruct) ([]byte, error) {
-	if tag != "" {
-		w.str(key, tag)
-	}
-	return w.variant(s)
-}
-
-func (w *codecWriter) bytes() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	if len(w.buf) == w.start {
-		return append(w.buf, '{', '}'), nil
-	}
-	return append(w.buf, '}'), nil
-}
-
-func codecMarshalStruct(s codecStruct) ([]byte, error) {
-	var w codecWriter
-	return w.variant(s)
-}
-
-// codecAppendStruct appends a generated struct's object to dst.
-func codecAppendStruct(dst []byte, s codecStruct) ([]byte, error) {
-	w := codecWriter{buf: dst, start: len(dst)}
-	return w.variant(s)
-}
-
-// codecAppendUnknown appends an unknown union variant as received.
-func codecAppendUnknown(dst []byte, name string, raw json.RawMessage) ([]byte, error) {
-	b, err := codecUnknown(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, b...), nil
-}
-
-// codecAppendAny appends v as encoding/json would encode it (HTML
-// characters unescaped), writing generated types, Opt, strings, numbers,
-// booleans, raw JSON, _meta maps and slices of these in place. Pointers are
-// followed: callers pass &field so that nothing is boxed. Anything else goes
-// through encoding/json.
-func codecAppendAny(dst []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case codecAppender:
-		return v.appendJSON(dst)
-	case string:
-		return codecAppendString(dst, v), nil
-	case *string:
-		return codecAppendString(dst, *v), nil
-	case json.RawMessage:
-		return codecAppendRaw(dst, v)
-	case *json.RawMessage:
-		return codecAppendRaw(dst, *v)
-	case map[string]json.RawMessage:
-		return codecAppendMeta(dst, v)
-	case *map[string]json.RawMessage:
-		return codecAppendMeta(dst, *v)
-	}
-	if v == nil {
-		return append(dst, "null"...), nil
-	}
-	e := reflect.ValueOf(v)
-	if e.Kind() == reflect.Pointer {
-		if e.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		e = e.Elem()
-	}
-	switch e.Kind() {
-	case reflect.String:
-		return codecAppendString(dst, e.String()), nil
-	case reflect.Bool:
-		return strconv.AppendBool(dst, e.Bool()), nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.AppendInt(dst, e.Int(), 10), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.AppendUint(dst, e.Uint(), 10), nil
-	case reflect.Pointer:
-		return codecAppendAny(dst, e.Interface())
-	case reflect.Slice: // the elements of a slice are addressable, even in a copy
-		if e.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		if e.Type().Elem().Kind() == reflect.Uint8 {
-			break // []byte is base64 in encoding/json
-		}
-		dst = append(dst, '[')
-		for i := range e.Len() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = codecAppendAny(dst, e.Index(i).Addr().Interface()); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
-	}
-	return codecAppendMarshal(dst, e.Interface())
-}
-
-func codecAppendMarshal(dst []byte, v any) ([]byte, error) {
-	b, err := codecMarshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, b...), nil
-}
-
-// codecValid is json.Valid at the speed of a scan: raw members (rawInput,
-// rawOutput of big tool results) are checked on every write.
-func codecValid(b []byte) bool {
-	var d jsonfast.Dec
-	d.Reset(b)
-	d.Skip()
-	return d.End()
-}
-
-// codecAppendRaw appends raw JSON compacted, as encoding/json writes a
-// json.RawMessage; nil is null.
-func codecAppendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
-	if raw == nil {
-		return append(dst, "null"...), nil
-	}
-	if !codecValid(raw) {
-		return nil, errors.New("invalid raw JSON")
-	}
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
-		return append(dst, raw...), nil
-	}
-	b := bytes.NewBuffer(dst)
-	if err := json.Compact(b, raw); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// codecAppendMeta appends a _meta object with its keys sorted, as
-// encoding/json writes maps.
-func codecAppendMeta(dst []byte, m map[string]json.RawMessage) ([]byte, error) {
-	if m == nil {
-		return append(dst, "null"...), nil
-	}
-	var small [8]string
-	keys := small[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	dst = append(dst, '{')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = codecAppendString(dst, k)
-		dst = append(dst, ':')
-		var err error
-		if dst, err = codecAppendRaw(dst, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
-}
-
-const (
-	codecLSB = 0x0101010101010101
-	codecMSB = 0x8080808080808080
-)
-
-// codecAppendString appends s as a JSON string, escaping like encoding/json
-// with HTML escaping off.
-func codecAppendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Eight bytes at a time over text that needs no escape and is
-		// ASCII (no quote, backslash, control or byte from 0x80).
-		for i+8 <= len(s) {
-			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			t := x ^ (codecLSB * 0x02) // the quote becomes 0x20: one test with the controls
-			u := x ^ (codecLSB * '\\')
-			if m := ((t-codecLSB*0x21)&^t | (u-codecLSB)&^u | x) & codecMSB; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3 // the first such byte (later flags may be false)
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/acptest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 )
 
 // twoQuestions is an AskUserQuestion input as the model writes it: a

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
 
 // aheadFixture is a transcript long enough for many read-ahead batches,

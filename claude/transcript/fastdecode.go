@@ -1,5 +1,7 @@
 package transcript
 
+//go:generate go run ../../internal/tools/shapegen
+
 import (
 	"bytes"
 	"strconv"
@@ -149,19 +151,7 @@ func (rd *recordDecoder) rawNonNull() []byte {
 	return rd.raw()
 }
 
-// seen marks member bit b of an object and reports a duplicate.
-func seen(mask *uint64, b uint) bool {
-	if *mask&(1<<b) != 0 {
-		return true
-	}
-	*mask |= 1 << b
-	return false
-}
-
-var recordKeys = []string{"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd",
-	"gitBranch", "version", "isSidechain", "isMeta", "is_meta", "message", "isCompactSummary", "permissionMode",
-	"origin", "toolUseResult", "sourceToolAssistantUUID", "requestId", "isApiErrorMessage", "apiErrorStatus",
-	"isAbortedMidStream", "error", "subtype", "content", "level", "attachment", "compactMetadata"}
+//jsonfast:shape record type uuid parentUuid logicalParentUuid sessionId timestamp cwd gitBranch version isSidechain isMeta is_meta=IsMetaSnake message isCompactSummary permissionMode origin toolUseResult sourceToolAssistantUUID requestId isApiErrorMessage apiErrorStatus isAbortedMidStream error subtype content level attachment compactMetadata
 
 // decode returns the record of line, or ok false when the fast path does
 // not apply (bad JSON included: the caller's encoding/json pass reports it).
@@ -184,83 +174,58 @@ func (rd *recordDecoder) decode(line []byte) (rec *Record, ok bool) {
 	}
 	rm := new(recMsg)
 	r := &rm.r
-	var mask uint64
 	var isMeta, isMetaSnake, parentSet, uuidSet bool
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		if esc {
-			return nil, false
-		}
-		var bit uint
-		switch string(key) {
-		case "type":
-			bit = 0
+	var f recordFields
+	for f.Next(d) {
+		switch f.I {
+		case recordType:
 			r.Type = rd.str(slotType)
-		case "uuid":
-			bit = 1
+		case recordUUID:
 			r.UUID = rd.uuid(&uuidSet)
-		case "parentUuid":
-			bit = 2
+		case recordParentUUID:
 			r.ParentUUID = rd.uuid(&parentSet)
-		case "logicalParentUuid":
-			bit = 3
+		case recordLogicalParentUUID:
 			var set bool
 			r.LogicalParentUUID = rd.uuid(&set)
-		case "sessionId":
-			bit = 4
+		case recordSessionID:
 			r.SessionID = rd.str(slotSession)
-		case "timestamp":
-			bit = 5
+		case recordTimestamp:
 			r.Timestamp = rd.str(-1)
-		case "cwd":
-			bit = 6
+		case recordCWD:
 			r.Cwd = rd.str(slotCwd)
-		case "gitBranch":
-			bit = 7
+		case recordGitBranch:
 			r.GitBranch = rd.str(slotBranch)
-		case "version":
-			bit = 8
+		case recordVersion:
 			r.Version = rd.str(slotVersion)
-		case "isSidechain":
-			bit = 9
+		case recordIsSidechain:
 			r.IsSidechain = d.Bool()
-		case "isMeta":
-			bit = 10
+		case recordIsMeta:
 			isMeta = d.Bool()
-		case "is_meta":
-			bit = 11
+		case recordIsMetaSnake:
 			isMetaSnake = d.Bool()
-		case "message":
-			bit = 12
+		case recordMessage:
 			if d.Object() {
 				rd.message(&rm.m)
 				r.Message = &rm.m
 			}
-		case "isCompactSummary":
-			bit = 13
+		case recordIsCompactSummary:
 			r.IsCompactSummary = d.Bool()
-		case "permissionMode":
-			bit = 14
+		case recordPermissionMode:
 			r.PermissionMode = rd.str(slotPerm)
-		case "origin":
-			bit = 15
+		case recordOrigin:
 			if d.Object() {
 				r.Origin = rd.origin()
 			}
-		case "toolUseResult":
-			bit = 16
+		case recordToolUseResult:
 			r.ToolUseResult = rd.rawNonNull()
-		case "sourceToolAssistantUUID":
-			bit = 17
+		case recordSourceToolAssistantUUID:
 			var set bool
 			r.SourceToolAssistantUUID = rd.uuid(&set)
-		case "requestId":
-			bit = 18
+		case recordRequestID:
 			r.RequestID = rd.str(slotRequest)
-		case "isApiErrorMessage":
-			bit = 19
+		case recordIsAPIErrorMessage:
 			r.IsAPIErrorMessage = d.Bool()
-		case "apiErrorStatus":
-			bit = 20
+		case recordAPIErrorStatus:
 			if d.Kind() == '0' {
 				if n, err := strconv.ParseFloat(string(d.Raw()), 64); err == nil {
 					r.APIErrorStatus = int(n)
@@ -268,40 +233,24 @@ func (rd *recordDecoder) decode(line []byte) (rec *Record, ok bool) {
 			} else {
 				d.Skip()
 			}
-		case "isAbortedMidStream":
-			bit = 21
+		case recordIsAbortedMidStream:
 			r.IsAbortedMidStream = d.Bool()
-		case "error":
-			bit = 22
+		case recordError:
 			r.Error = rd.rawNonNull()
-		case "subtype":
-			bit = 23
+		case recordSubtype:
 			r.Subtype = rd.str(slotSubtype)
-		case "content":
-			bit = 24
+		case recordContent:
 			if d.Kind() == '"' {
 				r.Content = rd.str(-1)
 			} else {
 				d.Skip()
 			}
-		case "level":
-			bit = 25
+		case recordLevel:
 			r.Level = rd.str(slotLevel)
-		case "attachment":
-			bit = 26
+		case recordAttachment:
 			r.Attachment = rd.rawNonNull()
-		case "compactMetadata":
-			bit = 27
+		case recordCompactMetadata:
 			r.CompactMetadata = rd.rawNonNull()
-		default:
-			if jsonfast.FoldKey(key, recordKeys...) {
-				return nil, false
-			}
-			d.Skip()
-			continue
-		}
-		if seen(&mask, bit) {
-			return nil, false
 		}
 	}
 	if !d.End() {
@@ -317,47 +266,26 @@ func (rd *recordDecoder) decode(line []byte) (rec *Record, ok bool) {
 	return r, true
 }
 
-var messageKeys = []string{"id", "role", "model", "content", "stop_reason", "usage"}
+//jsonfast:shape message id role model content stop_reason usage
 
 // message decodes the members of an entered message object.
 func (rd *recordDecoder) message(m *Message) {
 	d := &rd.d
-	var mask uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		if esc {
-			d.SetOdd()
-			d.Skip()
-			continue
-		}
-		var bit uint
-		switch string(key) {
-		case "id":
-			bit = 0
+	var f messageFields
+	for f.Next(d) {
+		switch f.I {
+		case messageID:
 			m.ID = rd.str(slotMsgID)
-		case "role":
-			bit = 1
+		case messageRole:
 			m.Role = rd.str(slotRole)
-		case "model":
-			bit = 2
+		case messageModel:
 			m.Model = rd.str(slotModel)
-		case "content":
-			bit = 3
+		case messageContent:
 			m.Content = rd.content()
-		case "stop_reason":
-			bit = 4
+		case messageStopReason:
 			m.StopReason = rd.str(slotStop)
-		case "usage":
-			bit = 5
+		case messageUsage:
 			m.Usage = rd.raw()
-		default:
-			if jsonfast.FoldKey(key, messageKeys...) {
-				d.SetOdd()
-			}
-			d.Skip()
-			continue
-		}
-		if seen(&mask, bit) {
-			d.SetOdd()
 		}
 	}
 }
@@ -401,8 +329,7 @@ func (rd *recordDecoder) content() Content {
 	return out
 }
 
-var blockKeys = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input",
-	"tool_use_id", "content", "is_error", "source", "citations"}
+//jsonfast:shape contentBlock type text thinking signature data id name input tool_use_id content is_error source citations
 
 // blockType returns the common block types without allocating.
 func (rd *recordDecoder) blockType() string {
@@ -434,102 +361,57 @@ func (rd *recordDecoder) blockType() string {
 // block decodes the members of an entered content block object.
 func (rd *recordDecoder) block(b *Block) {
 	d := &rd.d
-	var mask uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		if esc {
-			d.SetOdd()
-			d.Skip()
-			continue
-		}
-		var bit uint
-		switch string(key) {
-		case "type":
-			bit = 0
+	var f contentBlockFields
+	for f.Next(d) {
+		switch f.I {
+		case contentBlockType:
 			b.Type = rd.blockType()
-		case "text":
-			bit = 1
+		case contentBlockText:
 			b.Text = rd.str(-1)
-		case "thinking":
-			bit = 2
+		case contentBlockThinking:
 			b.Thinking = rd.str(-1)
-		case "signature":
-			bit = 3
+		case contentBlockSignature:
 			b.Signature = rd.str(-1)
-		case "data":
-			bit = 4
+		case contentBlockData:
 			b.Data = rd.str(-1)
-		case "id":
-			bit = 5
+		case contentBlockID:
 			b.ID = rd.str(-1)
-		case "name":
-			bit = 6
+		case contentBlockName:
 			b.Name = rd.str(slotName)
-		case "input":
-			bit = 7
+		case contentBlockInput:
 			b.Input = rd.raw()
-		case "tool_use_id":
-			bit = 8
+		case contentBlockToolUseID:
 			b.ToolUseID = rd.str(-1)
-		case "content":
-			bit = 9
+		case contentBlockContent:
 			if d.Kind() == '"' {
 				b.Content, b.ContentText = rd.rawString()
 				b.ContentIsText = b.Content != nil
 			} else {
 				b.Content = rd.raw()
 			}
-		case "is_error":
-			bit = 10
+		case contentBlockIsError:
 			b.IsError = d.Bool()
-		case "source":
-			bit = 11
+		case contentBlockSource:
 			b.Source = rd.raw()
-		case "citations":
-			bit = 12
+		case contentBlockCitations:
 			b.Citations = rd.raw()
-		default:
-			if jsonfast.FoldKey(key, blockKeys...) {
-				d.SetOdd()
-			}
-			d.Skip()
-			continue
-		}
-		if seen(&mask, bit) {
-			d.SetOdd()
 		}
 	}
 }
 
-var originKeys = []string{"kind", "subkind"}
+//jsonfast:shape origin kind subkind
 
 // origin decodes the members of an entered origin object.
 func (rd *recordDecoder) origin() *Origin {
 	d := &rd.d
 	o := new(Origin)
-	var mask uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		if esc {
-			d.SetOdd()
-			d.Skip()
-			continue
-		}
-		var bit uint
-		switch string(key) {
-		case "kind":
-			bit = 0
+	var f originFields
+	for f.Next(d) {
+		switch f.I {
+		case originKind:
 			o.Kind = rd.str(slotOrigin)
-		case "subkind":
-			bit = 1
+		case originSubkind:
 			o.Subkind = rd.str(-1)
-		default:
-			if jsonfast.FoldKey(key, originKeys...) {
-				d.SetOdd()
-			}
-			d.Skip()
-			continue
-		}
-		if seen(&mask, bit) {
-			d.SetOdd()
 		}
 	}
 	return o

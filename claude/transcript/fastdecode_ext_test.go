@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/transcriptgen"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
 
 // TestFastDecodeGenerated: the fast path applies to, and agrees with

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
 
 // Bad ACP input through the real binary: each bad message gets the right

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
@@ -16,20 +18,30 @@ import (
 func doctor(w io.Writer) int {
 	ok := true
 	fmt.Fprintln(w, "claude-agent-acp", agentVersion())
-	exe, err := claude.FindExecutable()
-	if err != nil {
-		fmt.Fprintln(w, "✗ Claude Code CLI:", err)
-		fmt.Fprintln(w, "  Install it with `npm install -g @anthropic-ai/claude-code`, or set CLAUDE_CODE_EXECUTABLE.")
+	found, err := claude.Locate()
+	switch {
+	case errors.Is(err, claude.ErrNotFound):
+		fmt.Fprintln(w, "✗ Claude Code CLI not found: CLAUDE_CODE_EXECUTABLE is not set, and `claude` is not on PATH or beside this binary.")
+		fmt.Fprintln(w, "  To fix it, "+installHint)
+		return 1
+	case err != nil:
+		fmt.Fprintln(w, "✗ Claude Code CLI:", strings.TrimPrefix(err.Error(), "claude: "))
+		fmt.Fprintln(w, "  To fix it, "+installHint)
 		return 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	v, err := claude.Version(ctx, exe)
+	v, err := claude.Version(ctx, found.Path)
 	if err != nil {
 		fmt.Fprintln(w, "✗ Claude Code CLI found but not working:", err)
 		ok = false
 	} else {
 		fmt.Fprintln(w, "✓ Claude Code CLI", v)
+	}
+	fmt.Fprintf(w, "  found %s: %s\n", found.How, found.Path)
+	if found.TestInstall {
+		fmt.Fprintln(w, "  This is the CLI the tests install (make deps), pinned to one version; editors that start this")
+		fmt.Fprintln(w, "  binary get it too. For real use, "+installHint)
 	}
 	switch src := credentialSource(); src {
 	case "":
@@ -43,6 +55,9 @@ func doctor(w io.Writer) int {
 	}
 	return 0
 }
+
+// installHint says how to get a CLI the agent finds.
+const installHint = "install Claude Code (npm install -g @anthropic-ai/claude-code) so that `claude` is on PATH, or set CLAUDE_CODE_EXECUTABLE to its absolute path."
 
 // credentialSource names where credentials come from, without values.
 func credentialSource() string {

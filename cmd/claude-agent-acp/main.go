@@ -34,22 +34,71 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/rawio"
 )
 
+// devVersion is what a build from source reports before the revision:
+// VERSION (the version being released) with "-dev" (TestDevVersionFollowsVERSION).
+const devVersion = "0.1.0-dev"
+
 // version is set at build time with -ldflags "-X main.version=…" (make
-// dist does). A binary built by `go install …@v1.2.3` is not stamped but
-// knows its module version, which agentVersion takes instead.
-var version = "0.1.0-dev"
+// dist does). Other builds leave it alone and agentVersion works it out.
+var version = devVersion
 
 // agentVersion is the version to show. It reads the build info when asked,
 // not in an init: every exec of this binary as a reaper (claude/reaper.go)
 // would pay for it.
 func agentVersion() string {
-	if version != "0.1.0-dev" {
-		return version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(version, bi)
+}
+
+// versionOf is the version of a binary stamped with stamped and built as
+// bi says: the stamp (make dist); else the module version of a `go install
+// …@v1.2.3`; else, for a build from source (go build, make build, with or
+// without -trimpath or -buildvcs), devVersion followed by the commit when
+// the build recorded it, as make dist names versions between releases:
+// 0.1.0-dev.g<12 hex digits>, with ".dirty" for uncommitted changes.
+// (Go stamps a checkout's build with a pseudo-version, 0.0.0-<date>-<hash>,
+// which says nothing about which release it is close to.)
+func versionOf(stamped string, bi *debug.BuildInfo) string {
+	if stamped != devVersion || bi == nil {
+		return stamped
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
-		return strings.TrimPrefix(bi.Main.Version, "v")
+	if v := bi.Main.Version; strings.HasPrefix(v, "v") && !isPseudoVersion(v) && !strings.HasSuffix(v, "+dirty") {
+		return strings.TrimPrefix(v, "v")
 	}
-	return version
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) < 12 {
+		return devVersion
+	}
+	v := devVersion + ".g" + rev[:12]
+	if dirty {
+		v += ".dirty"
+	}
+	return v
+}
+
+// isPseudoVersion reports whether v is a Go pseudo-version
+// (v0.0.0-20260102150405-abcdef123456, v1.2.4-0.2026…, v1.2.3-pre.0.2026…),
+// which names a commit, not a release.
+func isPseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	i := strings.LastIndexByte(v, '-')
+	if i < 0 || len(v)-i-1 != 12 || strings.Trim(v[i+1:], "0123456789abcdef") != "" {
+		return false
+	}
+	ts := v[:i]
+	if j := strings.LastIndexAny(ts, ".-"); j >= 0 {
+		ts = ts[j+1:]
+	}
+	return len(ts) == 14 && strings.Trim(ts, "0123456789") == ""
 }
 
 const usage = `claude-agent-acp: an ACP agent for Claude Code.
@@ -74,6 +123,11 @@ Environment:
                            hibernate a session idle this long, e.g. 15m
                            (default 30m; 0 = never). A hibernated session
                            resumes by itself, with its history, when next used.
+  CLAUDE_AGENT_ACP_EDITOR_FS
+                           1: Claude reads and writes files through the editor
+                           (unsaved buffers, the editor's review and undo) when
+                           the editor offers fs/read_text_file and
+                           fs/write_text_file (docs/tools.md)
   CLAUDE_AGENT_ACP_SCHED   on Linux: batch (default) lets the agent take a free CPU
                            without preempting the editor or Claude Code; normal
                            gives it the default policy
@@ -183,12 +237,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ver := agentVersion()
 	log.Debug("serving ACP on stdio", "version", ver, "threads", runtime.GOMAXPROCS(0), "batch", batchScheduling(log))
 	maxLive, idle := hibernation(log)
-	a := agent.New(agent.Config{Logger: log, Version: ver, MaxLiveSessions: maxLive, IdleTimeout: idle})
+	a := agent.New(agent.Config{Logger: log, Version: ver, MaxLiveSessions: maxLive, IdleTimeout: idle, EditorFS: editorFS()})
 	if err := a.Serve(ctx, stdin, stdout); err != nil {
 		log.Error("connection ended", "error", err)
 		return 1
 	}
 	return 0
+}
+
+// editorFS reads CLAUDE_AGENT_ACP_EDITOR_FS: 1 (or true) gives Claude's
+// file reads and writes to editors that offer fs/* (docs/tools.md).
+func editorFS() bool {
+	switch strings.ToLower(os.Getenv("CLAUDE_AGENT_ACP_EDITOR_FS")) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // Hibernation defaults (docs/hibernation.md): a typical editor user keeps

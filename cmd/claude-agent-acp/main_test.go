@@ -16,18 +16,18 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/claude-agent-acp/claude-agent-acp/internal/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/fakeapi"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/faultcli"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
 
 // These tests run the real binary, built once in TestMain, the way an
 // editor does: JSON-RPC on its stdin and stdout, logs on stderr, signals.
-// Behind it runs the fake CLI (internal/faultcli) or, where it matters, the
+// Behind it runs the fake CLI (internal/test/faultcli) or, where it matters, the
 // real one.
 
 // agentBin is the binary under test; fakeCLI is the fake Claude Code CLI
-// (internal/faultcli), built without the race detector so that it stays
+// (internal/test/faultcli), built without the race detector so that it stays
 // fast whatever the tests run with.
 var agentBin, fakeCLI string
 
@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	agentBin, fakeCLI = filepath.Join(dir, "claude-agent-acp"), filepath.Join(dir, "faultcli")
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../../internal/faultcli/cmd/faultcli")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../../internal/test/faultcli/cmd/faultcli")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the agent: %v\n%s", err, out)
 		os.Exit(1)
@@ -385,7 +385,8 @@ func TestDoctor(t *testing.T) {
 	home := t.TempDir()
 	env := faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+fakeCLI, "ANTHROPIC_API_KEY="+key)
 	out, errOut, code := runOnce(t, env, "doctor")
-	if code != 0 || !strings.Contains(out, "✓ Claude Code CLI 9.9.9") || !strings.Contains(out, "ANTHROPIC_API_KEY is set") {
+	if code != 0 || !strings.Contains(out, "✓ Claude Code CLI 9.9.9") || !strings.Contains(out, "ANTHROPIC_API_KEY is set") ||
+		!strings.Contains(out, "found in CLAUDE_CODE_EXECUTABLE: "+fakeCLI) || strings.Contains(out, "test install") {
 		t.Errorf("doctor with a CLI and a key: %d %q %q", code, out, errOut)
 	}
 	if strings.Contains(out+errOut, key) {
@@ -400,8 +401,29 @@ func TestDoctor(t *testing.T) {
 	// A CLI that is not there: a clear failure that says how to fix it.
 	env = faultcli.Env(t.TempDir(), "HOME="+home, "PATH="+home, "CLAUDE_CODE_EXECUTABLE="+filepath.Join(home, "nope"))
 	out, _, code = runOnce(t, env, "doctor")
-	if code != 1 || !strings.Contains(out, "✗ Claude Code CLI") {
-		t.Errorf("doctor without a CLI: %d %q", code, out)
+	if code != 1 || !strings.Contains(out, "✗ Claude Code CLI") || strings.Count(out, "npm install -g @anthropic-ai/claude-code") != 1 {
+		t.Errorf("doctor without a CLI (one hint): %d %q", code, out)
+	}
+	env = faultcli.Env(t.TempDir(), "HOME="+home, "PATH="+home)
+	out, _, code = runOnce(t, env, "doctor")
+	if code != 1 || !strings.Contains(out, "✗ Claude Code CLI not found") || strings.Count(out, "npm install -g @anthropic-ai/claude-code") != 1 {
+		t.Errorf("doctor without a CLI (one hint): %d %q", code, out)
+	}
+	// The pinned test install, found through CLAUDE_AGENT_ACP_DEPS: doctor
+	// says so, and that it is not meant for real use.
+	deps := t.TempDir()
+	pinned := filepath.Join(deps, "node_modules", ".bin", "claude")
+	if err := os.MkdirAll(filepath.Dir(pinned), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fakeCLI, pinned); err != nil {
+		t.Fatal(err)
+	}
+	env = faultcli.Env(t.TempDir(), "HOME="+home, "PATH="+home, "CLAUDE_AGENT_ACP_DEPS="+deps, "ANTHROPIC_API_KEY="+key)
+	out, _, code = runOnce(t, env, "doctor")
+	if code != 0 || !strings.Contains(out, "found through CLAUDE_AGENT_ACP_DEPS (the pinned test install): "+pinned) ||
+		!strings.Contains(out, "For real use, install Claude Code") {
+		t.Errorf("doctor with the test install: %d %q", code, out)
 	}
 }
 

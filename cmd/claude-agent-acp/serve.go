@@ -98,7 +98,7 @@ func serve(args []string, stderr io.Writer) int {
 	// One agent for every connection, sharing the live sessions: a session
 	// outlives a connection that drops, and the client's next connection
 	// takes it over with session/load or session/resume.
-	a := agent.New(agent.Config{Logger: log, Version: agentVersion(), MaxLiveSessions: maxLive, IdleTimeout: idle, SharedSessions: true})
+	a := agent.New(agent.Config{Logger: log, Version: agentVersion(), MaxLiveSessions: maxLive, IdleTimeout: idle, SharedSessions: true, EditorFS: editorFS()})
 	srv, err := remote.New(remote.Options{
 		Serve:          a.Serve,
 		Token:          token,

@@ -12,6 +12,13 @@
 // member, a member name that encoding/json would match without regard to
 // case. That keeps the fast paths simple and lets tests compare them with
 // encoding/json byte for byte.
+//
+// An object of one known shape is walked with Fields: a caller names the
+// members it decodes in a //jsonfast:shape line, internal/tools/shapegen
+// generates the names, an index constant per member and a walker with the
+// lookup inlined, and the caller writes one switch case per member. The
+// checks that keep the fast path equal to encoding/json (escaped,
+// case-folded and duplicate names) live in Fields, once.
 package jsonfast
 
 import (

@@ -11,34 +11,13 @@ import (
 // Members walks the members of an object Object entered, up to its closing
 // brace. For a member named exactly names[i] it calls f(i) with the cursor
 // on the value, which f must consume; other members are skipped (and
-// validated). What encoding/json would decode into a struct with those
-// field names differently sets Odd: a member name with escapes, a name it
-// would match to one of names without regard to case, a second member of
-// the same name. At most 64 names.
+// validated). It is Fields for a shape given as a list of names, and sets
+// Odd in the same cases.
 func (d *Dec) Members(names []string, f func(i int)) {
-	var seen uint64
-	for key, esc, more := d.FirstKey(); more; key, esc, more = d.NextKey() {
-		i := -1
-		if !esc {
-			for j, n := range names {
-				if string(key) == n {
-					i = j
-					break
-				}
-			}
-		}
-		if i < 0 {
-			if esc || FoldKey(key, names...) {
-				d.odd = true
-			}
-			d.Skip()
-			continue
-		}
-		if seen&(1<<i) != 0 {
-			d.odd = true
-		}
-		seen |= 1 << i
-		f(i)
+	s := Shape{Names: names}
+	var m Fields
+	for m.Next(d, &s) {
+		f(m.I)
 	}
 }
 
@@ -150,7 +129,15 @@ func object(d *Dec) (map[string]any, bool) {
 // AppendString appends s as a JSON string exactly as encoding/json's
 // Marshal writes it: with <, > and & escaped (\u003c, …), U+2028 and
 // U+2029 escaped, invalid UTF-8 as \ufffd.
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+// AppendStringNoHTMLEscape is AppendString as an encoding/json Encoder
+// with SetEscapeHTML(false) writes it: <, > and & stay as they are. ACP
+// frames use it, so that the text the peer sees is the text the agent
+// wrote.
+func AppendStringNoHTMLEscape(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+func appendString(dst []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
@@ -158,7 +145,11 @@ func AppendString(dst []byte, s string) []byte {
 		// Eight bytes at a time over ASCII that needs no escape.
 		for i+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-			if m := special(x) | htmlSpecial(x) | x&msb; m != 0 {
+			m := special(x) | x&msb
+			if html {
+				m |= htmlSpecial(x)
+			}
+			if m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -168,7 +159,7 @@ func AppendString(dst []byte, s string) []byte {
 			break
 		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if b >= 0x20 && b != '"' && b != '\\' && (!html || b != '<' && b != '>' && b != '&') {
 				i++
 				continue
 			}
@@ -186,7 +177,7 @@ func AppendString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
-			default:
+			default: // controls, and <, > and & when html
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++

@@ -73,9 +73,18 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// lineHunks diffs two line slices (common prefix and suffix first, then
-// Myers' algorithm on the middle) and groups the changes into hunks.
+// lineHunks diffs two line slices and groups the changes into hunks.
 func lineHunks(a, b []string) []Hunk {
+	ops := editScript(a, b)
+	if ops == nil {
+		return nil
+	}
+	return groupHunks(ops, a, b)
+}
+
+// editScript diffs two line slices: common prefix and suffix first, then
+// Myers' algorithm on the middle. Nil when they are equal.
+func editScript(a, b []string) []editOp {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -99,7 +108,7 @@ func lineHunks(a, b []string) []Hunk {
 	for i := 0; i < suf; i++ {
 		ops = append(ops, editOp{kind: opSame, a: len(a) - suf + i, b: len(b) - suf + i})
 	}
-	return groupHunks(ops, a, b)
+	return ops
 }
 
 type opKind int
@@ -196,6 +205,32 @@ func backtrack(trace [][]int, d, n, m int) []editOp {
 // context, merging changes whose contexts touch.
 func groupHunks(ops []editOp, a, b []string) []Hunk {
 	var out []Hunk
+	for _, span := range hunkSpans(ops) {
+		h := Hunk{oldStart: -1, newStart: -1}
+		for _, op := range ops[span[0]:span[1]] {
+			if h.oldStart < 0 {
+				h.oldStart, h.newStart = op.a+1, op.b+1
+			}
+			switch op.kind {
+			case opSame:
+				h.old = append(h.old, a[op.a])
+				h.new = append(h.new, b[op.b])
+			case opDel:
+				h.old = append(h.old, a[op.a])
+			case opIns:
+				h.new = append(h.new, b[op.b])
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// hunkSpans returns the [start, end) ranges of ops that make one hunk
+// each: the changes with diffContext lines of context, merging changes
+// whose contexts touch.
+func hunkSpans(ops []editOp) [][2]int {
+	var out [][2]int
 	i := 0
 	for i < len(ops) {
 		for i < len(ops) && ops[i].kind == opSame {
@@ -221,22 +256,7 @@ func groupHunks(ops []editOp, a, b []string) []Hunk {
 			}
 			end = run
 		}
-		h := Hunk{oldStart: -1, newStart: -1}
-		for _, op := range ops[start:end] {
-			if h.oldStart < 0 {
-				h.oldStart, h.newStart = op.a+1, op.b+1
-			}
-			switch op.kind {
-			case opSame:
-				h.old = append(h.old, a[op.a])
-				h.new = append(h.new, b[op.b])
-			case opDel:
-				h.old = append(h.old, a[op.a])
-			case opIns:
-				h.new = append(h.new, b[op.b])
-			}
-		}
-		out = append(out, h)
+		out = append(out, [2]int{start, end})
 		i = end
 	}
 	return out
@@ -307,10 +327,14 @@ func ReadText(path string) (text string, exists, ok bool) {
 // from the file on disk. ok is false when the preview cannot be trusted
 // (the caller then shows the input-only diff).
 func EditPreview(name, path string, in map[string]any) (content []acp.ToolCallContent, locs []acp.ToolCallLocation, ok bool) {
+	return editPreview(name, path, in, ReadText)
+}
+
+func editPreview(name, path string, in map[string]any, read func(string) (string, bool, bool)) (content []acp.ToolCallContent, locs []acp.ToolCallLocation, ok bool) {
 	if path == "" {
 		return nil, nil, false
 	}
-	old, exists, readable := ReadText(path)
+	old, exists, readable := read(path)
 	if !readable {
 		return nil, nil, false
 	}

@@ -185,3 +185,25 @@ func TestEditPreview(t *testing.T) {
 		t.Fatalf("create location %d", l)
 	}
 }
+
+func TestStructuredPatch(t *testing.T) {
+	got := StructuredPatch("a\nb\n", "p\nq\n")
+	want := []PatchHunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Lines: []string{"-a", "-b", "+p", "+q"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	old := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+	got = StructuredPatch(old, strings.Replace(old, "5\n", "five\n", 1))
+	want = []PatchHunk{{OldStart: 2, OldLines: 7, NewStart: 2, NewLines: 7, Lines: []string{" 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	if got := StructuredPatch("same\n", "same\n"); len(got) != 0 {
+		t.Errorf("equal texts: %v", got)
+	}
+	// The hunks read back as the card's diff.
+	raw, _ := json.Marshal(StructuredPatch(old, strings.Replace(old, "5\n", "five\n", 1)))
+	if hs, ok := PatchHunks(raw); !ok || len(hs) != 1 || hs[0].new[3] != "five" {
+		t.Errorf("PatchHunks: %+v %v", hs, ok)
+	}
+}

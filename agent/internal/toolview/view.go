@@ -234,11 +234,17 @@ func grepTitle(in map[string]any, cwd string) string {
 // complete: the diff of an edit, a command's description, a subagent's
 // prompt, the plan to approve.
 func PreContent(name string, in map[string]any, cwd string) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
+	return PreContentFrom(name, in, cwd, ReadText)
+}
+
+// PreContentFrom is PreContent with an edit's file read by read (ReadText
+// reads the disk; an editor's buffer may differ).
+func PreContentFrom(name string, in map[string]any, cwd string, read func(path string) (text string, exists, ok bool)) ([]acp.ToolCallContent, []acp.ToolCallLocation) {
 	str := func(k string) string { v, _ := in[k].(string); return v }
 	switch name {
 	case "Edit", "MultiEdit", "Write":
 		p := AbsPath(str("file_path"), cwd)
-		if c, locs, ok := EditPreview(name, p, in); ok {
+		if c, locs, ok := editPreview(name, p, in, read); ok {
 			return c, locs[:1]
 		}
 		return InputDiff(name, p, in), nil
