@@ -45,20 +45,28 @@ func (s *session) handleFrame(m claude.Message) {
 type frameQueue interface {
 	Backlog() int
 	TryMessage() (claude.Message, bool)
+	// Pacing says the reader paces a streamed block (claude's
+	// DeltaPace): what queued up waited on purpose, so its deltas are
+	// merged however few they are.
+	Pacing() bool
 }
+
+// merges reports whether a burst from q merges deltas: many queued up
+// (mergeBacklog), or the reader paces them.
+func merges(q frameQueue) bool { return q.Backlog() >= mergeBacklog || q.Pacing() }
 
 // handleFrameFrom is handleFrame for the frames q holds, while same says
 // the session still takes them from it.
 func (s *session) handleFrameFrom(m claude.Message, q frameQueue, same func() bool) {
 	if k := deltaKeyOf(m); k.ok && k == s.lastDelta {
-		if n := q.Backlog(); n > 0 {
-			s.burst(prepend(m, q.TryMessage), n >= mergeBacklog, same)
+		if q.Backlog() > 0 {
+			s.burst(prepend(m, q.TryMessage), merges(q), same)
 			return
 		}
 	}
 	s.handleDelta(m)
 	if same() { // m may have ended the session or replaced its CLI
-		s.burst(q.TryMessage, q.Backlog() >= mergeBacklog, same)
+		s.burst(q.TryMessage, merges(q), same)
 	}
 }
 

@@ -230,9 +230,13 @@ func TestBurstShortBacklogKeepsChunks(t *testing.T) {
 }
 
 // fakeQueue is a frameQueue over a list (what a CLI's reader queued).
-type fakeQueue struct{ ms []claude.Message }
+type fakeQueue struct {
+	ms     []claude.Message
+	pacing bool // what the reader's Pacing says
+}
 
 func (q *fakeQueue) Backlog() int { return len(q.ms) }
+func (q *fakeQueue) Pacing() bool { return q.pacing }
 func (q *fakeQueue) TryMessage() (claude.Message, bool) {
 	if len(q.ms) == 0 {
 		return claude.Message{}, false
@@ -299,5 +303,27 @@ func TestFrameThatEndsTheCLILeavesItsQueue(t *testing.T) {
 	}
 	if q.Backlog() != 1 {
 		t.Errorf("%d frames left in the queue, want 1", q.Backlog())
+	}
+}
+
+// TestPacedBacklogMerges: while the reader paces a block (claude's
+// DeltaPace), what queued up merges however short the backlog, in order
+// and whole; a block's first delta still goes out alone and at once.
+func TestPacedBacklogMerges(t *testing.T) {
+	s, w := burstSession(t)
+	same := func() bool { return true }
+	s.do(func() {
+		q := &fakeQueue{ms: []claude.Message{frame(t, "text", 0, "b"), frame(t, "text", 0, "c")}, pacing: true}
+		s.handleFrameFrom(frame(t, "text", 0, "a"), q, same)
+		q = &fakeQueue{ms: []claude.Message{frame(t, "text", 0, "e"), frame(t, "text", 0, "f")}, pacing: true}
+		s.handleFrameFrom(frame(t, "text", 0, "d"), q, same)
+		// Not paced, a short backlog keeps its chunks.
+		q = &fakeQueue{ms: []claude.Message{frame(t, "text", 0, "h"), frame(t, "text", 0, "i")}}
+		s.handleFrameFrom(frame(t, "text", 0, "g"), q, same)
+	})
+	want := [][]string{{"agent_message: a"}, {"agent_message: bc"}, {"agent_message: def"},
+		{"agent_message: g", "agent_message: h", "agent_message: i"}}
+	if got := w.updates(t); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("writes:\n got %q\nwant %q", got, want)
 	}
 }

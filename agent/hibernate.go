@@ -213,6 +213,35 @@ func (a *connection) roomFor(s *session) bool {
 	return false
 }
 
+// claimRoom is roomFor for the CLI a load resumes in the background, and
+// takes the room at once: s counts as live from here on (until its start
+// fails or it closes), not from its spawn after the replay. Loads sent
+// together, as when an editor restores its threads, would otherwise all
+// see room for themselves and start a CLI each, and the cap would only
+// hibernate the extra ones once they were up.
+func (a *connection) claimRoom(s *session) bool {
+	max := a.cfg.MaxLiveSessions
+	if max <= 0 {
+		return true
+	}
+	a.mu.Lock()
+	if a.live == nil {
+		a.live = map[*session]bool{}
+	}
+	if !a.live[s] && len(a.live) < max {
+		a.live[s] = true
+		a.liveCount.Store(int32(len(a.live)))
+		a.mu.Unlock()
+		return true
+	}
+	a.mu.Unlock()
+	if !a.roomFor(s) {
+		return false
+	}
+	a.liveChanged(s, true) // an idle session hibernates to make the room
+	return true
+}
+
 // lastActive is when session s was last active, read from any goroutine.
 func (a *connection) lastActive(s *session) time.Time {
 	var t time.Time

@@ -127,7 +127,7 @@ func (a *connection) reopen(ctx context.Context, id, cwd string, addDirs []strin
 	// fails that prompt with the cause. So the replay does not stop for a
 	// failed start either (the start is quiet).
 	started := &startOutcome{quiet: true}
-	if a.roomFor(s) {
+	if a.claimRoom(s) {
 		started = s.deferStart()
 	}
 	if err = replay(ctx, s, path, setup, started); err != nil {

@@ -176,6 +176,11 @@ type Options struct {
 	// CloseGrace and TermGrace are [Process.Close]'s waits after closing
 	// stdin and after SIGTERM. Zero means the SDK's 2 s and 5 s.
 	CloseGrace, TermGrace time.Duration
+	// DeltaPace is how long the reader of the CLI's stdout waits, without
+	// listening, before it reads on while a streamed block's deltas come
+	// one at a time (see paceDeltas). Zero means [DefaultDeltaPace];
+	// negative never waits.
+	DeltaPace time.Duration
 	// Stderr, if set, receives a copy of the CLI's stderr. It is written
 	// from one goroutine; a slow writer slows the CLI down.
 	Stderr io.Writer

@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/rawio"
 )
 
 // ErrExited is returned by calls on a process that has exited on its own.
@@ -34,11 +36,14 @@ type Process struct {
 	lifeline *os.File
 
 	// The CLI's standard streams: pipes to an executable, or a Child's
-	// (child.go). outFile and errFile are the pipes, for read deadlines.
-	stdin            io.WriteCloser
-	stdout, stderr   io.ReadCloser
-	outFile, errFile *os.File
-	tail             *tailBuffer
+	// (child.go). outPipe and errFile are the pipes, for read deadlines
+	// (and pauses: reader.go's paceDeltas); nil for a Child.
+	stdin          io.WriteCloser
+	stdout, stderr io.ReadCloser
+	outPipe        *rawio.PipeReader
+	errFile        *os.File
+	pacing         atomic.Bool // the reader paces a streamed block (pace.go)
+	tail           *tailBuffer
 	// child is the CLI an Options.Launch started (nil: an executable).
 	child Child
 
@@ -271,7 +276,7 @@ func (p *Process) startCmd() (err error) {
 	if err != nil {
 		return err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := rawio.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -290,12 +295,13 @@ func (p *Process) startCmd() (err error) {
 	closers = append(closers, p.cmd.ExtraFiles...) // the reaper's end of the lifeline
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
 	if err := startProcess(p.cmd); err != nil {
-		closers = append(closers, inW, outR, errR)
+		closers = append(closers, inW, errR)
+		outR.Close()
 		return err
 	}
 	p.pid = p.cmd.Process.Pid
 	p.stdin, p.stdout, p.stderr = inW, outR, errR
-	p.outFile, p.errFile = outR, errR
+	p.outPipe, p.errFile = outR, errR
 	return nil
 }
 

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"io"
 	"os"
-
-	"github.com/claude-agent-acp/claude-agent-acp/internal/rawio"
 )
 
 // Bounds of the queue between the reader and the Messages channel. While
@@ -29,16 +27,17 @@ const maxLineSize = 512 << 20
 func (p *Process) readLoop() {
 	defer p.finish()
 	defer p.stdout.Close()
-	var src io.Reader = p.stdout
-	if p.outFile != nil {
-		src = rawio.NewReader(p.outFile)
+	src := afterExitReader{r: p.stdout, exited: &p.exitedNow}
+	if p.outPipe != nil {
+		src.f = p.outPipe
 	}
-	br := bufio.NewReaderSize(afterExitReader{p.outFile, src, &p.exitedNow}, 64<<10)
+	br := bufio.NewReaderSize(src, 64<<10)
+	pace := p.deltaPacer()
 	for {
 		p.waitRoom()
 		line, owned, err := readLine(br)
 		if len(line) > 0 {
-			p.handleLine(line, owned)
+			pace.saw(p.handleLine(line, owned), br.Buffered())
 		}
 		if err != nil {
 			if errors.Is(err, errLineTooLong) {
@@ -105,24 +104,27 @@ func (p *Process) waitRoom() {
 }
 
 // handleLine dispatches one stdout line; owned says whether the line is
-// the caller's to keep (see readLine).
-func (p *Process) handleLine(line []byte, owned bool) {
+// the caller's to keep (see readLine). It reports whether the line was a
+// streamed content_block_delta (paceDeltas).
+func (p *Process) handleLine(line []byte, owned bool) (delta bool) {
 	// Most lines are streamed deltas. A line the stream_event fast path
 	// takes has that one type (it refuses duplicate keys), so it needs
 	// no scan of its envelope first: that scan, byte by byte over the
 	// event, was the largest piece of ours in a relayed chunk.
 	if owned {
 		if ev, ok := decodeStreamEvent(line); ok {
+			delta = ev.Event.Type == "content_block_delta"
 			p.deliver(streamEventMessage(line, ev))
-			return
+			return delta
 		}
 	} else {
 		ev, kept, storage, ok := decodeStreamFrame(line)
 		if ok {
+			delta = ev.Event.Type == "content_block_delta"
 			m := streamEventMessage(kept, ev)
 			m.storage = storage
 			p.deliver(m)
-			return
+			return delta
 		}
 		if kept == nil {
 			kept = bytes.Clone(line)
@@ -154,6 +156,7 @@ func (p *Process) handleLine(line []byte, owned bool) {
 		p.log.Debug("claude: frame decoded partially", "err", m.DecodeErr)
 	}
 	p.deliver(m)
+	return false
 }
 
 // deliver queues a decoded frame for the Messages channel, or hands it

@@ -243,7 +243,9 @@ func (p *Process) waitLoop() {
 	// A descendant that left the group could keep our pipes open forever;
 	// once the CLI is gone, stop reading after a quiet moment.
 	deadline := time.Now().Add(exitReadGrace)
-	_ = p.outFile.SetReadDeadline(deadline)
+	if p.outPipe != nil {
+		_ = p.outPipe.SetReadDeadline(deadline)
+	}
 	_ = p.errFile.SetReadDeadline(deadline)
 	close(p.exited)
 }
@@ -256,10 +258,14 @@ const exitReadGrace = 500 * time.Millisecond
 // process has exited, so buffered output is always read in full but an
 // empty pipe held open by a stray descendant ends the read.
 type afterExitReader struct {
-	f      *os.File  // nil for a Child's stream, which ends with the Child
+	f      deadliner // nil for a Child's stream, which ends with the Child
 	r      io.Reader // f, or its raw reader (internal/rawio)
 	exited *atomic.Bool
 }
+
+// A deadliner is a pipe with read deadlines: an *os.File or a
+// *rawio.PipeReader.
+type deadliner interface{ SetReadDeadline(time.Time) error }
 
 func (r afterExitReader) Read(b []byte) (int, error) {
 	if r.f != nil && r.exited.Load() {
@@ -280,7 +286,10 @@ func (p *Process) stderrLoop() {
 		w = io.MultiWriter(p.tail, p.opts.Stderr)
 	}
 	buf := make([]byte, 32<<10)
-	r := afterExitReader{p.errFile, p.stderr, &p.exitedNow}
+	r := afterExitReader{r: p.stderr, exited: &p.exitedNow}
+	if p.errFile != nil {
+		r.f = p.errFile
+	}
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {

@@ -30,10 +30,14 @@ type bareCLI struct {
 // adapter gives it (probeAgentCLI), in sandbox sb; the end of ctx kills
 // its group, as startAdapter's.
 func startBare(ctx context.Context, cli string, inv cliInvocation, sb *sandbox) (*bareCLI, error) {
-	cmd := exec.Command(cli, inv.argv()...)
+	args := inv.argv()
+	if inv.resume != "" {
+		args = inv.resumeArgv(inv.resume)
+	}
+	cmd := exec.Command(cli, args...)
 	cmd.Env = append(append([]string(nil), sb.env...), inv.env...)
 	start := time.Now()
-	p, err := startPiped(cmd, sb)
+	p, err := startPiped(cmd, sb, 1<<20)
 	if err != nil {
 		return nil, err
 	}

@@ -401,3 +401,200 @@ func TestFocusCold(t *testing.T) {
 	}
 	t.Log("cold first text, ms from the spawn (= to the model request + from it):" + lines.String())
 }
+
+// TestFocusSlowReader runs the streaming turn with the slow reader
+// (slow.go) and with the main run's client, alternating, and logs what
+// each cost the adapter: CPU per delta, chunks, wake-ups, writes. With
+// ACPBENCH_FOCUS_PYTHON=1 a real Python client (testdata/slowclient.py,
+// python3 on PATH) runs the same turn too, the check of the Go slow
+// reader's calibration; ACPBENCH_FOCUS_B alternates a second binary, and
+// ACPBENCH_FOCUS_CLIENTS (e.g. "slow,python") picks the clients.
+// Opt-in:
+//
+//	ACPBENCH_FOCUS=/path/a [ACPBENCH_FOCUS_B=/path/b] [ACPBENCH_FOCUS_N=3] go test -run TestFocusSlowReader -v ./internal/bench
+func TestFocusSlowReader(t *testing.T) {
+	bins := []string{os.Getenv("ACPBENCH_FOCUS")}
+	if bins[0] == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	if b := os.Getenv("ACPBENCH_FOCUS_B"); b != "" {
+		bins = append(bins, b)
+	}
+	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
+	n = max(n, 1)
+	cfg := Config{Ours: bins[:1], CLI: clitest.CLIPath(t), Turns: -1, Deltas: 20000, Log: os.Stderr}
+	cfg.tmp = t.TempDir()
+	ctx := context.Background()
+	python := os.Getenv("ACPBENCH_FOCUS_PYTHON") != ""
+	clients := []string{"slow", "fast"}
+	if python {
+		clients = append(clients, "python")
+	}
+	if v := os.Getenv("ACPBENCH_FOCUS_CLIENTS"); v != "" { // e.g. "slow,python"
+		clients = strings.Split(v, ",")
+	}
+	perDelta := map[string][]float64{}
+	for i := range n {
+		for k, bin := range bins {
+			order := clients
+			if (i+k)%2 == 1 {
+				order = reversed(clients)
+			}
+			for _, client := range order {
+				var line string
+				switch client {
+				case "slow":
+					m, err := runSlowReader(ctx, &cfg, []string{bin})
+					if err != nil {
+						t.Fatal(err)
+					}
+					line = fmt.Sprintf("cpu/delta %5.2f µs, chunks %5.0f, runs %5.0f (preempted %4.0f), writes %5.0f, reads %5.0f, turn %4.0f ms, first %5.1f ms, client cpu/line %.1f µs",
+						m[kSlowCPUPerChunk]*1e6, m[kSlowChunks], m[kSlowRuns], m[kSlowPreempted], m[kSlowWrites], m[kSlowReads], m[kSlowDone]*1e3, m[kSlowFirst]*1e3, m[kSlowClientLine]*1e6)
+					perDelta[filepath.Base(bin)+" slow"] = append(perDelta[filepath.Base(bin)+" slow"], m[kSlowCPUPerChunk])
+				case "fast":
+					m, err := runAdapter(ctx, &cfg, []string{bin})
+					if err != nil {
+						t.Fatal(err)
+					}
+					line = fmt.Sprintf("cpu/delta %5.2f µs, chunks %5.0f, runs %5.0f, writes %5.0f, reads %5.0f, turn %4.0f ms",
+						m[kStreamCPUPerChunk]*1e6, m[kStreamChunks], m[kStreamRuns], m[kStreamWrites], m[kStreamReads], m[kStreamDone]*1e3)
+					perDelta[filepath.Base(bin)+" fast"] = append(perDelta[filepath.Base(bin)+" fast"], m[kStreamCPUPerChunk])
+				case "python":
+					r := runPythonClient(t, &cfg, bin)
+					line = fmt.Sprintf("cpu/delta %5.2f µs, chunks %5.0f, runs %5.0f (preempted %4.0f), writes %5.0f, reads %5.0f, turn %4.0f ms, first %5.1f ms, client cpu/line %.1f µs",
+						r.CPUNS/1e3/float64(cfg.Deltas), r.Chunks, r.Runs, r.Pre, r.Writes, r.Reads, r.Turn*1e3, r.First*1e3, r.Client*1e6/r.Lines)
+					perDelta[filepath.Base(bin)+" python"] = append(perDelta[filepath.Base(bin)+" python"], r.CPUNS/1e9/float64(cfg.Deltas))
+				}
+				t.Logf("round %d %s %-6s %s", i+1, filepath.Base(bin), client, line)
+			}
+		}
+	}
+	keys := make([]string, 0, len(perDelta))
+	for k := range perDelta {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%s: median cpu/delta %.2f µs over %d turns", k, median(perDelta[k])*1e6, len(perDelta[k]))
+	}
+}
+
+// pythonResult is what testdata/slowclient.py prints.
+type pythonResult struct {
+	CPUNS  float64 `json:"cpu_ns"`
+	Runs   float64 `json:"runs"`
+	Pre    float64 `json:"preempted"`
+	Writes float64 `json:"writes"`
+	Reads  float64 `json:"reads"`
+	Chunks float64 `json:"chunks"`
+	Turn   float64 `json:"turn_s"`
+	First  float64 `json:"first_s"`
+	Client float64 `json:"client_cpu_s"` // the client's own CPU in the turn
+	Lines  float64 `json:"lines"`        // the lines it read in the turn
+}
+
+// runPythonClient runs the streaming turn with testdata/slowclient.py.
+func runPythonClient(t *testing.T, cfg *Config, bin string) pythonResult {
+	t.Helper()
+	api, sb, err := newWorld(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Close()
+	api.Script(streamStep(cfg.Deltas))
+	script, err := filepath.Abs(filepath.Join("testdata", "slowclient.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("python3", script, bin)
+	cmd.Env = append(append([]string(nil), sb.env...), "ACPBENCH_CWD="+sb.work)
+	cmd.Dir = sb.work
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python client: %v\n%s", err, out)
+	}
+	var r pythonResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("python client: %v\n%s", err, out)
+	}
+	return r
+}
+
+// TestFocusReopen reopens the realistic transcript in our adapter (and in
+// the reference with ACPBENCH_FOCUS_REF=1) and in the bare CLI, as make
+// bench-compare does (reopen.go), and logs each round's load answer and
+// first text. Opt-in:
+//
+//	ACPBENCH_FOCUS=/path/to/claude-agent-acp [ACPBENCH_FOCUS_N=2] go test -run TestFocusReopen -v ./internal/bench
+func TestFocusReopen(t *testing.T) {
+	ours := os.Getenv("ACPBENCH_FOCUS")
+	if ours == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
+	n = max(n, 1)
+	cfg := Config{Ours: []string{ours}, CLI: clitest.CLIPath(t), ReplayMessages: 5000, Log: os.Stderr}
+	cfg.tmp = t.TempDir()
+	ctx := context.Background()
+	var err error
+	if cfg.bare, err = probeAgentCLI(ctx, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	adapters := map[string][]string{Ours: {ours}}
+	order := []string{Bare, Ours}
+	if os.Getenv("ACPBENCH_FOCUS_REF") != "" {
+		adapters[Reference] = []string{referencePath(t)}
+		order = append(order, Reference)
+	}
+	for i := range n {
+		if i%2 == 1 {
+			order = reversed(order)
+		}
+		got := map[string]sample{}
+		for _, sys := range order {
+			got[sys] = sample{}
+		}
+		if err := reopenRounds(ctx, &cfg, i, order, adapters, got); err != nil {
+			t.Fatal(err)
+		}
+		for _, sys := range order {
+			m := got[sys]
+			t.Logf("round %d %-10s load answer %6.1f ms, prompt → first text %6.1f ms (%.2fx the bare CLI), load → first text %6.1f ms",
+				i+1, sys, m[kReopenAnswer]*1e3, m[kReopenFirst]*1e3, m[kReopenRatio], m[kReopenTotal]*1e3)
+		}
+	}
+}
+
+// TestFocusRestore restores eight threads at once with a cap of three live
+// CLIs (restore.go) in our adapter, and in the reference with
+// ACPBENCH_FOCUS_REF=1, and logs the figures. Opt-in:
+//
+//	ACPBENCH_FOCUS=/path/to/claude-agent-acp [ACPBENCH_FOCUS_N=2] go test -run TestFocusRestore -v ./internal/bench
+func TestFocusRestore(t *testing.T) {
+	ours := os.Getenv("ACPBENCH_FOCUS")
+	if ours == "" {
+		t.Skip("set ACPBENCH_FOCUS to our adapter's binary")
+	}
+	n, _ := strconv.Atoi(os.Getenv("ACPBENCH_FOCUS_N"))
+	n = max(n, 1)
+	cfg := Config{Ours: []string{ours}, CLI: clitest.CLIPath(t), ReplayMessages: 5000, Log: os.Stderr}
+	cfg.tmp = t.TempDir()
+	systems := map[string][]string{Ours: {ours}}
+	if os.Getenv("ACPBENCH_FOCUS_REF") != "" {
+		systems[Reference] = []string{referencePath(t)}
+	}
+	for i := range n {
+		for _, sys := range []string{Ours, Reference} {
+			argv, ok := systems[sys]
+			if !ok {
+				continue
+			}
+			m, err := runRestore(context.Background(), &cfg, argv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("round %d %-10s all answers %6.0f ms, live CLIs %.0f, tree RSS %s (peak %s), a CLI %s, over %d CLIs %s; fewest updates %.0f",
+				i+1, sys, m[kRestoreAnswers]*1e3, m[kRestoreLive], mib.format(m[kRestoreRSS]), mib.format(m[kRestorePeak]), mib.format(m[kRestoreCLIRSS]), restoreCap, mib.format(m[kRestoreOver]), m[kRestoreUpdates])
+		}
+	}
+}

@@ -26,14 +26,25 @@ type leanClient struct {
 	stderr *tail
 	nextID int
 	unkill func() bool // as adapter's
+	// perLine, if set, is the client's own work on every line it reads,
+	// before it reads the next (the slow reader, slow.go).
+	perLine func(line []byte)
+	// closeOut, if set, is closed once the adapter has exited: the read
+	// end of its stdout, where exec does not own it (startSlow).
+	closeOut io.Closer
 }
 
 // startLean starts argv as startAdapter does (the end of ctx kills its
 // group), with the lean client.
 func startLean(ctx context.Context, argv []string, sb *sandbox) (*leanClient, error) {
+	return startLeanBuffered(ctx, argv, sb, 1<<20)
+}
+
+// startLeanBuffered is startLean reading through a buffer of bufSize bytes.
+func startLeanBuffered(ctx context.Context, argv []string, sb *sandbox, bufSize int) (*leanClient, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = sb.env
-	p, err := startPiped(cmd, sb)
+	p, err := startPiped(cmd, sb, bufSize)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +61,9 @@ type piped struct {
 }
 
 // startPiped starts cmd in sandbox sb's work directory and its own
-// process group, with its standard streams piped.
-func startPiped(cmd *exec.Cmd, sb *sandbox) (piped, error) {
+// process group, with its standard streams piped and its stdout read
+// through a buffer of bufSize bytes.
+func startPiped(cmd *exec.Cmd, sb *sandbox, bufSize int) (piped, error) {
 	cmd.Dir = sb.work
 	setGroup(cmd)
 	p := piped{stderr: &tail{max: 8 << 10}}
@@ -64,7 +76,7 @@ func startPiped(cmd *exec.Cmd, sb *sandbox) (piped, error) {
 	if err != nil {
 		return p, err
 	}
-	p.stdin, p.out = stdin, bufio.NewReaderSize(stdout, 1<<20)
+	p.stdin, p.out = stdin, bufio.NewReaderSize(stdout, bufSize)
 	return p, cmd.Start()
 }
 
@@ -74,6 +86,10 @@ type leanUpdates struct {
 	first  time.Time // arrival of the first session/update
 	last   time.Time // arrival of the last history update (replayKinds)
 	answer []byte    // the response
+	// chunks counts the agent_message_chunk updates, the first of which
+	// arrived at firstChunk.
+	chunks     int
+	firstChunk time.Time
 }
 
 var (
@@ -103,6 +119,9 @@ func (c *leanClient) call(method string, params any) (leanUpdates, error) {
 		if err != nil {
 			return seen, c.wrap(method, err)
 		}
+		if c.perLine != nil {
+			c.perLine(l)
+		}
 		if bytes.Contains(l, sessionUpdateMethod) {
 			now := time.Now()
 			if seen.n == 0 {
@@ -111,8 +130,15 @@ func (c *leanClient) call(method string, params any) (leanUpdates, error) {
 			seen.n++
 			if i := bytes.Index(l, sessionUpdateKind); i >= 0 {
 				kind := l[i+len(sessionUpdateKind):]
-				if j := bytes.IndexByte(kind, '"'); j >= 0 && replayKinds[string(kind[:j])] {
+				j := bytes.IndexByte(kind, '"')
+				if j >= 0 && replayKinds[string(kind[:j])] {
 					seen.last = now
+				}
+				if j >= 0 && string(kind[:j]) == "agent_message_chunk" {
+					if seen.chunks == 0 {
+						seen.firstChunk = now
+					}
+					seen.chunks++
 				}
 			}
 			continue
@@ -164,4 +190,7 @@ func (c *leanClient) wrap(what string, err error) error {
 func (c *leanClient) close(timeout time.Duration) {
 	c.unkill()
 	closeByStdin(c.cmd, c.stdin, c.out, timeout)
+	if c.closeOut != nil {
+		_ = c.closeOut.Close()
+	}
 }

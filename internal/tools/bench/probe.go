@@ -21,6 +21,9 @@ import (
 type cliInvocation struct {
 	args []string
 	env  []string
+	// resume, if set, is the session the CLI resumes (resumeArgv) instead
+	// of starting a fresh one.
+	resume string
 }
 
 // sessionArgs are flags whose value names one session; each bare run gets

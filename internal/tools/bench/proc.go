@@ -119,6 +119,9 @@ type treeUsage struct {
 	// (schedstat's timeslices): its wake-ups, and its returns after being
 	// preempted.
 	selfRuns int64
+	// selfPreempted counts the root's threads' involuntary context
+	// switches (schedTotal.involuntary).
+	selfPreempted int64
 }
 
 // snapshotTree measures root and its descendants.
@@ -158,7 +161,7 @@ func usageOf(root int) (treeUsage, error) {
 	u, err := snapshotTree(root)
 	if err == nil {
 		st := schedTotals(root)
-		u.selfNS, u.selfRuns = st.cpu, st.runs
+		u.selfNS, u.selfRuns, u.selfPreempted = st.cpu, st.runs, st.involuntary
 	}
 	return u, err
 }
@@ -233,6 +236,10 @@ type schedTotal struct {
 	cpu, waited time.Duration
 	// runs counts how often the threads were put on a CPU (timeslices).
 	runs int64
+	// involuntary counts the threads' involuntary context switches
+	// (/proc/<pid>/task/*/status): preempted by another task, where a
+	// voluntary switch is a sleep (waiting for input, say).
+	involuntary int64
 }
 
 // schedTotals reads the schedstat of each living thread of pid once.
@@ -255,6 +262,9 @@ func schedTotals(pid int) schedTotal {
 		st.cpu += time.Duration(field(0))
 		st.waited += time.Duration(field(1))
 		st.runs += field(2)
+		if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, d.Name())); err == nil {
+			st.involuntary += procField(status, "nonvoluntary_ctxt_switches:")
+		}
 	}
 	return st
 }

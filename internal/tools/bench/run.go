@@ -200,6 +200,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				maps.Copy(got[sys], m)
 			}
 		}
+		// Issue 38: reopening a thread (with the bare CLI resumed the
+		// same way), an editor restoring its threads, and the streaming
+		// turn to a slow reader.
+		if err := reopenRounds(ctx, &cfg, i, order, adapters, got); err != nil {
+			return nil, err
+		}
+		for _, phase := range []struct {
+			name string
+			run  func(context.Context, *Config, []string) (sample, error)
+		}{{"restore", runRestore}, {"slow reader", runSlowReader}} {
+			for _, sys := range order {
+				if sys == Bare {
+					continue
+				}
+				m, err := timed(cfg.Log, i, sys, phase.name, func() (sample, error) { return phase.run(ctx, &cfg, adapters[sys]) })
+				if err != nil {
+					return nil, err
+				}
+				maps.Copy(got[sys], m)
+			}
+		}
 		// Hibernation is ours alone: the reference keeps every CLI.
 		m, err := timed(cfg.Log, i, Ours, "hibernation", func() (sample, error) { return runHibernation(ctx, &cfg, adapters[Ours]) })
 		if err != nil {
