@@ -174,6 +174,10 @@ func (s *sim) eof() error {
 		_ = s.clientOut.Close()
 		s.endErr = <-s.served
 		_ = s.agentOut.Close() // what the editor's end of stdout sees when the agent exits
+		// The client reads what the agent wrote before it exited, then
+		// the end; closing it first could fail a call whose answer is
+		// already in its read buffer.
+		<-s.client.Done()
 		s.cancel()
 		s.client.Close()
 		_ = s.client.Wait()
