@@ -105,6 +105,11 @@ func TestMaxInFlightRefusesExcess(t *testing.T) {
 	if got := peer.recv(5 * time.Second); !strings.Contains(got, "pong") {
 		t.Fatalf("want pong, got %s", got)
 	}
+	// The admitted handlers run on their own goroutines: wait for the
+	// fourth to start instead of expecting it already.
+	for deadline := time.Now().Add(5 * time.Second); running.Load() < 4 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	if r := running.Load(); r != 4 {
 		t.Fatalf("%d handlers ran, want 4", r)
 	}
