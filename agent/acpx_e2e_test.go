@@ -38,6 +38,7 @@ func buildAgent(t *testing.T) string {
 }
 
 func TestAcpxApproveAndDeny(t *testing.T) {
+	t.Parallel()
 	acpx := acpxPath(t)
 	bin := buildAgent(t)
 	for _, policy := range []string{"--approve-all", "--deny-all"} {

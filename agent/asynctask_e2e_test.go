@@ -14,6 +14,7 @@ import (
 // command alone (named by its tool call) while the turn runs: its card
 // ends failed, the turn goes on; stopping it again is {stopped: false}.
 func TestStopOneBackgroundTask(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		toolUse("toolu_sleep", "Bash", map[string]any{"command": "echo sleeping; sleep 60", "description": "Sleep", "run_in_background": true}),

@@ -16,6 +16,7 @@ import (
 // auth get the two logins of the reference adapter. Each method carries
 // Zed's _meta["terminal-auth"] with this binary's path and the same args.
 func TestAuthMethods(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -110,6 +110,7 @@ func source(ms []claude.Message) (next func() (claude.Message, bool), left func(
 // out on its own, at once; what queued behind it goes out in one write,
 // in order, with consecutive deltas of one kind and block as one chunk.
 func TestBurstCoalescesDeltasInOrder(t *testing.T) {
+	t.Parallel()
 	s, w := burstSession(t)
 	queued := []claude.Message{
 		frame(t, "text", 0, "b"), frame(t, "text", 0, "c"), frame(t, "thinking", 0, "t1"), frame(t, "thinking", 0, "t2"),
@@ -137,6 +138,7 @@ func TestBurstCoalescesDeltasInOrder(t *testing.T) {
 // TestBurstNothingQueued: with nothing queued (the session keeps up) a
 // burst writes nothing and holds nothing back.
 func TestBurstNothingQueued(t *testing.T) {
+	t.Parallel()
 	s, w := burstSession(t)
 	next, _ := source(nil)
 	s.do(func() {
@@ -153,6 +155,7 @@ func TestBurstNothingQueued(t *testing.T) {
 // TestBurstBounded: a burst stops after maxBurst frames (and the one it
 // looked ahead at), so the inbox is not starved; nothing is lost.
 func TestBurstBounded(t *testing.T) {
+	t.Parallel()
 	s, w := burstSession(t)
 	var queued []claude.Message
 	for i := range 3 * maxBurst {
@@ -220,6 +223,7 @@ func BenchmarkBurstTextDeltas(b *testing.B) {
 // TestBurstShortBacklogKeepsChunks: without merging (a short backlog),
 // queued deltas keep one chunk each, still in one write.
 func TestBurstShortBacklogKeepsChunks(t *testing.T) {
+	t.Parallel()
 	s, w := burstSession(t)
 	next, _ := source([]claude.Message{frame(t, "text", 0, "a"), frame(t, "text", 0, "b"), frame(t, "text", 0, "c")})
 	s.do(func() { s.burst(next, false, func() bool { return true }) })
@@ -251,6 +255,7 @@ func (q *fakeQueue) TryMessage() (claude.Message, bool) {
 // behind it; the first delta of a block, or a frame with nothing behind
 // it, goes out on its own first.
 func TestFrameJoinsBurstOnlyWhenItContinues(t *testing.T) {
+	t.Parallel()
 	s, w := burstSession(t)
 	same := func() bool { return true }
 	s.do(func() {
@@ -295,6 +300,7 @@ func TestFrameJoinsBurstOnlyWhenItContinues(t *testing.T) {
 // TestFrameThatEndsTheCLILeavesItsQueue: when handling a frame ends the
 // session's use of its CLI, the frames queued behind it are not taken.
 func TestFrameThatEndsTheCLILeavesItsQueue(t *testing.T) {
+	t.Parallel()
 	s, w := burstSession(t)
 	q := &fakeQueue{ms: []claude.Message{frame(t, "text", 0, "b")}}
 	s.do(func() { s.handleFrameFrom(frame(t, "text", 0, "a"), q, func() bool { return false }) })
@@ -310,6 +316,7 @@ func TestFrameThatEndsTheCLILeavesItsQueue(t *testing.T) {
 // DeltaPace), what queued up merges however short the backlog, in order
 // and whole; a block's first delta still goes out alone and at once.
 func TestPacedBacklogMerges(t *testing.T) {
+	t.Parallel()
 	s, w := burstSession(t)
 	same := func() bool { return true }
 	s.do(func() {

@@ -29,6 +29,7 @@ import (
 // times, and logs the median time to the close's answer and to the last
 // CLI gone (docs/reliability.md).
 func TestNothingOfATurnRunsAfterClose(t *testing.T) {
+	t.Parallel()
 	rounds, all := 1, false
 	if n, err := strconv.Atoi(os.Getenv("CLAUDE_AGENT_ACP_CLOSE_ROUNDS")); err == nil && n > 0 {
 		rounds, all = n, true

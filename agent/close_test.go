@@ -22,6 +22,7 @@ import (
 // and no CLI is left. Fake time runs past the moment the reply would have
 // come, so "never" is checked, not waited for.
 func TestNothingOfATurnRunsAfterCloseSim(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{"v1", "v2"} {
 		for _, how := range []string{"close", "eof"} {
 			for _, mode := range []string{"bypassPermissions", "default"} {

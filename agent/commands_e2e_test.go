@@ -18,6 +18,7 @@ import (
 // into a prompt for Claude, a local command's output comes back as agent
 // text).
 func TestSlashCommands(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	dir := filepath.Join(h.Sandbox.WorkDir, ".claude", "commands")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -23,6 +23,7 @@ type compactOutput struct {
 // sees it after the summary, and the compaction card has the figures it
 // had live, not zeros.
 func TestCompactedThreadReloadsWhatClaudeKept(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("First answer."), fakeapi.Text("Second answer."),
 		fakeapi.Text("<summary>We said hello twice.</summary>"), fakeapi.Text("After compact."))

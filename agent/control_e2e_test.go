@@ -18,6 +18,7 @@ import (
 // the connection stopped dispatching at 64 requests in flight and nothing
 // was answered until the prompts ended.
 func TestThousandQueuedPromptsDoNotBlockControl(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Hang(0))
 	sid := h.NewSession(h.Sandbox.WorkDir)

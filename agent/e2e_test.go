@@ -13,6 +13,7 @@ import (
 )
 
 func TestPlainTurn(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("Hello from Claude."))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -48,6 +49,7 @@ func TestPlainTurn(t *testing.T) {
 }
 
 func TestThinkingAndTwoTurns(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Thinking("Let me think.", "First answer."), fakeapi.Text("Second answer."))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -70,6 +72,7 @@ func TestThinkingAndTwoTurns(t *testing.T) {
 }
 
 func TestQueuedPrompt(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	first := fakeapi.Text("first done")
 	first.DelayMS = 500
@@ -93,6 +96,7 @@ func TestQueuedPrompt(t *testing.T) {
 }
 
 func TestCancelMidStream(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Hang(30), fakeapi.Text("after cancel"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -126,6 +130,7 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestCancelRequestOnPrompt(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Hang(30))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -152,6 +157,7 @@ func TestCancelRequestOnPrompt(t *testing.T) {
 }
 
 func TestRefusal(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Refusal("", "cyber", "Looks like malware."))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -168,6 +174,7 @@ func TestRefusal(t *testing.T) {
 }
 
 func TestMaxTokens(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	step := fakeapi.Text("truncated")
 	step.StopReason = "max_tokens"
@@ -184,6 +191,7 @@ func TestMaxTokens(t *testing.T) {
 }
 
 func TestAuthError(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	e := fakeapi.HTTPError(401, "authentication_error", "invalid x-api-key")
 	e.Repeat = -1
@@ -198,6 +206,7 @@ func TestAuthError(t *testing.T) {
 }
 
 func TestRateLimitError(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	e := fakeapi.HTTPError(429, "rate_limit_error", "slow down please")
 	e.Repeat = -1
@@ -213,6 +222,7 @@ func TestRateLimitError(t *testing.T) {
 }
 
 func TestBadPromptContent(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.PromptBlocks(h.Ctx(), sid, acp.ContentBlock{Audio: &acp.AudioContent{Data: "AAAA", MimeType: "audio/wav"}})
@@ -225,6 +235,7 @@ func TestBadPromptContent(t *testing.T) {
 }
 
 func TestResourcesReachClaude(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("seen"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -247,6 +258,7 @@ func TestResourcesReachClaude(t *testing.T) {
 }
 
 func TestCLIKilledMidTurn(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Hang(30), fakeapi.Text("back again"), fakeapi.Text("other session works"))
 	sid := h.NewSession(h.Sandbox.WorkDir)

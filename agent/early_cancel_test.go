@@ -17,6 +17,7 @@ import (
 // CLI has taken the first back, then runs, and only its output reaches
 // the editor.
 func TestPromptAfterCancellingAnEarlySentPrompt(t *testing.T) {
+	t.Parallel()
 	w := newFakeCLIWorld(t, faultcli.EnvStart+"=slow")
 	rc, dir := w.rc, w.dir
 	w.initialize(t)

@@ -146,6 +146,7 @@ const (
 // disk is untouched. The cards, the permission requests and their diffs
 // are the built-ins'.
 func TestEditorFSReadsBuffersAndWritesThroughTheEditor(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed)
 	dir := h.Sandbox.WorkDir
@@ -232,6 +233,7 @@ func TestEditorFSReadsBuffersAndWritesThroughTheEditor(t *testing.T) {
 // TestEditorFSSubagentWritesThroughTheEditor: a subagent's Write goes
 // through the editor too.
 func TestEditorFSSubagentWritesThroughTheEditor(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed)
 	file := filepath.Join(h.Sandbox.WorkDir, "report.md")
@@ -264,6 +266,7 @@ func TestEditorFSSubagentWritesThroughTheEditor(t *testing.T) {
 // TestEditorFSRejectedWriteSendsNothing: a rejected permission writes
 // nothing, anywhere.
 func TestEditorFSRejectedWriteSendsNothing(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed)
 	file := filepath.Join(h.Sandbox.WorkDir, "x.txt")
@@ -289,6 +292,7 @@ func TestEditorFSRejectedWriteSendsNothing(t *testing.T) {
 // TestEditorFSOffWithoutOptIn: without the opt-in (or without both fs
 // methods) nothing changes: no fs/* request, the built-ins write the disk.
 func TestEditorFSOffWithoutOptIn(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		caps acp.ClientCapabilities
 		cfg  bool
@@ -327,6 +331,7 @@ func TestEditorFSOffWithoutOptIn(t *testing.T) {
 // (CLAUDE_AGENT_ACP_EDITOR_FS=1) turns it on for a client that offers fs;
 // initialize says so; Claude has our tools and not the built-ins.
 func TestEditorFSOnByConfig(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed, func(c *agent.Config) { c.EditorFS = true })
 	file := filepath.Join(h.Sandbox.WorkDir, "x.txt")
@@ -355,6 +360,7 @@ func TestEditorFSOnByConfig(t *testing.T) {
 // error, for Claude and on the card; a write the editor never answers is
 // withdrawn by the prompt's cancel.
 func TestEditorFSClientErrors(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed)
 	dir := h.Sandbox.WorkDir
@@ -405,6 +411,7 @@ func TestEditorFSClientErrors(t *testing.T) {
 // TestEditorFSModes: accept-edits mode writes without asking, as the
 // built-ins do; "always allow all edits" switches the session to it.
 func TestEditorFSModes(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed)
 	dir := h.Sandbox.WorkDir
@@ -440,6 +447,7 @@ func TestEditorFSModes(t *testing.T) {
 // built-ins, as they were shown live: the same titles, kinds and diffs,
 // no MCP names.
 func TestEditorFSReplay(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed)
 	dir := h.Sandbox.WorkDir
@@ -486,6 +494,7 @@ func TestEditorFSReplay(t *testing.T) {
 // asks, offering the directory; allowed always, the next write there runs
 // without asking (the agent lists the CLI's rules again after a grant).
 func TestEditorFSAlwaysAllowWithinATurn(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed)
 	dir, outside := h.Sandbox.WorkDir, t.TempDir()
@@ -520,6 +529,7 @@ func TestEditorFSAlwaysAllowWithinATurn(t *testing.T) {
 // editor's tools again (a fresh MCP server for it): Claude's Edit after
 // the resume still reaches the editor and not the disk.
 func TestEditorFSAfterHibernation(t *testing.T) {
+	t.Parallel()
 	ed := newBufferEditor()
 	h := startEditor(t, ed, func(c *agent.Config) { c.MaxLiveSessions = 1 })
 	dir := h.Sandbox.WorkDir

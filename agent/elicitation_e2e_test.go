@@ -68,6 +68,7 @@ func lastToolResult(t *testing.T, h *agenttest.Harness) (string, bool) {
 // "Other") reach Claude in the CLI's own words. A later session/load shows
 // the question and the answer on the card.
 func TestQuestionsAsAForm(t *testing.T) {
+	t.Parallel()
 	h, sid := askSession(t, true)
 	h.Elicit = answerWith(`{"action":"accept","content":{"question_0":"Blue","question_1":["S","L, XL"],"question_1_custom":"XXL"}}`)
 	if resp, err := h.Prompt(sid, "ask me"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
@@ -136,6 +137,7 @@ func TestQuestionsAsAForm(t *testing.T) {
 // TestDeclinedQuestions: a declined form is a clear refusal Claude is
 // told about (an error result, not an empty answer), and the turn goes on.
 func TestDeclinedQuestions(t *testing.T) {
+	t.Parallel()
 	h, sid := askSession(t, true)
 	h.Elicit = answerWith(`{"action":"decline"}`)
 	if resp, err := h.Prompt(sid, "ask me"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
@@ -152,6 +154,7 @@ func TestDeclinedQuestions(t *testing.T) {
 // TestCancelWithdrawsTheForm: session/cancel while a form is open
 // withdraws it ($/cancel_request) and ends the turn cancelled.
 func TestCancelWithdrawsTheForm(t *testing.T) {
+	t.Parallel()
 	h, sid := askSession(t, true)
 	withdrawn := make(chan struct{})
 	h.Elicit = func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
@@ -179,6 +182,7 @@ func TestCancelWithdrawsTheForm(t *testing.T) {
 // TestNoQuestionsWithoutForms: a client that does not render forms keeps
 // today's behaviour: AskUserQuestion is not offered to Claude.
 func TestNoQuestionsWithoutForms(t *testing.T) {
+	t.Parallel()
 	h, sid := askSession(t, false)
 	h.API().Script(fakeapi.Text("plain"))
 	if _, err := h.Prompt(sid, "hi"); err != nil {
@@ -223,6 +227,7 @@ func newAskerServer() *mcp.Server {
 // tied to the server's running tool call, and the user's answer goes back
 // to the server.
 func TestMCPServerElicitation(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -262,6 +267,7 @@ func TestMCPServerElicitation(t *testing.T) {
 // TestQuestionsInBypassMode: in a mode that asks for nothing
 // (bypassPermissions), Claude's questions are still a form.
 func TestQuestionsInBypassMode(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Env: []string{"IS_SANDBOX=1"}})
 	h.Initialize(formClient)
 	h.API().Script(toolUse("toolu_q", "AskUserQuestion", twoQuestions), fakeapi.Text("thanks"))

@@ -27,6 +27,7 @@ const claudeLinks = "spend limit reached · ask your admin to raise it at https:
 // appear; live, and in a legacy client's error and agent text, live and
 // replayed.
 func TestFailureTitleKeepsClaudeLinksE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn)
 	h.API().Script(httpError(400, "invalid_request_error", claudeLinks))
 	r := responseRecord(t)(h.Prompt(sid, "spend"))
@@ -64,6 +65,7 @@ func TestFailureTitleKeepsClaudeLinksE2E(t *testing.T) {
 // sees Claude's error text as agent text in the turn and the JSON-RPC
 // error, as the reference adapter does; session/load shows the same text.
 func TestLegacyErrorTextLiveE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
@@ -101,6 +103,7 @@ func TestLegacyErrorTextLiveE2E(t *testing.T) {
 // service with retry, per the contract's table (connection is for retries
 // without an HTTP response, transport loss and worker shutdown).
 func TestUnreachableAPIIsServiceE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=0", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}})
 	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
 	if r.Category != "service" || !reflect.DeepEqual(r.Actions, []string{"retry"}) || r.Title == "" ||
@@ -116,6 +119,7 @@ func TestUnreachableAPIIsServiceE2E(t *testing.T) {
 // capable client's title gives the cause the legacy error has (not found,
 // not executable, exited with …), scrubbed; the legacy error keeps it too.
 func TestStartFailureTitleHasCauseE2E(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "claude-not-exec")
 	exits := filepath.Join(dir, "claude-exits")
@@ -161,6 +165,7 @@ func TestStartFailureTitleHasCauseE2E(t *testing.T) {
 // (an unreachable endpoint) pass through a filter that adds the
 // no_response member exactly as the CLI's schema writes it.
 func TestRetryNoResponseReasonE2E(t *testing.T) {
+	t.Parallel()
 	wrapper := filepath.Join(t.TempDir(), "claude-no-response")
 	script := "#!/bin/sh\n'" + clitest.CLIPath(t) + "' \"$@\" | sed -u 's/\"subtype\":\"api_retry\",/\"subtype\":\"api_retry\",\"no_response\":{\"waited_ms\":10000,\"retry_wait_ms\":20000},/'\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
@@ -181,6 +186,7 @@ func TestRetryNoResponseReasonE2E(t *testing.T) {
 // noted") is a typed warning for a capable client, not assistant prose; a
 // legacy client keeps the transcript line.
 func TestRefusalRetryNoticeTypedE2E(t *testing.T) {
+	t.Parallel()
 	env := []string{"CLAUDE_CODE_DISABLE_REFUSAL_RETRY"} // the hermetic env turns it off
 	script := []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer.")}
 	h, sid := startFailures(t, airOn, agenttest.Options{Env: env})
@@ -234,6 +240,7 @@ var cloudCredentials = agenttest.Options{Env: []string{"CLAUDE_CODE_USE_BEDROCK=
 // of a cloud credential that did not load ("attempt 0 of 0") are one
 // warning, without the empty counter; the failure is the next revision.
 func TestRevisionsCarryARealChangeE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn, cloudCredentials)
 	final := responseRecord(t)(h.Prompt(sid, "hi"))
 	recs := append(infoRecords(t, h, sid), final)
@@ -264,6 +271,7 @@ func TestRevisionsCarryARealChangeE2E(t *testing.T) {
 // -32000 with Claude's words (oauth_org_not_allowed was -32603); other
 // failures are -32603 with Claude's words, which the thread also shows.
 func TestLegacyDecisionTableE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Config: withExecutable(wrapCLI(t, "--max-turns", "1"))})
 	h.Initialize(acp.ClientCapabilities{})
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -322,6 +330,7 @@ func TestLegacyDecisionTableE2E(t *testing.T) {
 // thread (there is no request to answer with an error), live and after
 // session/load; before, it saw nothing.
 func TestLegacyBackgroundFailureShowsTextE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Initialize(acp.ClientCapabilities{})
 	gate := filepath.Join(t.TempDir(), "go-on")

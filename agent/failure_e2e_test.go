@@ -215,6 +215,7 @@ func httpError(status int, typ, msg string) fakeapi.Step {
 // the real CLI reports them. Refusals and the success path keep their stop
 // reasons; every failure ends the turn with end_turn and its record.
 func TestStopReasonPropagationE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn, agenttest.Options{Config: withExecutable(wrapCLI(t, "--max-turns", "1"))})
 	maxTok := fakeapi.Text("truncated")
 	maxTok.StopReason, maxTok.Repeat = "max_tokens", -1
@@ -289,6 +290,7 @@ func TestStopReasonPropagationE2E(t *testing.T) {
 
 // TestSessionFailureBudgetE2E: --max-budget-usd spent.
 func TestSessionFailureBudgetE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn, agenttest.Options{Config: withExecutable(wrapCLI(t, "--max-budget-usd", "0.01"))})
 	pricey := fakeapi.Text("pricey")
 	pricey.Usage = map[string]any{"input_tokens": 1000000}
@@ -302,6 +304,7 @@ func TestSessionFailureBudgetE2E(t *testing.T) {
 // TestSessionFailureRetryE2E: the CLI's api_retry progress is a warning on
 // the turn's id, and the final failure updates that record to an error.
 func TestSessionFailureRetryE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=2"}})
 	h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
 	r := responseRecord(t)(h.Prompt(sid, "busy"))
@@ -338,6 +341,7 @@ func TestSessionFailureRetryE2E(t *testing.T) {
 // connection warnings ("Reconnecting"); the final failure, which the CLI
 // reports as server_error, is a service error (the contract's table).
 func TestSessionFailureReconnectE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}})
 	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
 	warnings := infoRecords(t, h, sid)
@@ -352,6 +356,7 @@ func TestSessionFailureReconnectE2E(t *testing.T) {
 // TestUsageLimitFailureReplayE2E: a usage limit in OAuth mode is a typed
 // limit failure live, and session/load restores it with the same id.
 func TestUsageLimitFailureReplayE2E(t *testing.T) {
+	t.Parallel()
 	oauth := []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-fake"}
 	h, sid := startFailures(t, airOn, agenttest.Options{Env: oauth})
 	limit := fakeapi.HTTPError(429, "rate_limit_error", "limited")
@@ -420,6 +425,7 @@ func indexOf(us []acp.SessionUpdate, f func(acp.SessionUpdate) bool) int {
 // typed warning for capable clients and the historical transcript line for
 // the others; --fallback-model is a typed notice in Claude's words.
 func TestModelRefusalFallbackHandlingE2E(t *testing.T) {
+	t.Parallel()
 	env := []string{"CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK"} // the hermetic env turns it off
 	script := []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer.")}
 
@@ -461,6 +467,7 @@ func TestModelRefusalFallbackHandlingE2E(t *testing.T) {
 }
 
 func TestModelFallbackNoticeE2E(t *testing.T) {
+	t.Parallel()
 	wrapped := wrapCLI(t, "--model", "claude-opus-4-5", "--fallback-model", "claude-sonnet-4-5")
 	overloaded := httpError(529, "overloaded_error", "Overloaded")
 	overloaded.Repeat = 3
@@ -504,6 +511,7 @@ func TestModelFallbackNoticeE2E(t *testing.T) {
 // TestSessionFailureProcessDeathE2E: the CLI killed mid-turn is a
 // connection failure on the turn; the session continues afterwards.
 func TestSessionFailureProcessDeathE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := startFailures(t, airOn)
 	h.API().Script(fakeapi.Hang(30), fakeapi.Text("back again"))
 	type res struct {
@@ -566,6 +574,7 @@ done
 // of the stream fails the open turn (or, idle, the session); a turn that
 // still completes after the notice is healthy.
 func TestSessionFailureWorkerShutdownE2E(t *testing.T) {
+	t.Parallel()
 	cli := filepath.Join(t.TempDir(), "fake-claude")
 	if err := os.WriteFile(cli, []byte(fakeShutdownCLI), 0o755); err != nil {
 		t.Fatal(err)
@@ -622,6 +631,7 @@ func TestSessionFailureWorkerShutdownE2E(t *testing.T) {
 // TestSessionFailureLegacyE2E: without a valid declaration, failures are
 // the JSON-RPC errors they always were and no record appears anywhere.
 func TestSessionFailureLegacyE2E(t *testing.T) {
+	t.Parallel()
 	for _, air := range []string{
 		`{"version":"1","capabilities":["sessionFailure"]}`,
 		`{"version":1.5,"capabilities":["sessionFailure"]}`,

@@ -196,6 +196,7 @@ func outcomeOf(t *testing.T, tu *turn) turnOutcome {
 }
 
 func TestFailureNegotiation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		meta string
 		want bool
@@ -235,6 +236,7 @@ func TestFailureNegotiation(t *testing.T) {
 }
 
 func TestFailureWireRecord(t *testing.T) {
+	t.Parallel()
 	base := map[string]json.RawMessage{
 		"quota":     json.RawMessage(`{"x":1}`),
 		"jetbrains": json.RawMessage(`{"air":{"goal":{"a":1}},"other":true}`),
@@ -263,6 +265,7 @@ func TestFailureWireRecord(t *testing.T) {
 // entry, and the terminal failure is a higher revision of the same id on
 // the PromptResponse; a warning never ends the turn.
 func TestFailureRetryThenError(t *testing.T) {
+	t.Parallel()
 	p := newFailureProbe(t, true)
 	tu := p.startTurn("u1")
 	p.frame(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":500,"error_status":429,"error":"rate_limit","uuid":"r1","session_id":"s1"}`)
@@ -327,6 +330,7 @@ func TestFailureRetryThenError(t *testing.T) {
 // reason keep their stop reasons for capable clients, success carries no
 // record, and failures end the turn normally with the record.
 func TestStopReasonPropagation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, frames string
 		stop         acp.StopReason
@@ -381,6 +385,7 @@ func asError(err error, target **acp.Error) bool {
 // notice namespace for capable clients, the exact transcript line for the
 // others, never both; advisories neither clear nor are cleared by errors.
 func TestModelRefusalFallbackHandling(t *testing.T) {
+	t.Parallel()
 	frame := `{"type":"system","subtype":"model_refusal_fallback","trigger":"refusal","direction":"retry","scope":"session","original_model":"claude-opus-5-5","fallback_model":"claude-opus-4-8","api_refusal_category":"cyber","api_refusal_explanation":"Looks like malware.","content":"Opus 5.5's safeguards flagged this session. Learn more: https://support.example/x","session_id":"s1","uuid":"f1"}`
 	legacy := newFailureProbe(t, false)
 	legacy.startTurn("u1")
@@ -456,6 +461,7 @@ func TestModelRefusalFallbackHandling(t *testing.T) {
 }
 
 func TestFailureFastModeNotice(t *testing.T) {
+	t.Parallel()
 	initOn := `{"type":"system","subtype":"init","model":"m","fast_mode_state":"on","session_id":"s1"}`
 	offRoutine := `{"type":"result","subtype":"success","is_error":false,"result":"","fast_mode_state":"off","fast_mode_disabled_reason":"sdk_opt_in_required"}`
 	offBlocked := `{"type":"result","subtype":"success","is_error":false,"result":"","fast_mode_state":"off","fast_mode_disabled_reason":"extra_usage_disabled"}`
@@ -493,6 +499,7 @@ func TestFailureFastModeNotice(t *testing.T) {
 // TestFailureRecoveryState checks every internal recovery rule; none of
 // them sends anything.
 func TestFailureRecoveryState(t *testing.T) {
+	t.Parallel()
 	p := newFailureProbe(t, true)
 	synthetic := `{"type":"assistant","message":{"id":"x","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"%s"}]},"parent_tool_use_id":null,"error":"%s","is_api_error_message":true}`
 	real := `{"type":"assistant","message":{"id":"m","model":"claude-x","role":"assistant","content":[{"type":"text","text":"hi"}]},"parent_tool_use_id":null}`
@@ -561,6 +568,7 @@ func TestFailureRecoveryState(t *testing.T) {
 // TestUsageLimitFailureReplay replays a transcript the real CLI wrote
 // (two usage limits in OAuth mode, then a real answer).
 func TestUsageLimitFailureReplay(t *testing.T) {
+	t.Parallel()
 	recs := readFixture(t, "testdata/failure/usage-limit.jsonl")
 	if len(recs) != 6 {
 		t.Fatalf("fixture has %d records", len(recs))
@@ -645,6 +653,7 @@ func TestUsageLimitFailureReplay(t *testing.T) {
 // TestUsageLimitReplayReachesLiveSession: the replay hands its active
 // limit to the live session, whose next real answer recovers it.
 func TestUsageLimitReplayReachesLiveSession(t *testing.T) {
+	t.Parallel()
 	recs := readFixture(t, "testdata/failure/usage-limit.jsonl")
 	p := newFailureProbe(t, true)
 	live := newSession(p.a, "s1", claude.Options{}, claude.PermissionDefault)
@@ -688,6 +697,7 @@ func readFixture(t *testing.T, path string) []*transcript.Record {
 // TestFailureIdentityAndRevisions: session-scoped incidents and notices get fresh ids from
 // a per-session epoch; identical text never reuses one across occurrences.
 func TestFailureIdentityAndRevisions(t *testing.T) {
+	t.Parallel()
 	p := newFailureProbe(t, true)
 	a, b := p.s.fail.SessionIncidentID(), p.s.fail.SessionIncidentID()
 	n := p.s.fail.NoticeID()
@@ -717,6 +727,7 @@ func TestFailureIdentityAndRevisions(t *testing.T) {
 // and is not sent again; a counter of nothing ("attempt 0 of 0") is left
 // out of the title; the next real change is the next revision.
 func TestFailureRevisionOnlyForANewStatus(t *testing.T) {
+	t.Parallel()
 	p := newFailureProbe(t, true)
 	tu := p.startTurn("u1")
 	for _, uuid := range []string{"r1", "r2"} {
@@ -742,6 +753,7 @@ func TestFailureRevisionOnlyForANewStatus(t *testing.T) {
 // TestFailureNegotiationHugeVersion (issue 37, item 9): air.version is
 // "a finite integer greater than or equal to 1", past 2^53 too.
 func TestFailureNegotiationHugeVersion(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"1e16", "9007199254740993", "1e300"} {
 		meta := map[string]json.RawMessage{"jetbrains": json.RawMessage(`{"air":{"version":` + v + `,"capabilities":["sessionFailure"]}}`)}
 		if !readClientCaps(acp.ClientCapabilities{Meta: meta}).sessionFailure {

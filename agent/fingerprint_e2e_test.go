@@ -70,6 +70,7 @@ func otherPID(t *testing.T, h *agenttest.Harness, before int, what string) int {
 // live session with the same cwd, the same MCP servers and the same
 // additional directories (in another order) keep the running CLI.
 func TestReopenLiveSameSettingsKeepsCLI(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid, dirs := fingerprintSession(t, h)
 	before := onePID(t, "after the first prompt")
@@ -94,6 +95,7 @@ func TestReopenLiveSameSettingsKeepsCLI(t *testing.T) {
 // with an added stdio MCP server restarts its CLI, which offers Claude the
 // new server's tool, and keeps the session's permission mode.
 func TestResumeLiveNewMCPServerRestartsCLI(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid, dirs := fingerprintSession(t, h)
 	if first := h.API().MainRequests(); len(first) == 0 || first[len(first)-1].HasTool("mcp__shouter__shout") {
@@ -135,6 +137,7 @@ func TestResumeLiveNewMCPServerRestartsCLI(t *testing.T) {
 // CLI answers the turn it was running "cancelled", replays, and the
 // session goes on with the new CLI.
 func TestLoadLiveRestartCancelsRunningTurn(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid, dirs := fingerprintSession(t, h)
 	before := onePID(t, "after the first prompt")
@@ -176,6 +179,7 @@ func TestLoadLiveRestartCancelsRunningTurn(t *testing.T) {
 // changed or dropped ones restart it with the new ones, which reach the
 // API.
 func TestReopenLiveMetaOptionsFingerprint(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Initialize(acp.ClientCapabilities{})
 	alpha := map[string]any{"systemPrompt": map[string]any{"append": "Remember ALPHA."},

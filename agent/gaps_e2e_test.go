@@ -31,6 +31,7 @@ func modelPicker(opts []acp.SessionConfigOption) (current string, rows []string)
 // turn runs on the fallback without the picker flipping back, and the
 // client can pick the extra row.
 func TestRefusalFallbackMovesModelPickerE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Env: []string{"CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK"}})
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	h.API().Script(fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer."), fakeapi.Text("Again."))
@@ -98,6 +99,7 @@ func TestRefusalFallbackMovesModelPickerE2E(t *testing.T) {
 // evaluating it; a goal cleared later is not restored. The snapshot comes
 // after the replay, before the load's answer.
 func TestLoadRestoresGoalE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		onLoop(fakeapi.Text("Working.")),

@@ -60,6 +60,7 @@ func clearGoal(h *agenttest.Harness, sid string) error {
 // reasons as the Stop hook keeps Claude going, then a clear through
 // _session/goal while the goal's turn runs.
 func TestGoalSetUpdateClear(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Env: []string{"CLAUDE_CODE_REMOTE=1"}})
 	h.API().Script(
 		onLoop(fakeapi.Text("Working on it.")),
@@ -134,6 +135,7 @@ func TestGoalSetUpdateClear(t *testing.T) {
 // goal in place; the Stop hook's rounds in a later prompt update it; a
 // clear on an idle session runs as an ordinary turn.
 func TestGoalSurvivesCancel(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		onLoop(fakeapi.Hang(0)),
@@ -199,6 +201,7 @@ func TestGoalSurvivesCancel(t *testing.T) {
 // status "complete" with the evaluator's reason and the iterations, from
 // what the CLI records in the transcript; a later prompt leaves it so.
 func TestGoalMetNormalModeE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		onLoop(fakeapi.Text("Working on it.")),

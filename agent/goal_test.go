@@ -12,6 +12,7 @@ import (
 )
 
 func TestGoalCommand(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		"/goal the tests pass":      "the tests pass",
 		"  /goal   clear \n":        "clear",
@@ -54,6 +55,7 @@ func goalTurn(p *subProbe, text string) *turn {
 }
 
 func TestGoalSnapshots(t *testing.T) {
+	t.Parallel()
 	p := newSubProbe(t, acp.ClientCapabilities{})
 	p.frame(`{"type":"active_goal","value":null}`) // at startup: nothing to clear
 	t1 := goalTurn(p, "/goal ship it")
@@ -91,6 +93,7 @@ func TestGoalSnapshots(t *testing.T) {
 // Without active_goal frames, each Stop-hook feedback about the goal's
 // condition is a round; feedback of other Stop hooks is not.
 func TestGoalFeedbackWithoutFrames(t *testing.T) {
+	t.Parallel()
 	p := newSubProbe(t, acp.ClientCapabilities{Meta: map[string]json.RawMessage{
 		"jetbrains": json.RawMessage(`{"air":{"version":1,"capabilities":[]}}`)}})
 	goalTurn(p, "/goal green build")
@@ -125,6 +128,7 @@ func TestGoalFeedbackWithoutFrames(t *testing.T) {
 }
 
 func TestGoalCapabilityAndRequest(t *testing.T) {
+	t.Parallel()
 	resp := &acp.InitializeResponse{}
 	goalInitialize(readClientCaps(acp.ClientCapabilities{}), resp)
 	if got := string(resp.Meta["goal"]); got != `{"actions":["clear"],"controlMethod":"_session/goal","version":1}` || resp.Meta["jetbrains"] != nil {

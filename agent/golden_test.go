@@ -24,6 +24,7 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.jsonl")
 // testdata/golden/<name>.jsonl. Every line is also checked against the
 // official ACP JSON schema.
 func TestGoldenTranscripts(t *testing.T) {
+	t.Parallel()
 	for _, sc := range goldenScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			h := agenttest.Start(t)
@@ -276,6 +277,7 @@ func (n *normalizer) name(s string) string {
 // TestMergeChunks: a message's text cut into chunks one way or another
 // compares equal; other lines, and chunks of other messages, stay apart.
 func TestMergeChunks(t *testing.T) {
+	t.Parallel()
 	chunk := func(msg, text string) string {
 		return `< {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"<session>","update":{"sessionUpdate":"agent_message_chunk","messageId":"` + msg + `","content":{"type":"text","text":"` + text + `"}}}}`
 	}

@@ -14,6 +14,7 @@ import (
 // testdata/golden/v2/<name>.jsonl. The v2 harness checks every line, both
 // ways, against the v2 schema.
 func TestGoldenTranscriptsV2(t *testing.T) {
+	t.Parallel()
 	for _, sc := range goldenScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			h := agenttest.StartV2(t)

@@ -18,6 +18,7 @@ import (
 // timeout; the next prompt resumes it with its history, mode and model
 // (the model request after the resume names the model chosen before).
 func TestHibernationIdle(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	var sm acp.SetSessionModeResponse
@@ -59,6 +60,7 @@ func TestHibernationIdle(t *testing.T) {
 // the session-only rules that the agent hands back as --allowedTools are
 // checked by TestSessionRules.)
 func TestHibernationKeepsAlwaysAllow(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
 	h.Permission = choose("allow_always")
 	first, second := filepath.Join(h.Sandbox.WorkDir, "a.txt"), filepath.Join(h.Sandbox.WorkDir, "b.txt")
@@ -86,6 +88,7 @@ func TestHibernationKeepsAlwaysAllow(t *testing.T) {
 // TestHibernationKeepsMCPServers: the client's MCP servers are there again
 // after the resume: the model is offered their tools and a call works.
 func TestHibernationKeepsMCPServers(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +126,7 @@ func TestHibernationKeepsMCPServers(t *testing.T) {
 // background after the turn keeps its session's CLI past the idle timeout
 // (hibernating would kill it).
 func TestHibernationNeverWithABackgroundCommand(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond }})
 	h.API().Script(
 		toolUse("toolu_sleep", "Bash", map[string]any{"command": "echo sleeping; sleep 30", "description": "Sleep", "run_in_background": true}),

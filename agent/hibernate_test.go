@@ -87,6 +87,7 @@ func (l *lastRequests) of(sid string) clifake.Request {
 // and every session answers a follow-up resumed with --resume, its model
 // request carrying the earlier prompt.
 func TestHibernationCap(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		reqs := &lastRequests{}
 		s := newSim(t, &clifake.World{Model: reqs.model}, func(c *agent.Config) { c.MaxLiveSessions = 2 })
@@ -127,6 +128,7 @@ func TestHibernationCap(t *testing.T) {
 // TestHibernationNeverWhileBusy: a session with a permission request open
 // keeps its CLI however long the idle timeout has passed.
 func TestHibernationNeverWhileBusy(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := &clifake.World{Model: func(r clifake.Request) clifake.Reply {
 			return clifake.Reply{Chunks: []string{"writing"}, Tool: "touch x.txt"}
@@ -153,6 +155,7 @@ func TestHibernationNeverWhileBusy(t *testing.T) {
 // TestHibernationNeverDuringATurn: a turn waiting on the model keeps its
 // session's CLI past the idle timeout.
 func TestHibernationNeverDuringATurn(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := &clifake.World{Model: func(r clifake.Request) clifake.Reply { return clifake.Reply{Delay: 24 * time.Hour} }}
 		s := newSim(t, w, func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond })
@@ -176,6 +179,7 @@ func TestHibernationNeverDuringATurn(t *testing.T) {
 // is deleted; the next prompt fails with a clear error rather than starting
 // a CLI that has forgotten the conversation.
 func TestHibernationTranscriptDeleted(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := newSim(t, &clifake.World{}, func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond })
 		s.initialize()
@@ -205,6 +209,7 @@ func TestHibernationTranscriptDeleted(t *testing.T) {
 // fails to start; the prompt gets the reason, and the next one, once the
 // CLI can start again, goes on with the session.
 func TestHibernationResumeCrash(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		broken := false
@@ -234,6 +239,7 @@ func TestHibernationResumeCrash(t *testing.T) {
 // TestHibernationThenClose: closing a hibernated session answers at once
 // and leaves no CLI behind.
 func TestHibernationThenClose(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := newSim(t, &clifake.World{}, func(c *agent.Config) { c.IdleTimeout = 200 * time.Millisecond })
 		s.initialize()
@@ -259,6 +265,7 @@ func TestHibernationThenClose(t *testing.T) {
 // live session busy, a new session's prompt is not held: its CLI starts
 // anyway (the cap is exceeded for that while, and the log says so).
 func TestHibernationCapExceededWhenAllBusy(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var w *clifake.World
 		liveAtAnswer := 0
@@ -299,6 +306,7 @@ func TestHibernationCapExceededWhenAllBusy(t *testing.T) {
 // session is busy; the log says so once); once they are idle, at most two
 // CLIs are left, and every session still answers with its history.
 func TestLiveCapHoldsHoweverStarted(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		reqs := &lastRequests{}
 		rec := &logRecorder{}
@@ -352,6 +360,7 @@ func TestLiveCapHoldsHoweverStarted(t *testing.T) {
 // session's transcript was deleted"). A hibernation that made room logs no
 // warning.
 func TestCapHibernatesASessionBeforeItsFirstPrompt(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &logRecorder{}
 		w := &clifake.World{Model: func(r clifake.Request) clifake.Reply {

@@ -425,7 +425,7 @@ type startOutcome struct {
 // (20–50 ms) is done before the CLI starts. A longer replay overlaps the
 // CLI's start from here on. (The load's answer does not wait for the CLI:
 // see reopen.)
-var replayHeadStart = 50 * time.Millisecond // a variable for tests
+var replayHeadStart = 50 * time.Millisecond // a variable for tests, which then are not parallel
 
 // deferStart returns the outcome of a CLI start that has not begun:
 // begin (or wait) begins it. Its failures are quiet (see reopen).

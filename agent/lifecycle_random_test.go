@@ -43,6 +43,7 @@ import (
 // of LIFECYCLE_STEPS steps. Seeds that found a bug are kept in
 // lifecycleRegressions and run every time.
 func TestLifecycleRandom(t *testing.T) {
+	t.Parallel()
 	seeds, steps := 100, 40
 	if n, err := strconv.Atoi(os.Getenv("LIFECYCLE_SEEDS")); err == nil && n > 0 {
 		seeds = n
@@ -68,6 +69,7 @@ func TestLifecycleRandom(t *testing.T) {
 	}
 	for _, r := range list {
 		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) { runLifecycle(t, r.seed, r.steps) })
 		})
 	}

@@ -15,6 +15,7 @@ import (
 // waits behind it, then goes on: none of the turn's chunks comes in the
 // middle of the history, and the turn ends as usual.
 func TestLoadOfALiveSessionWhileATurnStreams(t *testing.T) {
+	// Not parallel: it sets replayHeadStart and replayBatchHook, which every replay reads.
 	f := newLoadFixture(t, "")
 	live := func(u acp.SessionUpdate) bool {
 		c := u.AgentMessageChunk
@@ -56,6 +57,7 @@ func TestLoadOfALiveSessionWhileATurnStreams(t *testing.T) {
 // replays the history. The request and the tool call it shows reach the
 // editor after the history's last update; answered, the turn goes on.
 func TestPermissionAskedDuringALoadComesAfterTheHistory(t *testing.T) {
+	// Not parallel: it sets replayHeadStart and replayBatchHook, which every replay reads.
 	f := newLoadFixture(t, "")
 	asked := make(chan bool, 1)
 	f.rc.mu.Lock()

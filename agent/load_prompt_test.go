@@ -25,6 +25,7 @@ import (
 // error or cancelled): neither hangs, the load's CLI ends, the prompt
 // never reached it, and the session can be loaded again and prompted.
 func TestPromptDuringLoadWaitsForTheReplay(t *testing.T) {
+	// Not parallel: it sets replayHeadStart and replayBatchHook, which every replay reads.
 	t.Run("answered", func(t *testing.T) { testPromptDuringLoad(t, loadCase{}) })
 	t.Run("cancelled", func(t *testing.T) { testPromptDuringLoad(t, loadCase{cancel: true}) })
 	t.Run("live session", func(t *testing.T) { testPromptDuringLoad(t, loadCase{live: true}) })

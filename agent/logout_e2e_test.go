@@ -16,6 +16,7 @@ import (
 // TestLogoutRealCLI: v1's logout is declared (agentCapabilities.auth.logout)
 // and runs the real CLI's `claude auth logout`; the session goes on.
 func TestLogoutRealCLI(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	init := h.Initialize(acp.ClientCapabilities{})
 	if init.AgentCapabilities.Auth.Logout == nil {
@@ -29,6 +30,7 @@ func TestLogoutRealCLI(t *testing.T) {
 // TestLogoutFails: a logout the CLI refuses is -32603 with its first line,
 // scrubbed of secrets and private paths, and the connection goes on.
 func TestLogoutFails(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("a shell script stands in for the CLI")
 	}

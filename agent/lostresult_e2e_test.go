@@ -31,6 +31,7 @@ func proxied(t *testing.T, kv ...string) agenttest.Options {
 // either way the next prompt runs normally instead of waiting behind the
 // lost turn for good.
 func TestLostResult(t *testing.T) {
+	t.Parallel()
 	t.Run("legacy", func(t *testing.T) {
 		t.Parallel()
 		h := agenttest.Start(t, proxied(t, faultcli.EnvDrop+"=result"))

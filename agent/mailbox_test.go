@@ -12,6 +12,7 @@ import (
 // its own closure. Before, post started a goroutine per message, so two
 // posts from one sender could run in either order.
 func TestSessionInboxKeepsOrder(t *testing.T) {
+	t.Parallel()
 	s := newSession(New(Config{}).newConnection(), "s1", sessionTestOptions(), "default")
 	defer s.close()
 	const senders, each = 8, 500
@@ -51,6 +52,7 @@ func TestSessionInboxKeepsOrder(t *testing.T) {
 // TestSessionInboxAfterClose: after the session ended, do reports false
 // and post is dropped; neither blocks.
 func TestSessionInboxAfterClose(t *testing.T) {
+	t.Parallel()
 	s := newSession(New(Config{}).newConnection(), "s1", sessionTestOptions(), "default")
 	s.close()
 	ran := false

@@ -16,6 +16,7 @@ import (
 // Claude calls their tools; each call shows as a tool call with the
 // server's answer.
 func TestClientMCPServers(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +66,7 @@ func TestClientMCPServers(t *testing.T) {
 // TestClientMCPServerErrors: a server configuration the CLI could not use
 // is refused with -32602 naming the field, not dropped in silence.
 func TestClientMCPServerErrors(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Initialize(acp.ClientCapabilities{})
 	for _, tc := range []struct {

@@ -14,6 +14,7 @@ import (
 // TestMCPConfig decodes client MCP server entries as they arrive on the
 // wire and checks what reaches the CLI, or which field is refused.
 func TestMCPConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "server")
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestMetaOptions(t *testing.T) {
+	t.Parallel()
 	meta := map[string]json.RawMessage{
 		"systemPrompt":        json.RawMessage(`{"append":"Be brief."}`),
 		"disableBuiltInTools": json.RawMessage(`true`),

@@ -39,6 +39,7 @@ func modeUpdates(h *agenttest.Harness, sid string) string {
 // accept-edits mode a write runs without asking, and the client hears of
 // the switch.
 func TestSetMode(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Initialize(acp.ClientCapabilities{})
 	var ns acp.NewSessionResponse
@@ -78,6 +79,7 @@ func TestSetMode(t *testing.T) {
 // and offers the mode to continue in; approving with auto-accept switches
 // the mode (the client hears it), and the following edit is not asked.
 func TestPlanApproval(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	var resp acp.SetSessionConfigOptionResponse
@@ -125,6 +127,7 @@ func TestPlanApproval(t *testing.T) {
 // (config option, then the unstable session/set_model) reaches the API
 // requests, and so does the effort.
 func TestModelAndEffort(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	h.API().Script(fakeapi.Text("warm"))
@@ -200,6 +203,7 @@ func TestModelAndEffort(t *testing.T) {
 // TestBypassOnlyWhereAllowed: as root, the CLI refuses bypassPermissions
 // outside a sandbox, so the mode is not offered there.
 func TestBypassOnlyWhereAllowed(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("the CLI allows bypass for non-root users everywhere")
 	}
@@ -226,6 +230,7 @@ func TestBypassOnlyWhereAllowed(t *testing.T) {
 // agent text live, no "/model …" prompt or its output after session/load.
 // A /model the user typed keeps its prompt and its answer.
 func TestModelSwitchFromThePickerIsNotConversation(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("one"), fakeapi.Text("two"), fakeapi.Text("three"))
 	h.Initialize(acp.ClientCapabilities{})

@@ -35,6 +35,7 @@ func notices(h *agenttest.Harness, sid string) []*acp.Notice {
 // AIR session-failure extension negotiated too, the typed record carries it
 // and no notice is sent.
 func TestRefusalFallbackNoticeE2E(t *testing.T) {
+	t.Parallel()
 	opts := agenttest.Options{Env: []string{"CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK"}}
 	script := []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer.")}
 
@@ -122,6 +123,7 @@ func informationalRun(t *testing.T, caps acp.ClientCapabilities) (*agenttest.Har
 // in the notice namespace instead (the extension wins, as for every
 // advisory), and no notice.
 func TestInformationalNoticeE2E(t *testing.T) {
+	t.Parallel()
 	t.Run("notices", func(t *testing.T) {
 		h, sid := informationalRun(t, withNotices(acp.ClientCapabilities{}))
 		ns := notices(h, sid)
@@ -159,6 +161,7 @@ func TestInformationalNoticeE2E(t *testing.T) {
 // warning as bold-labelled agent text marked as informational, before
 // Claude's answer, and no notice.
 func TestInformationalTranscriptLineE2E(t *testing.T) {
+	t.Parallel()
 	h, sid := informationalRun(t, acp.ClientCapabilities{})
 	var line *acp.ContentChunk
 	for _, u := range h.Updates(sid) {

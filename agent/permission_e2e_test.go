@@ -16,6 +16,7 @@ import (
 // (named after the rule Claude Code suggests) and reject, and is about a
 // call the client was already shown.
 func TestPermissionAllowOnce(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Permission = choose("allow")
 	h.API().Script(
@@ -59,6 +60,7 @@ func TestPermissionAllowOnce(t *testing.T) {
 // lands in the project's local settings), and for edits it switches the
 // session to accept-edits, which the client hears about.
 func TestPermissionAlwaysAllow(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Permission = choose("allow_always")
 	a, b := filepath.Join(h.Sandbox.WorkDir, "a.txt"), filepath.Join(h.Sandbox.WorkDir, "b.txt")
@@ -110,6 +112,7 @@ func TestPermissionAlwaysAllow(t *testing.T) {
 // TestPermissionReject: a rejected write does not touch the disk; the
 // call fails, Claude is told and the turn goes on.
 func TestPermissionReject(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Permission = choose("reject")
 	path := filepath.Join(h.Sandbox.WorkDir, "secret.txt")
@@ -142,6 +145,7 @@ func TestPermissionReject(t *testing.T) {
 // Claude is never told "Additional working directories added: <cwd>", nor
 // "… removed" after a load.
 func TestAlwaysAllowAddsNoOwnDirectory(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Permission = choose("allow_always")
 	wd := h.Sandbox.WorkDir
@@ -186,6 +190,7 @@ func TestAlwaysAllowAddsNoOwnDirectory(t *testing.T) {
 // the same Write offers Claude Code's own suggestion (all edits for the
 // session).
 func TestPlanModeOffersOnlyWhatClaudeSuggests(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Permission = choose("reject")
 	wd := h.Sandbox.WorkDir

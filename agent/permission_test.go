@@ -62,6 +62,7 @@ func (w *toolWorld) last() clifake.Request {
 // request is open withdraws the request ($/cancel_request), answers the
 // prompt "cancelled", runs nothing, and the session goes on.
 func TestPermissionCancelPending(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := newToolWorld()
 		s := newSim(t, &w.World, nil)
@@ -91,6 +92,7 @@ func TestPermissionCancelPending(t *testing.T) {
 // "cancelled" (the user dismissed it) stops the turn: the call does not
 // run and the prompt ends as cancelled.
 func TestPermissionClientCancels(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := newToolWorld()
 		s := newSim(t, &w.World, nil)
@@ -118,6 +120,7 @@ func TestPermissionClientCancels(t *testing.T) {
 // only: the tool does not run, Claude is told, and the turn goes on to
 // end_turn; the user cancelled nothing (docs/tools.md, decision table).
 func TestPermissionErrorAnswerDenies(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := newToolWorld()
 		s := newSim(t, &w.World, nil)

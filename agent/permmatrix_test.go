@@ -102,6 +102,7 @@ func permDirs(t *testing.T, work string) (dir, outside string) {
 }
 
 func TestPermissionMatrix(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{claude.PermissionDefault, claude.PermissionAcceptEdits, claude.PermissionPlan, claude.PermissionBypass} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

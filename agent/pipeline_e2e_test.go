@@ -24,6 +24,7 @@ import (
 // the pipe's buffer. Either way, once the gate
 // opens, the turn runs as usual.
 func TestFirstPromptFollowsTheHandshake(t *testing.T) {
+	t.Parallel()
 	t.Run("pipelined", func(t *testing.T) {
 		lines := gatedFirstPrompt(t, false, "the first prompt")
 		want := []string{`"subtype":"initialize"`, `"subtype":"get_settings"`, `"the first prompt"`}

@@ -16,6 +16,7 @@ import (
 // and bursts merge them too. Every chunk must carry the CLI's message id,
 // and the text must come whole, in order, once.
 func TestRelayedDeltasSurviveRecycling(t *testing.T) {
+	t.Parallel()
 	const chunks, size = 4000, 8
 	p := startRaw(t)
 	sid := p.newSession(t)

@@ -70,12 +70,14 @@ func lastPID(t *testing.T, dir string) int {
 }
 
 func TestFakeCLIBaseline(t *testing.T) {
+	t.Parallel()
 	h, _ := startFake(t, nil)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	wantEndTurn(t, h, sid, "hello there", "echo: hello there")
 }
 
 func TestFaultCLIKilledMidTurn(t *testing.T) {
+	t.Parallel()
 	h, dir := startFake(t, nil)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	other := h.NewSession(h.Sandbox.WorkDir)
@@ -99,6 +101,7 @@ func TestFaultCLIKilledMidTurn(t *testing.T) {
 }
 
 func TestFaultCLICrashes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		prompt string
 		parts  []string // in the error message
@@ -123,6 +126,7 @@ func TestFaultCLICrashes(t *testing.T) {
 }
 
 func TestFaultGarbageOnStdout(t *testing.T) {
+	t.Parallel()
 	h, _ := startFake(t, nil)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	// Lines that are not frames are skipped; the turn completes.
@@ -134,6 +138,7 @@ func TestFaultGarbageOnStdout(t *testing.T) {
 }
 
 func TestFaultCLIStartup(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kind  string
 		parts []string
@@ -164,6 +169,7 @@ func TestFaultCLIStartup(t *testing.T) {
 // CLI asks whether the tool of the cancelled turn may run. The agent must
 // deny it (without bothering the user), so the tool never runs.
 func TestFaultPermissionAfterCancel(t *testing.T) {
+	t.Parallel()
 	h, dir := startFake(t, nil)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	done := promptAsync(h, sid, "tool-after-cancel")
@@ -193,6 +199,7 @@ func TestFaultPermissionAfterCancel(t *testing.T) {
 // The client's prompt is withdrawn ($/cancel_request), the turn answers
 // cancelled, the tool does not run, and the session goes on.
 func TestFaultCancelWhileAsking(t *testing.T) {
+	t.Parallel()
 	h, dir := startFake(t, nil)
 	withdrawn := holdPermissions(h)
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -223,6 +230,7 @@ func permissionTrace(dir string) string {
 // session's CLI hangs in its startup. The agent must not wait for the
 // startup timeout, and must leave no CLI behind (checked at cleanup).
 func TestClientGoneWhileCLIStarts(t *testing.T) {
+	t.Parallel()
 	h, dir := startFake(t, nil, faultcli.EnvStart+"=hang")
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	done := promptAsync(h, sid, "hello")
@@ -240,6 +248,7 @@ func TestClientGoneWhileCLIStarts(t *testing.T) {
 // TestClientGoneMidTurn: stdin EOF while turns run in several sessions.
 // Serve returns and every CLI is stopped (checked at cleanup).
 func TestClientGoneMidTurn(t *testing.T) {
+	t.Parallel()
 	h, dir := startFake(t, nil)
 	var done []<-chan promptResult
 	for range 3 {
@@ -418,6 +427,7 @@ func heapInUse() uint64 {
 // reads again every chunk arrives, once, in order, before the prompt's
 // answer.
 func TestStuckClientBackpressure(t *testing.T) {
+	t.Parallel()
 	const chunks, size = 3000, 2 << 10
 	p := startRaw(t)
 	sid := p.newSession(t)
@@ -477,6 +487,7 @@ func TestStuckClientBackpressure(t *testing.T) {
 // crashed). The next write fails; the agent stops every CLI and Serve
 // returns.
 func TestClientBrokenPipe(t *testing.T) {
+	t.Parallel()
 	p := startRaw(t)
 	sid := p.newSession(t)
 	p.send(3, "session/prompt", map[string]any{"sessionId": sid,
@@ -504,6 +515,7 @@ func TestClientBrokenPipe(t *testing.T) {
 // running one, a CLI crash, a failed CLI start and session/close each
 // answer every one of them.
 func TestFaultEveryQueuedTurnAnswered(t *testing.T) {
+	t.Parallel()
 	const n = 4
 	waitAll := func(t *testing.T, done []<-chan promptResult, ok func(promptResult) bool) {
 		t.Helper()
@@ -579,6 +591,7 @@ func TestFaultEveryQueuedTurnAnswered(t *testing.T) {
 // request waits for the user. The client's request is withdrawn, the turn
 // fails with a clear error, the tool never runs, and the session goes on.
 func TestRealCLIKilledWhileAsking(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	withdrawn := holdPermissions(h)
 	marker := filepath.Join(h.Sandbox.WorkDir, "must-not-exist")
@@ -605,6 +618,7 @@ func TestRealCLIKilledWhileAsking(t *testing.T) {
 // that did would cost a turn's start and another interrupt, in turn, while
 // the next prompt waits). The next prompt then runs normally.
 func TestCancelWithdrawsQueuedPromptsBeforeTheInterrupt(t *testing.T) {
+	t.Parallel()
 	h, dir := startFake(t, nil)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	first := promptAsync(h, sid, "hang")

@@ -165,6 +165,7 @@ func (a *connection) replay(ctx context.Context, id, path string, setup *session
 
 // replayBatchHook, when set (by tests), runs between a replay's batches of
 // updates, with the records read so far, outside the connection's hold.
+// Every replay reads it: a test that sets it is not parallel.
 var replayBatchHook func(records int)
 
 // record replays one record of the active branch. A /model command is

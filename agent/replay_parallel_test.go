@@ -11,6 +11,7 @@ import (
 // first, so the CLI stored its call and result off the branch the
 // conversation continues on: both calls are replayed, each completed.
 func TestReplayParallelCalls(t *testing.T) {
+	t.Parallel()
 	rc := newReplayClient(t)
 	_, us := rc.replay(t, "../claude/transcript/testdata/cli-2.1.332-parallel.jsonl")
 	var got []string

@@ -147,6 +147,7 @@ func (rc *replayClient) count() int {
 // which the user rewound a turn: the abandoned prompt and answer are not
 // replayed, the rest is, in order.
 func TestReplayFollowsTheActiveBranch(t *testing.T) {
+	t.Parallel()
 	rc := newReplayClient(t)
 	mode, us := rc.replay(t, "../claude/transcript/testdata/cli-2.1.332-resume-at.jsonl")
 	var got []string
@@ -193,6 +194,7 @@ func TestReplayFollowsTheActiveBranch(t *testing.T) {
 // corrupt line; and Claude's own messages: an API error (shown) and a
 // login request (not shown).
 func TestReplaySkipsWhatTheUserDidNotSee(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		`{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hello"},"permissionMode":"plan"}`,
 		`{"type":"user","uuid":"u2","parentUuid":"u1","isMeta":true,"message":{"role":"user","content":"<command-caveat>hidden</command-caveat>"}}`,
@@ -244,6 +246,7 @@ func TestReplaySkipsWhatTheUserDidNotSee(t *testing.T) {
 // is answered once the history is out (it does not wait for the CLI), and
 // a session/close stops the CLI that still starts.
 func TestLoadDoesNotHoldTheConnection(t *testing.T) {
+	t.Parallel()
 	home, cwd := t.TempDir(), t.TempDir()
 	hang := filepath.Join(t.TempDir(), "claude")
 	if err := os.WriteFile(hang, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
@@ -278,6 +281,7 @@ func TestLoadDoesNotHoldTheConnection(t *testing.T) {
 // started (that is, whether the agent had written it all); it never comes
 // up, and a session/close ends each load.
 func TestLoadReplaysBeforeTheCLIStarts(t *testing.T) {
+	// Not parallel: it sets replayHeadStart, which every replay reads.
 	for _, c := range []struct {
 		name      string
 		headStart time.Duration

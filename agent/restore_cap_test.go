@@ -18,6 +18,7 @@ import (
 // it takes counts from that decision, so at most three CLIs start, not
 // eight that the cap then hibernates once they are up.
 func TestLoadsSentTogetherStartNoMoreCLIsThanTheCap(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := &clifake.World{StartDelay: 2 * time.Second}
 		s := newSim(t, w, func(c *agent.Config) { c.MaxLiveSessions = 3 })

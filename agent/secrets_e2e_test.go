@@ -136,6 +136,7 @@ func checkNoSecrets(t *testing.T, h *agenttest.Harness, logBuf *syncBuffer) {
 // credentials of every recognisable shape), a typed failure's title and
 // details, and the log at debug level. None survives anywhere.
 func TestNoSecretReachesTheClient(t *testing.T) {
+	t.Parallel()
 	t.Run("legacy", func(t *testing.T) {
 		// The real CLI, behind a wrapper that repeats every secret on its
 		// stdout (a line that is not JSON: the debug log shows it) and its
@@ -210,6 +211,7 @@ func TestNoSecretReachesTheClient(t *testing.T) {
 // reaper, the CLI, the MCP servers, tools) has them on its command line,
 // which every local user can read.
 func TestNoSecretOnAnyCommandLine(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("needs /proc")
 	}

@@ -14,6 +14,7 @@ import (
 // run on several connections at once and again afterwards; each has its
 // own sessions (an id from one is unknown on the other).
 func TestServeManyConnections(t *testing.T) {
+	t.Parallel()
 	a := agent.New(agent.Config{Executable: "/nonexistent/claude", Env: []string{"HOME=" + t.TempDir()}})
 	type side struct {
 		client *acp.Conn

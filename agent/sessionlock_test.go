@@ -22,6 +22,7 @@ import (
 // client of the session-failure extension, the JSON-RPC error for the
 // others. Once the other process lets go, the next prompt runs.
 func TestPromptInSessionOpenElsewhere(t *testing.T) {
+	t.Parallel()
 	for _, air := range []bool{false, true} {
 		t.Run(map[bool]string{false: "legacy", true: "typed"}[air], func(t *testing.T) {
 			w := newFakeCLIWorld(t)

@@ -57,6 +57,7 @@ func editScript(file string, tasks bool) []fakeapi.Step {
 // client that shows terminal output (Zed's _meta.terminal_output) with
 // Task* plans.
 func TestLoadReplaysWhatLiveShowed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		caps  acp.ClientCapabilities
@@ -137,6 +138,7 @@ func loadEqualsLive(t *testing.T, caps acp.ClientCapabilities, env []string, tas
 // TestResumeContinuesWithoutReplay resumes a session in a new agent: no
 // history is sent, and the next prompt continues the conversation.
 func TestResumeContinuesWithoutReplay(t *testing.T) {
+	t.Parallel()
 	h1 := agenttest.Start(t)
 	h1.API().Script(fakeapi.Text("The code word is heron."))
 	sid := h1.NewSession(h1.Sandbox.WorkDir)
@@ -171,6 +173,7 @@ func TestResumeContinuesWithoutReplay(t *testing.T) {
 // starts from the source's history, and neither sees the other's later
 // prompts.
 func TestForkContinuesIndependently(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("Noted: blue."))
 	src := h.NewSession(h.Sandbox.WorkDir)
@@ -215,6 +218,7 @@ func TestForkContinuesIndependently(t *testing.T) {
 // CLI is gone, a prompt to it is -32002, and closing again (or closing an
 // id never seen) succeeds.
 func TestCloseStopsTheCLI(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("hi"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -252,6 +256,7 @@ func TestCloseStopsTheCLI(t *testing.T) {
 // TestListPagesAndFilters lists stored sessions: newest first, filtered by
 // cwd, with titles and timestamps, in pages of 1000 with a cursor.
 func TestListPagesAndFilters(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("ok"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -321,6 +326,7 @@ func TestListPagesAndFilters(t *testing.T) {
 // transcript is gone from disk and from the list, and deleting again
 // succeeds.
 func TestDeleteRemovesTheSession(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("ok"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -348,6 +354,7 @@ func TestDeleteRemovesTheSession(t *testing.T) {
 // torn last line still loads, in the permission mode of its last prompt,
 // and the real CLI resumes it.
 func TestLoadUnknownAndCorrupt(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Initialize(acp.ClientCapabilities{})
 	unknown := "0d4c5d4e-1111-4222-8333-444455556666"
@@ -563,6 +570,7 @@ func claudeProcesses(t *testing.T, dir string) int {
 // CLI started with --fork-session writes the source's last prompt as the
 // fork's, which titled the fork in session/list.)
 func TestForkIsTitledByItsOwnPrompt(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("a1"), fakeapi.Text("a2"), fakeapi.Text("f1"), fakeapi.Text("f2"))
 	h.Initialize(acp.ClientCapabilities{})

@@ -16,6 +16,7 @@ import (
 // The command's card must end failed, before the turn's answer on the
 // wire, instead of staying pending or in progress in the editor for good.
 func TestOpenToolCardsSettle(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"cancel", "close", "cli-dies"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()

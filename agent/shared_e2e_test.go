@@ -28,6 +28,7 @@ func sharedAgent(t *testing.T, sb *clitest.Sandbox) *agent.Agent {
 // its end (idle, end_turn) reach the new connection, and the session goes
 // on there.
 func TestSharedSessionResumedOnANewConnectionV2(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(
 		fakeapi.Step{Kind: fakeapi.KindText, Text: strings.Repeat("tick ", 40) + "done.", Chunks: 41, ChunkDelayMS: 150},
@@ -76,6 +77,7 @@ func TestSharedSessionResumedOnANewConnectionV2(t *testing.T) {
 // TestSharedSessionEndsWithAgentClose: a session whose connection ended
 // keeps its CLI until Agent.Close, which ends it (no CLI outlives it).
 func TestSharedSessionEndsWithAgentClose(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(fakeapi.Step{Kind: fakeapi.KindHang, Text: "Thinking", HangS: 60})
 	a := agent.New(agent.Config{Executable: sb.CLI, Env: sb.Env, Version: "test", SharedSessions: true})
@@ -100,6 +102,7 @@ func TestSharedSessionEndsWithAgentClose(t *testing.T) {
 // sessions do: after IdleTimeout without a turn its CLI is closed, and a
 // later connection's load opens it again from its transcript.
 func TestSharedOrphanClosedWhenIdle(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(fakeapi.Text("Before."), fakeapi.Text("After."))
 	a := agent.New(agent.Config{Executable: sb.CLI, Env: sb.Env, Version: "test", SharedSessions: true, IdleTimeout: 300 * time.Millisecond})

@@ -13,6 +13,7 @@ import (
 
 // TestSimSmoke: a prompt through the in-memory agent and fake CLI.
 func TestSimSmoke(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := &clifake.World{Model: func(r clifake.Request) clifake.Reply {
 			return clifake.Reply{Delay: time.Second, Chunks: []string{"hello ", "there"}, Every: 10 * time.Millisecond}

@@ -25,6 +25,7 @@ var soak = flag.Duration("soak", 0, "run TestSoak for this long (by default a fe
 //
 //	go test -race ./agent -run TestSoak -soak=1m
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	d := *soak
 	if d == 0 {
 		d = 3 * time.Second

@@ -50,6 +50,7 @@ func steeringSession(t *testing.T, next ...fakeapi.Step) (*agenttest.Harness, st
 // prompt ends with it), its answer streams in order after what came
 // before, and the prompt is answered once, after the steered answer.
 func TestSteeringReachesTheRunningTurn(t *testing.T) {
+	t.Parallel()
 	h, sid, done := steeringSession(t, fakeapi.Text("green it is"))
 	if a, err := steerWith(h, steerText(sid, "use green instead")); err != nil || a.Outcome != "injected" {
 		t.Fatalf("steer: %+v %v", a, err)
@@ -88,6 +89,7 @@ func TestSteeringReachesTheRunningTurn(t *testing.T) {
 // TestSteeringThenCancel: a cancel after a steer cancels the turn as any
 // turn: the prompt answers cancelled and the steered work stops.
 func TestSteeringThenCancel(t *testing.T) {
+	t.Parallel()
 	h, sid, done := steeringSession(t, fakeapi.Step{Kind: fakeapi.KindHang, Text: "steered and busy", HangS: 60}, fakeapi.Text("after"))
 	if a, err := steerWith(h, steerText(sid, "use green instead")); err != nil || a.Outcome != "injected" {
 		t.Fatalf("steer: %+v %v", a, err)
@@ -109,6 +111,7 @@ func TestSteeringThenCancel(t *testing.T) {
 // model); without it the message starts a turn of its own. Bad params
 // are -32602 and an unknown session -32002.
 func TestSteeringAnIdleSession(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("on my own"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -146,6 +149,7 @@ func TestSteeringAnIdleSession(t *testing.T) {
 // would withdraw it); once answered, the tool runs, and the steered
 // message reaches the model before the prompt is answered.
 func TestSteeringWhileAPermissionIsOpen(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(toolUse("toolu_s", "Bash", map[string]any{"command": "touch fence.txt", "description": "touch"}), fakeapi.Text("green it is"), fakeapi.Text("extra"))
 	sid := h.NewSession(h.Sandbox.WorkDir)

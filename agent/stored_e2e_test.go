@@ -19,6 +19,7 @@ import (
 // over 64 KiB (the head session/list reads of each transcript) is listed
 // with and without a cwd filter, real CLI.
 func TestListsSessionWithHugeFirstPrompt(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	h.API().Script(fakeapi.Text("Summarised."))
@@ -85,6 +86,7 @@ func notSavedWarning(h *agenttest.Harness, sid string) (text, notice, typed stri
 // shows what was stored (the first turn, not the lost answer) and
 // session/list still lists the session.
 func TestTurnOnAFullDiskSaysSo(t *testing.T) {
+	t.Parallel()
 	for _, form := range []string{"text", "typed"} {
 		t.Run(form, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)
@@ -155,6 +157,7 @@ func TestTurnOnAFullDiskSaysSo(t *testing.T) {
 // (real CLI), nothing is saved and the first turn says so, as agent text
 // or as a notice; a reload finds no such session.
 func TestTurnInAReadOnlyConfigDirSaysSo(t *testing.T) {
+	t.Parallel()
 	for _, form := range []string{"text", "notice"} {
 		t.Run(form, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)

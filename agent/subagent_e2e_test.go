@@ -99,6 +99,7 @@ func chunkWith(h *agenttest.Harness, sid, s string) *acp.ContentChunk {
 }
 
 func TestSubagentForegroundToolCall(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		caps acp.ClientCapabilities
@@ -179,6 +180,7 @@ func checkRouting(t *testing.T, api *fakeapi.Server, subPrompt string) {
 // session updates, the CLI's self-started follow-up turn too, and the
 // prompt gets no second answer.
 func TestSubagentBackgroundAfterAnswer(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	slow := onSub(fakeapi.Step{Kind: fakeapi.KindBlocks, Blocks: []fakeapi.Block{
 		{Type: "text", Text: "Working in the background."},
@@ -229,6 +231,7 @@ func TestSubagentBackgroundAfterAnswer(t *testing.T) {
 // its foreground subagent (seen by a sessions client as the child going
 // idle, cancelled).
 func TestSubagentCancelStopsForeground(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		agentCall("toolu_fg", "Long survey", "Think for a long time.", false),
@@ -354,6 +357,7 @@ func sessionMessages(h *agenttest.Harness, sid string) []map[string]json.RawMess
 // child session, announced before its traffic, with its prompt, text, tool
 // call and permission request on the child, and its work states.
 func TestSubagentSessionForeground(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	file := filepath.Join(h.Sandbox.WorkDir, "marker.txt")
 	h.API().Script(subagentScript(file)...)
@@ -428,6 +432,7 @@ func TestSubagentSessionForeground(t *testing.T) {
 // TestSubagentSessionCancelledAlone: session/cancel with a child's id stops
 // that subagent; the parent's prompt is not cancelled and goes on.
 func TestSubagentSessionCancelledAlone(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		agentCall("toolu_fg", "Long survey", "Think for a long time.", false),
@@ -469,6 +474,7 @@ func TestSubagentSessionCancelledAlone(t *testing.T) {
 // tool calls with parentToolUseId, the transcript client's related text,
 // and for a sessions client the same child session with its traffic.
 func TestSubagentReplay(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		caps acp.ClientCapabilities

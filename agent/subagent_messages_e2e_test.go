@@ -36,6 +36,7 @@ func jsonString(raw json.RawMessage) string {
 // and the child's reply when it completes is a session_message from the
 // child on the parent.
 func TestSubagentSessionMessagesE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		onMain(toolUse("toolu_bg", "Agent", map[string]any{"description": "Survey", "prompt": "Survey the files.",

@@ -138,6 +138,7 @@ const (
 )
 
 func TestSubagentModes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		caps acp.ClientCapabilities
 		want translate.SubagentMode
@@ -162,6 +163,7 @@ func TestSubagentModes(t *testing.T) {
 }
 
 func TestSubagentFramesByMode(t *testing.T) {
+	t.Parallel()
 	run := func(caps acp.ClientCapabilities) []string {
 		p := newSubProbe(t, caps)
 		for _, f := range []string{fmt.Sprintf(subStarted, false), subPrompt, subText, subTool, subResult, fmt.Sprintf(subDone, "completed", "Found.")} {
@@ -195,6 +197,7 @@ func TestSubagentFramesByMode(t *testing.T) {
 }
 
 func TestSubagentSessionEndings(t *testing.T) {
+	t.Parallel()
 	caps := acp.ClientCapabilities{Extra: map[string]json.RawMessage{"subagents": json.RawMessage("{}")}}
 	for _, tc := range []struct{ status, want string }{
 		{"failed", `{"state":"idle","stopReason":"error","error":{"code":-32603,"message":"boom"}}`},
@@ -226,6 +229,7 @@ func TestSubagentSessionEndings(t *testing.T) {
 // A subagent's to-do list is its own: shown as a tool call, not as the
 // session's plan.
 func TestSubagentPlanToolIsACall(t *testing.T) {
+	t.Parallel()
 	p := newSubProbe(t, acp.ClientCapabilities{})
 	p.frame(fmt.Sprintf(subStarted, false))
 	p.frame(`{"type":"assistant","message":{"id":"m2","model":"x","role":"assistant","content":[{"type":"tool_use","id":"toolu_T","name":"TodoWrite","input":{"todos":[{"content":"a","status":"pending","activeForm":"A"}]}}]},"parent_tool_use_id":"toolu_L","agent_id":"ag1"}`)
@@ -240,6 +244,7 @@ func TestSubagentPlanToolIsACall(t *testing.T) {
 // cancelling the prompt that runs meanwhile does not withdraw it; a
 // foreground subagent's belongs to its prompt.
 func TestSubagentPermissionOwner(t *testing.T) {
+	t.Parallel()
 	for _, bg := range []bool{true, false} {
 		p := newSubProbe(t, acp.ClientCapabilities{})
 		prompt := &turn{Turn: translate.Turn{UUID: "u1"}, done: make(chan turnOutcome, 1), phase: turnSent}

@@ -17,6 +17,7 @@ import (
 // client while it runs (the command waits for the test to see its first
 // line before it prints the second), and the result does not repeat it.
 func TestForegroundLiveOutput(t *testing.T) {
+	t.Parallel()
 	for _, terminal := range []bool{true, false} {
 		name := map[bool]string{true: "terminal", false: "console"}[terminal]
 		t.Run(name, func(t *testing.T) {
@@ -82,6 +83,7 @@ func shownText(c *callState, terminal bool) string {
 // too: its first lines reach the client while it still runs, and the
 // result repeats nothing.
 func TestShortCommandLiveOutput(t *testing.T) {
+	t.Parallel()
 	for _, terminal := range []bool{true, false} {
 		name := map[bool]string{true: "terminal", false: "console"}[terminal]
 		t.Run(name, func(t *testing.T) {
@@ -143,6 +145,7 @@ func mustJSONTest(t *testing.T, v any) []byte {
 // machine the command can last long enough to be followed live: a
 // terminal then shows the whole output, which is not cut.)
 func TestBigOutputSaysItWasCut(t *testing.T) {
+	t.Parallel()
 	for _, terminal := range []bool{true, false} {
 		name := map[bool]string{true: "terminal", false: "console"}[terminal]
 		t.Run(name, func(t *testing.T) {

@@ -12,6 +12,9 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
 
+// The tests of this file are not parallel: they set the process's
+// GOMAXPROCS, GOGC and replayBatchHook.
+
 // oneThreadAgent runs the test as the agent runs, on one thread
 // (cmd/claude-agent-acp), and puts the test's setting back after it.
 func oneThreadAgent(t *testing.T) {

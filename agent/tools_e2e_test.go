@@ -39,6 +39,7 @@ func scriptWriteThenEdit(api *fakeapi.Server, dir string) (path, content, edited
 // the changed line with its context and line number), and the final
 // per-hunk diff from Claude Code afterwards.
 func TestWriteThenEditDiffs(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	path, content, edited := scriptWriteThenEdit(h.API(), h.Sandbox.WorkDir)
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -119,6 +120,7 @@ func TestWriteThenEditDiffs(t *testing.T) {
 // live output, result). A client that builds tool invocations the way the
 // AI-SDK ACP provider does gets exactly one per id, with the real input.
 func TestToolCallAnnouncedOnce(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	path := filepath.Join(h.Sandbox.WorkDir, "main.go")
 	if err := os.WriteFile(path, []byte("package main\n"), 0o644); err != nil {
@@ -236,6 +238,7 @@ func aiSDKToolCalls(updates []acp.SessionUpdate) map[string][]map[string]any {
 // output streams into the terminal and the exit code closes it; other
 // clients get a console block.
 func TestBashOutput(t *testing.T) {
+	t.Parallel()
 	for _, term := range []bool{true, false} {
 		t.Run(fmt.Sprint("terminal=", term), func(t *testing.T) {
 			h := agenttest.Start(t)
@@ -283,6 +286,7 @@ func TestBashOutput(t *testing.T) {
 // after the turn ended and completes with its exit code; another one is
 // stopped with terminal/cancel.
 func TestBackgroundCommand(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.Initialize(acp.ClientCapabilities{Meta: map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}})
 	h.API().Script(
@@ -337,6 +341,7 @@ func TestBackgroundCommand(t *testing.T) {
 // TestPlans: TodoWrite and the Task* tools become plan updates with the
 // full list each time, and no tool calls.
 func TestPlans(t *testing.T) {
+	t.Parallel()
 	t.Run("TodoWrite", func(t *testing.T) {
 		h := agenttest.Start(t, agenttest.Options{Env: []string{"CLAUDE_CODE_ENABLE_TASKS=0", "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}})
 		h.API().Script(

@@ -12,6 +12,7 @@ import (
 )
 
 func TestDescribeUpdates(t *testing.T) {
+	t.Parallel()
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	for _, tc := range []struct {
 		ups  []json.RawMessage
@@ -34,6 +35,7 @@ func TestDescribeUpdates(t *testing.T) {
 }
 
 func TestAlwaysAllowChoices(t *testing.T) {
+	t.Parallel()
 	// A suggested mode switch next to a rule is dropped; alone it is kept.
 	req := claude.CanUseToolRequest{ToolName: "Bash", PermissionSuggestions: []json.RawMessage{
 		json.RawMessage(`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch x"}],"behavior":"allow","destination":"localSettings"}`),
@@ -73,6 +75,7 @@ func TestAlwaysAllowChoices(t *testing.T) {
 }
 
 func TestAvailableCommands(t *testing.T) {
+	t.Parallel()
 	s := &session{}
 	s.cmds.known = []claude.SlashCommand{
 		{Name: "compact", Description: "Compact", ArgumentHint: "<instructions>"},
@@ -103,6 +106,7 @@ func TestAvailableCommands(t *testing.T) {
 // become --allowedTools entries for a CLI started again (hibernation);
 // rules saved to settings files and other updates are left out.
 func TestSessionRules(t *testing.T) {
+	t.Parallel()
 	got := sessionRules([]json.RawMessage{
 		json.RawMessage(`{"type":"addRules","rules":[{"toolName":"WebFetch"},{"toolName":"Bash","ruleContent":"npm test:*"}],"behavior":"allow","destination":"session"}`),
 		json.RawMessage(`{"type":"addRules","rules":[{"toolName":"Read"}],"behavior":"allow","destination":"localSettings"}`),
@@ -120,6 +124,7 @@ func TestSessionRules(t *testing.T) {
 // symbolic link, and its additional directories) is left out; other
 // directories stay.
 func TestAlwaysAllowLeavesOutOwnDirectories(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(ws, link); err != nil {

@@ -5,6 +5,7 @@ import "testing"
 // TestTurnPhases: the phase changes a turn can make, and that any other is
 // refused without changing the phase.
 func TestTurnPhases(t *testing.T) {
+	t.Parallel()
 	all := []turnPhase{turnQueued, turnSent, turnWithdrawing, turnRunning}
 	allowed := map[[2]turnPhase]bool{
 		{turnQueued, turnSent}:         true,
@@ -38,6 +39,7 @@ func TestTurnPhases(t *testing.T) {
 
 // TestTurnLifecycle walks the paths a prompt takes through the phases.
 func TestTurnLifecycle(t *testing.T) {
+	t.Parallel()
 	for _, path := range [][]turnPhase{
 		{turnSent, turnRunning}, // sent and run
 		{turnSent, turnWithdrawing, turnQueued, turnSent, turnRunning}, // taken back by an interrupt, sent again

@@ -22,6 +22,7 @@ import (
 // session/new, so the CLI is asked for the window only once it answers
 // (config.go); until then usage waits.
 func TestPromptUsageAndContextWindowE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	step := fakeapi.Text("Hello.")
 	step.Usage = map[string]any{"input_tokens": 120, "output_tokens": 7, "cache_read_input_tokens": 30, "cache_creation_input_tokens": 4}
@@ -64,6 +65,7 @@ func TestPromptUsageAndContextWindowE2E(t *testing.T) {
 // waits for the CLI's answer to the question, asked once the turn ended,
 // and still has the right size.
 func TestContextWindowOfAFailedFirstTurnE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	e401 := fakeapi.HTTPError(401, "authentication_error", "invalid x-api-key")
 	e401.Repeat = -1
@@ -91,6 +93,7 @@ func TestContextWindowOfAFailedFirstTurnE2E(t *testing.T) {
 // TestWebSearchCardE2E: the WebSearch card shows the search result, not
 // the CLI's reminder to the model to cite its sources.
 func TestWebSearchCardE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(toolUse("toolu_ws", "WebSearch", map[string]any{"query": "golang release"}),
 		fakeapi.Text("Go 1.26 was released.").When(fakeapi.Match{ToolsInclude: fakeapi.Names{"web_search"}}),
@@ -113,6 +116,7 @@ func TestWebSearchCardE2E(t *testing.T) {
 // offers the fast option, which the client can turn on; the CLI's
 // ultracode and the project's own agents are options too.
 func TestModelNamesAndFastModeE2E(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	agents := filepath.Join(h.Sandbox.WorkDir, ".claude", "agents")
 	if err := os.MkdirAll(agents, 0o755); err != nil {

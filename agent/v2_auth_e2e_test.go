@@ -18,6 +18,7 @@ import (
 // environment; auth/login takes no method (terminal logins run in a
 // terminal).
 func TestV2AuthLogoutRealCLI(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	init, err := h.Initialize(acp.ProtocolV2, acpv2.ClientCapabilities{Auth: acp.Some(acpv2.ClientAuthCapabilities{Terminal: acp.Some(acpv2.TerminalAuthCapabilities{})})})
 	if err != nil {
@@ -48,6 +49,7 @@ func TestV2AuthLogoutRealCLI(t *testing.T) {
 // A logout the CLI refuses is -32603 with its first line, scrubbed of
 // paths and secrets, and the connection goes on.
 func TestV2AuthLogoutFails(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("a shell script stands in for the CLI")
 	}

@@ -149,6 +149,7 @@ func promptTurn(t *testing.T, h *agenttest.HarnessV2, sid, text string, n int) s
 
 // TestV2Initialize: negotiation (docs/acp-v2.md "Choosing the version").
 func TestV2Initialize(t *testing.T) {
+	t.Parallel()
 	t.Run("v2", func(t *testing.T) {
 		h := agenttest.StartV2(t)
 		var r json.RawMessage
@@ -252,6 +253,7 @@ func TestV2Initialize(t *testing.T) {
 
 // TestV2V1MethodsRefused: a v2 connection serves v2 methods only.
 func TestV2V1MethodsRefused(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	for _, c := range []struct{ method, params string }{
@@ -277,6 +279,7 @@ func TestV2V1MethodsRefused(t *testing.T) {
 // client sees its user_message, running, the agent's chunks with the API
 // message id, and idle end_turn.
 func TestV2PromptText(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	h.API().Script(fakeapi.Text("Hello from Claude."))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -351,6 +354,7 @@ func toolState(t *testing.T, us []agenttest.UpdateV2) (map[string]map[string]any
 // running once answered, the command as an agent-owned terminal (its
 // output as base64 chunks, its exit status), and idle end_turn.
 func TestV2PermissionBash(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	const cmd = "touch made.txt && echo made-it"
 	h.API().Script(
@@ -460,6 +464,7 @@ func TestV2PermissionBash(t *testing.T) {
 // tool_call subject, and show v2 diffs: changes (add, modify) and a git
 // patch.
 func TestV2PermissionEdits(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	path, _, edited := scriptWriteThenEdit(h.API(), h.Sandbox.WorkDir)
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -528,6 +533,7 @@ func TestV2PermissionEdits(t *testing.T) {
 // TestV2Cancel: session/cancel ends a running turn with idle cancelled,
 // and the session goes on.
 func TestV2Cancel(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	h.API().Script(fakeapi.Hang(30), fakeapi.Text("after cancel"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -556,6 +562,7 @@ func TestV2Cancel(t *testing.T) {
 // request is answered -32800, and it never reaches the conversation (no
 // user_message, no state update, nothing sent to Claude).
 func TestV2CancelHeldPrompt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "go")
 	wrapper := filepath.Join(dir, "claude")
@@ -634,6 +641,7 @@ func TestV2CancelHeldPrompt(t *testing.T) {
 // as v2 updates, then the current state, then answers; without replayFrom
 // only the state; the conversation goes on.
 func TestV2Resume(t *testing.T) {
+	t.Parallel()
 	h1 := agenttest.StartV2(t)
 	h1.API().Script(
 		toolUse("toolu_v2ls", "Bash", map[string]any{"command": "touch resumed.txt && echo listed", "description": "Touch"}),
@@ -767,6 +775,7 @@ func TestV2Resume(t *testing.T) {
 // cancelled before the answer, and nothing of it follows; closing an idle
 // session sends no state; closing an unknown session is {}.
 func TestV2Close(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	h.API().Script(fakeapi.Hang(30))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -808,6 +817,7 @@ func TestV2Close(t *testing.T) {
 // TestV2SetConfigOption: the permission mode is the config option "mode",
 // set with {type:"id"}; an unknown configId is -32602 and changes nothing.
 func TestV2SetConfigOption(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	current := func(opts []acpv2.SessionConfigOption, id string) string {
@@ -858,6 +868,7 @@ func TestV2SetConfigOption(t *testing.T) {
 // with idle stopReason "error" carrying the error a v1 prompt response
 // would (here the API's 429), and the session goes on.
 func TestV2TurnError(t *testing.T) {
+	t.Parallel()
 	h := agenttest.StartV2(t)
 	h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
 	sid := h.NewSession(h.Sandbox.WorkDir)
@@ -885,6 +896,7 @@ func TestV2TurnError(t *testing.T) {
 // and runs. A session/cancel while a prompt is held cancels the running
 // turn and answers the held one -32800.
 func TestV2PromptWhileATurnRuns(t *testing.T) {
+	t.Parallel()
 	t.Run("held until the turn ends", func(t *testing.T) {
 		t.Parallel()
 		h := agenttest.StartV2(t)

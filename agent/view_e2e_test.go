@@ -52,6 +52,7 @@ func relatedThought(h *agenttest.Harness, sid, launch string) string {
 // both, live and after session/load, and a sessions client sees both on
 // the child session.
 func TestSubagentTextAfterThinking(t *testing.T) {
+	t.Parallel()
 	script := func() []fakeapi.Step {
 		return []fakeapi.Step{
 			agentCall("toolu_agent1", "Think it over", "Think, then report.", false),
@@ -106,6 +107,7 @@ func TestSubagentTextAfterThinking(t *testing.T) {
 // report, not the frame Claude Code wraps it in for the model ("[Subagent
 // hand-back] …", the agentId line, the usage block), live and replayed.
 func TestAgentCardShowsReport(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(
 		agentCall("toolu_agent1", "Survey", "Survey and report.", false),
@@ -143,6 +145,7 @@ const dotPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ
 // subagent's Read (whose result comes without Claude Code's structured
 // copy) shows the text it read, live and replayed.
 func TestReadResultsWithoutText(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	png, _ := base64.StdEncoding.DecodeString(dotPNG)
 	img, txt := filepath.Join(h.Sandbox.WorkDir, "dot.png"), filepath.Join(h.Sandbox.WorkDir, "notes.md")
@@ -192,6 +195,7 @@ func TestReadResultsWithoutText(t *testing.T) {
 // about it (what was flagged, what to try), the same text session/load
 // shows.
 func TestRefusalShowsClaudesText(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Refusal("I was about to", "", ""))
 	h.Initialize(acp.ClientCapabilities{})
@@ -217,6 +221,7 @@ func TestRefusalShowsClaudesText(t *testing.T) {
 // context it left is reported (not zero), live; session/load shows the
 // completed compaction.
 func TestCompactShowsProgress(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("First answer."), fakeapi.Text("<summary>We said hello.</summary>"), fakeapi.Text("After compact."))
 	h.Initialize(acp.ClientCapabilities{})
@@ -305,6 +310,7 @@ func titles(h *agenttest.Harness, sid string) []string {
 // the session is renamed (/rename); the fake API sees no request but the
 // prompts', and session/load shows the same title.
 func TestLiveSessionTitle(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	h.API().Script(fakeapi.Text("Answer.").Times(-1))
 	h.Initialize(acp.ClientCapabilities{})
@@ -350,6 +356,7 @@ func TestLiveSessionTitle(t *testing.T) {
 // call is announced and then completed, in the order live showed them,
 // and the replay equals the live session.
 func TestReplayParallelToolResults(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	file := filepath.Join(h.Sandbox.WorkDir, "a.txt")
 	if err := os.WriteFile(file, []byte("alpha\n"), 0o644); err != nil {

@@ -18,6 +18,7 @@ import (
 // CLI has streamed the first delta of its answer. A session whose CLI is
 // idle when it comes up is asked at once.
 func TestContextWindowAskedOnceTheCLIAnswers(t *testing.T) {
+	t.Parallel()
 	w := newFakeCLIWorld(t)
 	rc, dir := w.rc, w.dir
 	w.initialize(t)

@@ -348,8 +348,10 @@ func TestWindowsStartTestBinaryRetriesWineFlakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	if tries != 2 {
-		t.Errorf("%d tries, want 2", tries)
+	// The real start may itself meet Wine's flake and be tried again, so
+	// more than two tries is fine; fewer means no retry happened.
+	if tries < 2 {
+		t.Errorf("%d tries, want at least 2", tries)
 	}
 	tries = 0
 	if _, err := startTestBinary("win_version", nil, func(*exec.Cmd) error {

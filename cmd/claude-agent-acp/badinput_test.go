@@ -52,6 +52,7 @@ var badLines = []struct {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	sid := p.newSession("new")
@@ -83,6 +84,7 @@ func TestBadInput(t *testing.T) {
 
 // TestUnknownSessionErrorNamesIt: -32002 carries data.sessionId.
 func TestUnknownSessionErrorNamesIt(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	m := p.call(1, "session/prompt", textPrompt("no-such-session", "hi"))
@@ -97,6 +99,7 @@ func TestUnknownSessionErrorNamesIt(t *testing.T) {
 // TestHugeFrames: a 50 MB prompt is a prompt like any other; a frame over
 // the 64 MiB limit is refused with -32600 and its id; the connection goes on.
 func TestHugeFrames(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	sid := p.newSession(1)
@@ -136,6 +139,7 @@ func notesContain(notes []wireMsg, s string) bool {
 // each answered exactly once with the right result; real prompts queue and
 // all complete.
 func TestBurst(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	sid := p.newSession("a")
@@ -211,6 +215,7 @@ func TestBurst(t *testing.T) {
 // (-32002), closing it again succeeds, its CLI is gone, and other sessions
 // are unaffected. A turn running at close ends as cancelled.
 func TestRequestsAfterClose(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	a, b := p.newSession(1), p.newSession(2)

@@ -12,6 +12,7 @@ import (
 // through the editor for a client that offers fs/*, and initialize says
 // so; without it, or with another value, it stays off. --help lists it.
 func TestEditorFSSetting(t *testing.T) {
+	t.Parallel()
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}}` + "\n"
 	for value, on := range map[string]bool{"1": true, "true": true, "0": false, "": false, "nope": false} {
 		cmd := exec.Command(agentBin)

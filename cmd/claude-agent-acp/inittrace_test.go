@@ -30,6 +30,7 @@ const (
 var inittraceLine = regexp.MustCompile(`(?m)^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
 
 func TestInitIsCheap(t *testing.T) {
+	t.Parallel()
 	_, stderr, code := runOnce(t, append(os.Environ(), "GODEBUG=inittrace=1"), "--version")
 	if code != 0 {
 		t.Fatalf("--version: exit %d\n%s", code, stderr)

@@ -28,6 +28,7 @@ import (
 // made. CLAUDE_AGENT_ACP_KILL_ROUNDS=20 repeats each case and logs the
 // median time from the signal to the last CLI gone (docs/reliability.md).
 func TestNothingRunsAfterTheAgentDies(t *testing.T) {
+	t.Parallel()
 	rounds := 1
 	if n, err := strconv.Atoi(os.Getenv("CLAUDE_AGENT_ACP_KILL_ROUNDS")); err == nil && n > 0 {
 		rounds = n
@@ -129,6 +130,7 @@ func startBinaryWith(t *testing.T, dir string, env []string, ownGroup bool) *age
 // process it started is left, none appears later, no model request was
 // made, and the agent itself is gone within 500 ms, a stuck writer or not.
 func TestNothingRunsAfterTheAgentDiesMidLoad(t *testing.T) {
+	t.Parallel()
 	for _, when := range []string{"stuck", "cli-starting"} {
 		for _, how := range []string{"sigkill", "sigkill-group", "sigterm"} {
 			t.Run(when+"/"+how, func(t *testing.T) { killMidLoad(t, when, how) })

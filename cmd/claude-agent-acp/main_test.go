@@ -366,6 +366,7 @@ func runOnce(t *testing.T, env []string, args ...string) (stdout, stderr string,
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	out, _, code := runOnce(t, os.Environ(), "--version")
 	if code != 0 || !strings.HasPrefix(out, "claude-agent-acp ") {
 		t.Errorf("--version: %d %q", code, out)
@@ -381,6 +382,7 @@ func TestVersionAndHelp(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	const key = "sk-ant-api03-doctor-secret-value"
 	home := t.TempDir()
 	env := faultcli.Env(t.TempDir(), "HOME="+home, "CLAUDE_CODE_EXECUTABLE="+fakeCLI, "ANTHROPIC_API_KEY="+key)
@@ -430,6 +432,7 @@ func TestDoctor(t *testing.T) {
 // TestExitOnEOF: the editor closes our stdin while turns run in two
 // sessions. Every CLI is stopped and the agent exits 0.
 func TestExitOnEOF(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	a, b := p.newSession(1), p.newSession(2)
@@ -445,6 +448,7 @@ func TestExitOnEOF(t *testing.T) {
 
 // TestExitOnSIGTERM: the editor terminates us mid-turn.
 func TestExitOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	a := p.newSession(1)
@@ -462,6 +466,7 @@ func TestExitOnSIGTERM(t *testing.T) {
 // TestExitStubbornCLI: a CLI that ignores stdin EOF and SIGTERM is killed;
 // the agent still exits 0 and leaves nothing behind.
 func TestExitStubbornCLI(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t, faultcli.EnvStubborn+"=1")
 	p.initialize()
 	a := p.newSession(1)
@@ -479,6 +484,7 @@ func TestExitStubbornCLI(t *testing.T) {
 // die of SIGPIPE and leave the CLI to finish its turn (or, if it ignores
 // stdin EOF as in TestExitStubbornCLI, to run forever).
 func TestBrokenPipe(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	a := p.newSession(1)
@@ -498,6 +504,7 @@ func TestBrokenPipe(t *testing.T) {
 // TestRealCLIExit: the same hygiene with the real Claude Code CLI mid-turn:
 // on stdin EOF or SIGTERM the agent exits 0 and no claude process is left.
 func TestRealCLIExit(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"eof", "sigterm"} {
 		t.Run(how, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)
@@ -525,6 +532,7 @@ func TestRealCLIExit(t *testing.T) {
 // TestPipedRequestsAreAnswered: requests written before stdin closes (as
 // with `printf … | claude-agent-acp`) are all answered before the exit.
 func TestPipedRequestsAreAnswered(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(agentBin)
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"relative","mcpServers":[]}}` + "\n")

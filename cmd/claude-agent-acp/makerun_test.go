@@ -17,6 +17,7 @@ import (
 // (make -C <dir> prints "Entering directory" on stdout itself, before it
 // reads the Makefile; the README says to add --no-print-directory.)
 func TestMakeRunStdoutIsACP(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make")
 	}

@@ -19,6 +19,7 @@ import (
 // MiB until the Go runtime's periodic GC and scavenger get to it minutes
 // later. A functional bound, not a benchmark: the idle agent needs ~10 MiB.
 func TestMemoryReturnedAfterHugePrompt(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/<pid>/status")
 	}
@@ -79,6 +80,7 @@ func vmKiB(t *testing.T, pid int, field string) int {
 // after a huge frame. Before, the load's GOGC and the runtime's slow
 // scavenger kept ~510 MiB for minutes.
 func TestMemoryReturnedAfterHugeLoad(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/<pid>/status")
 	}

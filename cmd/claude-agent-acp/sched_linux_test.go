@@ -42,6 +42,7 @@ const schedNormal, schedBatch = 0, 3
 // have without the agent. CLAUDE_AGENT_ACP_SCHED=normal leaves the agent
 // on the default policy too.
 func TestTheAgentIsABatchTaskAndTheCLIIsNot(t *testing.T) {
+	t.Parallel()
 	// Where sched_setattr is refused (a seccomp filter) the agent keeps
 	// the default policy, and there is nothing to check.
 	tid := unix.Gettid()

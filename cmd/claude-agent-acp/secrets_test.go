@@ -42,6 +42,7 @@ func checkNoLeaks(t *testing.T, p *agentProc, more ...string) {
 }
 
 func TestNoSecretsInAPIErrors(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	t.Cleanup(func() { clitest.NoOrphans(t) })
 	p := startBinary(t, sb.WorkDir, sb.With("CLAUDE_CODE_EXECUTABLE="+sb.CLI, "ANTHROPIC_API_KEY="+token))
@@ -61,6 +62,7 @@ func TestNoSecretsInAPIErrors(t *testing.T) {
 }
 
 func TestNoSecretsInCrashReports(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t, "ANTHROPIC_API_KEY="+token)
 	p.initialize()
 	sid := p.newSession(1)
@@ -71,6 +73,7 @@ func TestNoSecretsInCrashReports(t *testing.T) {
 }
 
 func TestNoSecretsInStartupErrors(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t, "ANTHROPIC_API_KEY="+token, faultcli.EnvStart+"=leak")
 	p.initialize()
 	sid := p.newSession(1)

@@ -61,6 +61,7 @@ func startServeCmd(t *testing.T, env []string, args ...string) (url string, line
 // token, writes it to a file only the user can read, prints the file's
 // path and never the token, and refuses requests without it.
 func TestServeGeneratesAPrivateToken(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "sub", "token")
 	url, lines, _ := startServeCmd(t, []string{"CLAUDE_AGENT_ACP_TOKEN="}, "--listen", "127.0.0.1:0", "--token-file", file)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/acp") {
@@ -107,6 +108,7 @@ func TestServeGeneratesAPrivateToken(t *testing.T) {
 // without TLS, gets a warning; the environment's token is used and not
 // shown; a short one is refused.
 func TestServeWarnsWithoutTLS(t *testing.T) {
+	t.Parallel()
 	token := "env-token-0123456789abcdef"
 	_, lines, _ := startServeCmd(t, []string{"CLAUDE_AGENT_ACP_TOKEN=" + token}, "--listen", "0.0.0.0:0")
 	all := strings.Join(lines, "\n")
@@ -124,6 +126,7 @@ func TestServeWarnsWithoutTLS(t *testing.T) {
 // TestServeTLS: with --tls-cert and --tls-key, serve speaks HTTPS (and
 // says so), and a client that trusts the certificate is served.
 func TestServeTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	pool := writeSelfSigned(t, certFile, keyFile)

@@ -32,6 +32,7 @@ func loadParams(sid, cwd string) map[string]any {
 // loaded in another (the load says why); once the first closes it, the
 // second loads it and continues it, and now the first is refused.
 func TestSessionOpenInTwoAgents(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	t.Cleanup(func() { clitest.NoOrphans(t) })
 	env := sb.With("CLAUDE_CODE_EXECUTABLE=" + sb.CLI)
@@ -86,6 +87,7 @@ func TestSessionOpenInTwoAgents(t *testing.T) {
 // one agent is loaded and continued in another; a prompt in the first is
 // refused, before it reaches a CLI, instead of forking the history.
 func TestHibernatedSessionOpenedElsewhere(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	t.Cleanup(func() { clitest.NoOrphans(t) })
 	env := sb.With("CLAUDE_CODE_EXECUTABLE="+sb.CLI, "CLAUDE_AGENT_ACP_MAX_LIVE_SESSIONS=1")

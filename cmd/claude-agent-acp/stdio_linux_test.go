@@ -19,6 +19,7 @@ import (
 // non-blocking (the raw writes of internal/rawio are in use); once the
 // agent has exited it is blocking again, for whoever shares it.
 func TestStdoutPipeRawAndRestored(t *testing.T) {
+	t.Parallel()
 	var fds [2]int
 	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
 		t.Fatal(err)
@@ -64,6 +65,7 @@ func TestStdoutPipeRawAndRestored(t *testing.T) {
 // TestThreadsFromTheEnvironment: GOMAXPROCS in the environment wins over
 // the one-thread default.
 func TestThreadsFromTheEnvironment(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(agentBin)
 	cmd.Env = append(os.Environ(), "CLAUDE_AGENT_ACP_LOG=debug", "GOMAXPROCS=2", "HOME="+t.TempDir())
 	cmd.Stdin = strings.NewReader("")
@@ -92,6 +94,7 @@ func nonblocking(t *testing.T, f *os.File) bool {
 // when it exits. Before stdin was read through the poller, the agent's
 // first read failed with EAGAIN and it exited at once.
 func TestOneSocketAsStdinAndStdout(t *testing.T) {
+	t.Parallel()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +147,7 @@ func TestOneSocketAsStdinAndStdout(t *testing.T) {
 // runtime's monitor, mostly asleep, takes it back: every CLI start and
 // every message from the editor stalled the agent by up to 20 ms.
 func TestIdleAgentBlocksNoThread(t *testing.T) {
+	t.Parallel()
 	p := startAgent(t)
 	p.initialize()
 	p.newSession(1)

@@ -10,6 +10,7 @@ import (
 // TestDevVersionFollowsVERSION: a build from source is named after the
 // release being prepared.
 func TestDevVersionFollowsVERSION(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../VERSION")
 	if err != nil {
 		t.Fatal(err)
@@ -23,6 +24,7 @@ func TestDevVersionFollowsVERSION(t *testing.T) {
 // is, and a source build gives the same one with and without -buildvcs
 // (but for the commit, when it is known).
 func TestVersionOf(t *testing.T) {
+	t.Parallel()
 	vcs := func(rev, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
 	}

@@ -94,6 +94,11 @@ func newEnv(t testing.TB, apiURL string) (env []string, home, configDir string) 
 		"CLAUDE_CONFIG_DIR=" + configDir,
 		"ANTHROPIC_BASE_URL=" + apiURL,
 		ownerVar + "=" + ownerMark(t),
+		// The CLI runs under a reaper, which is the test binary itself
+		// (claude.ReaperMain): built with -race, it would sleep a second
+		// at exit (the race runtime's atexit_sleep_ms), and every CLI's
+		// end with it: a second per session closed, per test.
+		"GORACE=atexit_sleep_ms=0",
 	}, hermeticVars...)
 	return env, home, configDir
 }

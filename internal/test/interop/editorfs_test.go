@@ -20,6 +20,7 @@ import (
 // fs/write_text_file with the whole new text, the disk is untouched, and
 // the cards and the permission request carry the built-ins' titles.
 func TestOfficialSDKClientEditorFS(t *testing.T) {
+	t.Parallel()
 	sdk := requireNode(t, "@agentclientprotocol/sdk")
 	sb := clitest.NewSandbox(t)
 	file := filepath.Join(sb.WorkDir, "main.go")

@@ -20,6 +20,7 @@ import (
 // its schema validation accepts, and its answer reaches Claude in the
 // CLI's words; no permission request is asked for the question.
 func TestOfficialSDKClientAnswersQuestions(t *testing.T) {
+	t.Parallel()
 	sdk := requireNode(t, "@agentclientprotocol/sdk")
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(

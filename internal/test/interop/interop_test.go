@@ -48,6 +48,7 @@ func requireNode(t *testing.T, pkg string) string {
 // TestOfficialSDKClient runs a turn with @agentclientprotocol/sdk's client
 // against our binary, the real CLI and the fake API.
 func TestOfficialSDKClient(t *testing.T) {
+	t.Parallel()
 	sdk := requireNode(t, "@agentclientprotocol/sdk")
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(fakeapi.Text("Hello, official client."))
@@ -99,6 +100,7 @@ func TestOfficialSDKClient(t *testing.T) {
 // "in progress": an early update without input used to become a tool
 // call with {} and the input a second one.)
 func TestAISDKProviderOneToolCallPerID(t *testing.T) {
+	t.Parallel()
 	provider := requireNode(t, "@mcpc-tech/acp-ai-provider")
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(

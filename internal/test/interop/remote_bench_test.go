@@ -32,6 +32,7 @@ import (
 //
 //	CLAUDE_AGENT_ACP_REMOTE_BENCH=1 go test -run TestRemoteBench -v ./internal/test/interop/
 func TestRemoteBench(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLAUDE_AGENT_ACP_REMOTE_BENCH") == "" {
 		t.Skip("set CLAUDE_AGENT_ACP_REMOTE_BENCH=1 to run the remote transport benchmark")
 	}

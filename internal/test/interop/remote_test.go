@@ -191,6 +191,7 @@ func isEvent(kind, name string, more func(ev map[string]any) bool) func(ev map[s
 // client initializes, opens a session, runs a streamed turn whose tool
 // needs a permission, then cancels a second turn while it runs.
 func TestRemoteTurnPermissionCancel(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{"ws", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)
@@ -240,6 +241,7 @@ func TestRemoteTurnPermissionCancel(t *testing.T) {
 // TestRemoteReconnectLoads: a client that loses its connection reconnects
 // and loads its session on the new one, then goes on with it.
 func TestRemoteReconnectLoads(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{"ws", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)
@@ -278,6 +280,7 @@ func TestRemoteReconnectLoads(t *testing.T) {
 // TestRemoteTwoClients: two clients, one per transport, each with its own
 // session, run turns at once on one server; each sees only its own.
 func TestRemoteTwoClients(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(
 		fakeapi.Step{Kind: fakeapi.KindText, Text: "Answer for alpha.", Match: &fakeapi.Match{LastUserContains: "alpha"}, Chunks: 4},
@@ -318,6 +321,7 @@ func TestRemoteTwoClients(t *testing.T) {
 // model request), the rest of it streams to the new connection, and the
 // session goes on there.
 func TestRemoteTurnOutlivesTheConnection(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{"ws", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)
@@ -355,6 +359,7 @@ func TestRemoteTurnOutlivesTheConnection(t *testing.T) {
 // open when the connection drops is not denied: it is asked again on the
 // connection that loads the session, and the tool runs once allowed there.
 func TestRemotePermissionWaitsForTheNextConnection(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{"ws", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)
@@ -391,6 +396,7 @@ func TestRemotePermissionWaitsForTheNextConnection(t *testing.T) {
 // connection dropped mid-turn alike (startServe checks that no CLI is
 // left).
 func TestRemoteSIGTERMEndsEverything(t *testing.T) {
+	t.Parallel()
 	sb := clitest.NewSandbox(t)
 	sb.API.Script(fakeapi.Step{Kind: fakeapi.KindHang, Text: "Thinking", HangS: 120, Repeat: 2})
 	srv := startServe(t, sb)

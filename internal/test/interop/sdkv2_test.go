@@ -23,6 +23,7 @@ import (
 // replay (internal/test/acptest/testdata/sdkv2/client_agent.mjs). Every line
 // either side sent must pass acptest.ValidateLine for v2.
 func TestOfficialSDKv2Client(t *testing.T) {
+	t.Parallel()
 	sdk := requireNode(t, "@agentclientprotocol/sdk")
 	sb := clitest.NewSandbox(t)
 	notes := filepath.Join(sb.WorkDir, "notes.txt")
