@@ -272,7 +272,7 @@ func TestBashOutput(t *testing.T) {
 			if !strings.Contains(string(c.meta["terminal_info"]), `"terminal_id":"toolu_sh"`) {
 				t.Errorf("terminal_info %s", c.meta["terminal_info"])
 			}
-			if got := c.terminal.String(); got != "out\nerr" {
+			if got := c.terminal.String(); got != "out\nerr\n" {
 				t.Errorf("terminal output %q", got)
 			}
 			if string(c.exit) != `{"exit_code":3,"signal":null,"terminal_id":"toolu_sh"}` {

@@ -98,6 +98,13 @@ func (tr *Translator) bashResult(ts *toolState, text string, b claude.ContentBlo
 // finishCommand sends the end of a command: its output and exit.
 func (tr *Translator) finishCommand(ts *toolState, status acp.ToolCallStatus, out string, exit *int, rawOutput json.RawMessage) {
 	if ts.terminal {
+		// Claude Code trims the output it reports; the file a long command
+		// is followed through is not trimmed. The terminal always ends
+		// with a newline, so a command shows the same whether it was
+		// followed live or reported at the end, and again on replay.
+		if out != "" && !strings.HasSuffix(out, "\n") || out == "" && ts.openLine {
+			out += "\n"
+		}
 		if out != "" {
 			tr.terminalOutput(ts, out)
 		}
@@ -112,6 +119,7 @@ func (tr *Translator) finishCommand(ts *toolState, status acp.ToolCallStatus, ou
 }
 
 func (tr *Translator) terminalOutput(ts *toolState, data string) {
+	ts.openLine = !strings.HasSuffix(data, "\n")
 	tr.sendToolUpdate(ts, tr.view(ts), toolPatch{metaOnly: true, meta: map[string]json.RawMessage{
 		"terminal_output": mustJSON(map[string]string{"terminal_id": ts.id, "data": data}),
 	}})

@@ -41,6 +41,9 @@ type toolState struct {
 	terminal bool // its content is a display terminal (Bash, terminal clients)
 	sent     sentFields
 
+	// openLine: the terminal's output so far does not end with a newline.
+	openLine bool
+
 	// watching: a foreground command whose output file is looked for
 	// (terminal_live.go); outputsBefore are the task files that existed
 	// when it was announced.
