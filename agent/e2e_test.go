@@ -84,7 +84,8 @@ func TestQueuedPrompt(t *testing.T) {
 	}
 	c1, c2 := make(chan res, 1), make(chan res, 1)
 	go func() { r, err := h.Prompt(sid, "first"); c1 <- res{r, err} }()
-	time.Sleep(100 * time.Millisecond)
+	// The second prompt comes while the first one's reply is on its way.
+	h.WaitFor("the first prompt at the model", 20*time.Second, func() bool { return len(h.API().MainRequests()) > 0 })
 	go func() { r, err := h.Prompt(sid, "second"); c2 <- res{r, err} }()
 	r1, r2 := <-c1, <-c2
 	if r1.err != nil || r2.err != nil || r1.r.StopReason != acp.StopReasonEndTurn || r2.r.StopReason != acp.StopReasonEndTurn {
