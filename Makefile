@@ -4,7 +4,7 @@ DEPS_DIR  := $(CURDIR)/.deps
 BIN       := bin/claude-agent-acp
 SHELL     := bash
 
-.PHONY: run build test checks wine test-all test-go test-release test-lifecycle deps vet vet-os vet-platforms \
+.PHONY: run build test test-all test-go test-release test-lifecycle deps vet vet-os vet-platforms \
 	test-windows dist fmt-check tidy-check bench bench-short fuzz-short bench-compare
 
 ## run: build the agent and run it on stdio (an ACP client talks to it). Only the agent writes
@@ -62,19 +62,8 @@ deps:
 # ---------------------------------------------------------------------------------------------
 
 ## test: the suite CI runs. Installs the pinned test dependencies into .deps/ and, as root on
-## Debian/Ubuntu, wine64 with apt-get for the Windows tests (see test-windows). The npm and apt
-## installs wait on the network while the checks keep the cores busy, so the three run side by
-## side (from a fresh clone, the installs took about a minute); the tests follow.
-test:
-	@$(MAKE) --no-print-directory -j3 --output-sync=target deps wine checks
-	@$(MAKE) --no-print-directory test-windows test-go
-
-## wine: install Wine (as root on Debian/Ubuntu) and prepare its prefix for test-windows.
-wine:
-	@GO=$(GO) CLAUDE_AGENT_ACP_DEPS=$(DEPS_DIR) bash scripts/test-windows.sh prepare
-
-## checks: what needs no test dependency: gofmt, go mod tidy, go vet on three systems.
-checks: fmt-check tidy-check vet vet-os
+## Debian/Ubuntu, wine64 with apt-get for the Windows tests (see test-windows).
+test: deps fmt-check tidy-check vet vet-os test-windows test-go
 
 ## test-all: make test, and the long and rarely failing checks above (before a release).
 test-all: test vet-platforms test-release fuzz-short bench-short

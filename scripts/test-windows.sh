@@ -6,7 +6,6 @@
 # Wine comes from Debian (wine64, about 20 s to install); when it is missing and apt-get can be
 # used (root, amd64), it is installed here. Otherwise the tests are skipped with a message: the
 # rest of `make test` does not depend on them. WINE_REQUIRED=1 turns the skip into a failure.
-# With the argument `prepare` it only installs Wine and prepares its prefix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -36,9 +35,6 @@ fi
 
 export WINEPREFIX="${WINEPREFIX:-${CLAUDE_AGENT_ACP_DEPS:-$PWD/.deps}/wine}" WINEDEBUG=-all
 "$GO" run ./internal/tools/wineprep -wine "$WINE" -prefix "$WINEPREFIX"
-# `prepare` stops here: make test installs Wine and its prefix beside the npm install and the
-# checks, and runs the tests later.
-[ "${1:-}" != prepare ] || exit 0
 
 # The Windows-specific tests, and the process tests that go through the platform code. Tests that
 # need a Unix shell, /proc or a catchable SIGTERM are left out (docs/platforms.md).
