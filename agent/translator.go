@@ -37,22 +37,41 @@ func (now) Live() bool { return true }
 // Poll runs fn on the session goroutine every translate.PollInterval until
 // stop is closed or the session ends.
 func (w now) Poll(stop <-chan struct{}, fn func()) {
+	t := time.NewTicker(translate.PollInterval)
 	go func() {
-		t := time.NewTicker(translate.PollInterval)
 		defer t.Stop()
-		for {
+		pollLoop(stop, w.s.quit, t.C, w.s.do, fn)
+	}()
+}
+
+// pollLoop calls fn through do (on the session goroutine) at each tick
+// until stop or quit is closed. fn never runs once stop is closed as the
+// session goroutine sees it: a tick and a closed stop can be ready at once
+// (fn itself, or anything else on that goroutine, may have closed it since
+// the last tick), and select picks either; a poll function that closes its
+// own stop would then run once more and close it again.
+func pollLoop(stop, quit <-chan struct{}, tick <-chan time.Time, do func(func()) bool, fn func()) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-quit:
+			return
+		case <-tick:
+		}
+		stopped := false
+		ran := do(func() {
 			select {
 			case <-stop:
-				return
-			case <-w.s.quit: // the session ended: so does its poller, at once
-				return
-			case <-t.C:
+				stopped = true
+			default:
+				fn()
 			}
-			if !w.s.do(fn) {
-				return
-			}
+		})
+		if !ran || stopped {
+			return
 		}
-	}()
+	}
 }
 
 func (w now) TaskOutput(cliSessionID, taskID string) *os.File {
