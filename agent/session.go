@@ -185,17 +185,17 @@ func (s *session) run() {
 					left = items[i:]
 					return
 				}
-				m.fn()
+				ran := s.guard(m.fn) // crash.go: a panic stops this session, not the agent
 				if m.done != nil {
-					m.done <- true
+					m.done <- ran
 				}
 			}
 		case m, ok := <-msgs:
 			if !ok {
-				s.onExit()
+				s.guard(s.onExit)
 				continue
 			}
-			s.handleFrame(m) // burst.go: with what queued up behind it, in as few writes as it takes
+			s.guard(func() { s.handleFrame(m) }) // burst.go: with what queued up behind it, in as few writes as it takes
 		}
 		if s.a.overCap() && s.cli.proc != nil && !s.busy() {
 			s.a.wantRoom() // hibernate.go: idle now, while there are more CLIs than the cap allows
