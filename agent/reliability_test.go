@@ -150,7 +150,14 @@ func TestFaultCLIStartup(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {
-			h, dir := startFake(t, func(c *agent.Config) { c.StartupTimeout = 2 * time.Second }, faultcli.EnvStart+"="+tc.kind)
+			// Only the hang needs a short startup timeout; the other
+			// starts (and every start after Heal) get room for a loaded
+			// machine, where a 2 s limit made a slow start look like a hang.
+			timeout := 30 * time.Second
+			if tc.kind == "hang" {
+				timeout = 5 * time.Second
+			}
+			h, dir := startFake(t, func(c *agent.Config) { c.StartupTimeout = timeout }, faultcli.EnvStart+"="+tc.kind)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			_, err := h.Prompt(sid, "hello")
 			ae := wantRPCError(t, err, acp.CodeInternalError, tc.parts...)
