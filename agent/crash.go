@@ -49,14 +49,7 @@ func (s *session) crashed() {
 		}
 	})
 	var p, retired *claude.Process
-	bestEffort(func() {
-		p, retired = s.cli.proc, s.cli.retired
-		s.cli.proc, s.cli.msgs, s.cli.retired = nil, nil, nil
-		if s.cli.stopStart != nil {
-			s.cli.stopStart()
-		}
-		s.a.liveChanged(s, false)
-	})
+	bestEffort(func() { p, retired = s.detachCLIs() }) // session.go
 	if p != nil || retired != nil {
 		s.starts.Add(1) // close and the agent's shutdown wait for it
 		go func() {

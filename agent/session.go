@@ -480,13 +480,8 @@ func (s *session) stop(fast bool) {
 			for _, t := range slices.Clone(s.q.turns) {    // settle edits s.q.turns
 				s.q.settle(t, &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil)
 			}
-			p, retired = s.cli.proc, s.cli.retired
-			s.cli.proc, s.cli.msgs, s.cli.retired = nil, nil, nil
-			s.a.liveChanged(s, false)
+			p, retired = s.detachCLIs()
 			s.closed = true
-			if s.cli.stopStart != nil {
-				s.cli.stopStart()
-			}
 		})
 		var wg sync.WaitGroup
 		stopCLI := func(p *claude.Process, working bool) {
@@ -514,6 +509,20 @@ func (s *session) stop(fast bool) {
 	})
 	<-s.quit
 	s.starts.Wait() // a CLI still starting is stopped too
+}
+
+// detachCLIs takes the session's CLIs (the running one and a hibernated
+// one still closing) for the caller to stop, abandons a start in progress,
+// and stops counting the session against the live cap (close, and a
+// session stopped by a panic: crash.go).
+func (s *session) detachCLIs() (p, retired *claude.Process) {
+	p, retired = s.cli.proc, s.cli.retired
+	s.cli.proc, s.cli.msgs, s.cli.retired = nil, nil, nil
+	if s.cli.stopStart != nil {
+		s.cli.stopStart()
+	}
+	s.a.liveChanged(s, false)
+	return p, retired
 }
 
 // inFlight reports whether the session's CLI holds work of the session

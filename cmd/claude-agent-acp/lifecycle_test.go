@@ -19,14 +19,6 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
 
-// TestNothingRunsAfterTheAgentDies is issue 13's first promise, with the
-// real CLI: the agent dies mid-turn while the model's reply, about to
-// arrive, is a tool call (Bash, which bypassPermissions runs unasked).
-// However it dies (SIGKILL alone, SIGKILL of its whole process group as
-// process-manager clients do, SIGTERM), no claude process it started is
-// left (goneBound), the tool never runs and no further model request is
-// made. CLAUDE_AGENT_ACP_KILL_ROUNDS=20 repeats each case and logs the
-// median time from the signal to the last CLI gone (docs/reliability.md).
 // goneBound and exitBound are how long the tests below wait for the CLIs
 // to be gone and for the agent to exit after a signal. The agent's own
 // promises are tighter (CLIs gone in well under a second; exit within
@@ -40,6 +32,14 @@ const (
 	exitBound = 5 * time.Second
 )
 
+// TestNothingRunsAfterTheAgentDies is issue 13's first promise, with the
+// real CLI: the agent dies mid-turn while the model's reply, about to
+// arrive, is a tool call (Bash, which bypassPermissions runs unasked).
+// However it dies (SIGKILL alone, SIGKILL of its whole process group as
+// process-manager clients do, SIGTERM), no claude process it started is
+// left (goneBound), the tool never runs and no further model request is
+// made. CLAUDE_AGENT_ACP_KILL_ROUNDS=20 repeats each case and logs the
+// median time from the signal to the last CLI gone (docs/reliability.md).
 func TestNothingRunsAfterTheAgentDies(t *testing.T) {
 	t.Parallel()
 	rounds := 1
