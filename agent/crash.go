@@ -45,6 +45,7 @@ func (s *session) crashed() {
 	err := &acp.Error{Code: acp.CodeInternalError, Message: crashedMessage}
 	bestEffort(func() {
 		for _, t := range slices.Clone(s.q.turns) { // settle edits s.q.turns
+			bestEffort(func() { s.q.cancelOpenRequests(&t.Turn) }) // the editor's open permission prompts, as shutdown does
 			bestEffort(func() { s.q.settle(t, nil, err) })
 		}
 	})
