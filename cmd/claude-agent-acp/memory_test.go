@@ -13,11 +13,15 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
-// TestMemoryReturnedAfterHugePrompt: after a 60 MiB prompt has been
+// TestMemoryReturnedAfterHugePrompt: after a 30 MiB prompt has been
 // answered, the agent gives the memory back to the operating system
 // within 10 s (resident set under 64 MiB), rather than holding hundreds of
 // MiB until the Go runtime's periodic GC and scavenger get to it minutes
 // later. A functional bound, not a benchmark: the idle agent needs ~10 MiB.
+// 30 MiB is well over the 8 MiB from which the agent frees memory after a
+// frame (acp.DefaultFreeMemoryAfter) and takes the agent's peak far over
+// the bound; the test logs the peak. (60 MiB proved nothing more for
+// twice the CPU.)
 func TestMemoryReturnedAfterHugePrompt(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS != "linux" {
@@ -26,12 +30,12 @@ func TestMemoryReturnedAfterHugePrompt(t *testing.T) {
 	p := startAgent(t)
 	p.initialize()
 	sid := p.newSession(1)
-	const big = 60 << 20
+	const big = 30 << 20
 	p.write(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"` + sid +
 		`","prompt":[{"type":"text","text":"size ` + strings.Repeat("a", big) + `"}]}}` + "\n")
 	m := p.response(2)
 	if m.Error != nil || !strings.Contains(string(m.Result), "end_turn") {
-		t.Fatalf("60 MiB prompt: %.300s", m.raw)
+		t.Fatalf("30 MiB prompt: %.300s", m.raw)
 	}
 	p.notes = nil // they hold a copy of the answer, in this process
 	pid := p.cmd.Process.Pid
@@ -44,7 +48,7 @@ func TestMemoryReturnedAfterHugePrompt(t *testing.T) {
 			break
 		}
 		if time.Since(start) > 10*time.Second {
-			t.Fatalf("resident set still %d MiB 10 s after the 60 MiB prompt (peak %d MiB)", rss>>10, peak>>10)
+			t.Fatalf("resident set still %d MiB 10 s after the 30 MiB prompt (peak %d MiB)", rss>>10, peak>>10)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -75,10 +79,13 @@ func vmKiB(t *testing.T, pid int, field string) int {
 }
 
 // TestMemoryReturnedAfterHugeLoad: after session/load of a transcript
-// that holds one 100 MiB message, and the session's close, the agent gives
+// that holds one 40 MiB message, and the session's close, the agent gives
 // the memory back within 10 s (resident set under 64 MiB), as it does
 // after a huge frame. Before, the load's GOGC and the runtime's slow
-// scavenger kept ~510 MiB for minutes.
+// scavenger kept ~510 MiB for minutes after a 100 MiB message; 40 MiB is
+// well over the 8 MiB from which the agent frees memory after a load
+// (agent/memory.go) and takes its peak far over the bound (logged), for
+// less than half the CPU.
 func TestMemoryReturnedAfterHugeLoad(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS != "linux" {
@@ -91,7 +98,7 @@ func TestMemoryReturnedAfterHugeLoad(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	const big = 100 << 20
+	const big = 40 << 20
 	user := `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"text","text":"size ` +
 		strings.Repeat("a", big) + `"}]},"uuid":"00000000-0000-4000-8000-000000000001","timestamp":"2026-11-29T12:12:49.155Z","cwd":"` + cwd + `","sessionId":"` + sid + `"}`
 	assistant := `{"parentUuid":"00000000-0000-4000-8000-000000000001","isSidechain":false,"type":"assistant","message":{"id":"msg_1","role":"assistant","model":"m","content":[{"type":"text","text":"A lot of a."}]},"uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2026-11-29T12:12:50.155Z","cwd":"` + cwd + `","sessionId":"` + sid + `"}`
@@ -117,7 +124,7 @@ func TestMemoryReturnedAfterHugeLoad(t *testing.T) {
 			break
 		}
 		if time.Since(start) > 10*time.Second {
-			t.Fatalf("resident set still %d MiB 10 s after loading a 100 MiB message (peak %d MiB)", rss>>10, peak>>10)
+			t.Fatalf("resident set still %d MiB 10 s after loading a 40 MiB message (peak %d MiB)", rss>>10, peak>>10)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

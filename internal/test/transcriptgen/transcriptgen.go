@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
@@ -112,8 +113,79 @@ func (o Options) withDefaults() Options {
 }
 
 // Write writes a transcript to w.
+//
+// The same options always give the same transcript, so one generated for
+// other options that differ only in Cwd is reused with the directory
+// substituted: tests that give each run its own directory (a sandbox per
+// subtest) generate a long transcript once per process, not once per run.
+// Under the race detector a 20,000-message transcript takes about a second
+// of CPU to generate.
 func Write(w io.Writer, o Options) (Stats, error) {
 	o = o.withDefaults()
+	data, st, err := generated(o)
+	if err != nil {
+		return Stats{}, err
+	}
+	n, err := w.Write(data)
+	st.Bytes = int64(n)
+	return st, err
+}
+
+// cwdPlaceholder stands for Options.Cwd in a cached transcript. It needs
+// no JSON escaping and occurs nowhere else.
+const cwdPlaceholder = "/transcriptgen-cwd-3f1c9e"
+
+// cacheLimit bounds the transcripts kept: bigger ones are generated anew
+// each time (benchmarks' hundreds of MB are not worth holding).
+const cacheLimit = 32 << 20
+
+var cache sync.Map // Options with Cwd = cwdPlaceholder → *cachedTranscript
+
+type cachedTranscript struct {
+	once sync.Once
+	data []byte
+	st   Stats
+	err  error
+}
+
+// generated returns the transcript for o, from the cache when it can.
+func generated(o Options) ([]byte, Stats, error) {
+	key := o
+	key.Cwd = cwdPlaceholder
+	v, _ := cache.LoadOrStore(key, &cachedTranscript{})
+	c := v.(*cachedTranscript)
+	c.once.Do(func() {
+		var buf bytes.Buffer
+		c.st, c.err = generate(&buf, key)
+		c.st.Tools = maps.Clone(c.st.Tools)
+		c.data = buf.Bytes()
+	})
+	if c.err != nil || len(c.data) > cacheLimit {
+		cache.Delete(key)
+		if c.err != nil {
+			return nil, Stats{}, c.err
+		}
+	}
+	st := c.st
+	st.Tools = maps.Clone(c.st.Tools)
+	if o.Cwd == cwdPlaceholder {
+		return c.data, st, nil
+	}
+	return bytes.ReplaceAll(c.data, []byte(cwdPlaceholder), jsonEscaped(o.Cwd)), st, nil
+}
+
+// jsonEscaped is s as it appears inside a JSON string written by Write.
+func jsonEscaped(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return b[1 : len(b)-1]
+}
+
+// generate writes the transcript for o (with its defaults) to w.
+func generate(w io.Writer, o Options) (Stats, error) {
 	g := &gen{o: o, w: bufio.NewWriterSize(w, 64<<10), st: Stats{SessionID: o.SessionID, Tools: map[string]int{}}, rnd: uint64(o.Seed)*2654435761 + 1}
 	g.t = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	g.enc = json.NewEncoder(&g.line)

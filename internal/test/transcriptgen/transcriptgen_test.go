@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -110,5 +111,35 @@ func TestCodeIsEscapeDense(t *testing.T) {
 	}
 	if !bytes.Contains(buf.Bytes(), []byte("&&")) || bytes.Contains(buf.Bytes(), []byte(`\u0026`)) {
 		t.Error("& escaped as \\u0026: the CLI leaves it as it is")
+	}
+}
+
+// TestCachedMatchesFresh: a transcript reused from the cache for another
+// directory is byte for byte the one generated for that directory, even
+// when the directory needs escaping in JSON.
+func TestCachedMatchesFresh(t *testing.T) {
+	for _, code := range []bool{false, true} {
+		o := Options{Messages: 300, RewindEvery: 7, Seed: 11, Code: code, Cwd: "/tmp/first"}
+		if _, err := Write(io.Discard, o); err != nil { // fills the cache
+			t.Fatal(err)
+		}
+		for _, cwd := range []string{"/tmp/second dir", `/tmp/quote"back\slash`, "/tmp/ünï\u2028"} {
+			o.Cwd = cwd
+			var cached, fresh bytes.Buffer
+			st, err := Write(&cached, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := generate(&fresh, o.withDefaults())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(cached.Bytes(), fresh.Bytes()) {
+				t.Fatalf("code=%v cwd %q: the cached transcript differs from a fresh one", code, cwd)
+			}
+			if st.Bytes != want.Bytes || st.Lines != want.Lines || st.Active != want.Active || len(st.Tools) != len(want.Tools) {
+				t.Fatalf("code=%v cwd %q: stats %+v, want %+v", code, cwd, st, want)
+			}
+		}
 	}
 }
