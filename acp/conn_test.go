@@ -268,10 +268,11 @@ func TestSlowPeerGetsBackpressure(t *testing.T) {
 	<-done
 }
 
-// TestLargeFramesBothWays: frames well above the community SDK's 10 MiB
-// limit pass in both directions.
+// TestLargeFramesBothWays: frames above the community SDK's 10 MiB limit
+// pass in both directions. (12 MiB: 20 took 19 s of CPU under the race
+// detector, for the same code path.)
 func TestLargeFramesBothWays(t *testing.T) {
-	big := strings.Repeat("z", 20<<20)
+	big := strings.Repeat("z", 12<<20)
 	cm := NewMux()
 	On(cm, "fs/read_text_file", func(ctx context.Context, p *struct{}) (any, error) {
 		return map[string]string{"content": big}, nil
