@@ -98,9 +98,9 @@ func TestUnknownSessionErrorNamesIt(t *testing.T) {
 
 // TestHugeFrames: a 24 MiB prompt (over twice the 10 MiB limit of other
 // ACP implementations, hundreds of times the reader's 64 KiB buffer) is a
-// prompt like any other; a frame over the 64 MiB limit is refused with -32600 and its
-// id; the connection goes on. (The prompt was 50 MB, for the same code
-// path and twice the CPU.)
+// prompt like any other; a frame over the 64 MiB limit is refused with
+// -32600 and its id; the connection goes on. (The prompt was 50 MB, for
+// the same code path and twice the CPU.)
 func TestHugeFrames(t *testing.T) {
 	t.Parallel()
 	p := startAgent(t)
