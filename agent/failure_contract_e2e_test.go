@@ -17,7 +17,8 @@ import (
 
 // End-to-end tests of the session failure contract (seed 000) and of what
 // clients without it see, through the real CLI and the fake API (issue 15,
-// items 11–15).
+// items 11–15), or, where only the agent's policy is at stake, through the
+// in-process fake CLI playing the real CLI's recorded frames.
 
 // claudeLinks is an API error whose text carries Claude's own links.
 const claudeLinks = "spend limit reached · ask your admin to raise it at https://claude.ai/admin-settings/usage (see https://docs.claude.com/en/api/errors)"

@@ -25,7 +25,11 @@ import (
 // These tests drive the session failure extension end to end: the real
 // CLI against the fake API for every condition the CLI can produce, and a
 // small fake CLI (a shell script) for the worker shutdown, which only the
-// CLI's Remote-Control bridge emits.
+// CLI's Remote-Control bridge emits. Variants that only exercise the
+// agent's own policy (negotiation, a legacy client's rendering) run over
+// the in-process fake CLI playing the real CLI's recorded frames
+// (clifake.Recorded, failure_fake_helpers_test.go); the real-CLI test of
+// the same frames is named in each.
 
 // airCaps declares the extension the way a JetBrains AIR client does.
 func airCaps(air string) acp.ClientCapabilities {
