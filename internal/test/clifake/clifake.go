@@ -76,6 +76,10 @@ type Reply struct {
 	ToolTime time.Duration
 	// End is how the turn ends, when it ends without interrupt.
 	End End
+	// Frames, when set, are the turn's output instead of the above: frames
+	// the real CLI wrote, played as they are (Recorded, recorded.go), Every
+	// apart after Delay. They end the turn.
+	Frames []string
 }
 
 // End is how a turn ends.

@@ -88,6 +88,10 @@ func (c *CLI) turn(m *message) {
 	c.mu.Lock()
 	c.history = append(c.history, m.text)
 	c.mu.Unlock()
+	if r.Frames != nil {
+		t.play(r)
+		return
+	}
 	if !t.reply(r) {
 		t.aborted()
 		return
