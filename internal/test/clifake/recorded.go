@@ -29,6 +29,12 @@ import (
 //go:embed recorded/*.jsonl
 var recordedFS embed.FS
 
+// recordedWith is the CLI version the recordings were made with. When the
+// pinned CLI (scripts/install-deps.sh) changes, TestRecordingsMatchThePin
+// fails until they are made again with the new one: the real-CLI tests
+// that prove the same output (see the failure tests) show what changed.
+const recordedWith = "2.1.332"
+
 // recordedFiles documents the recordings: the fake API script and the
 // CLI's environment each was made with (the sandbox's hermetic defaults
 // otherwise: CLAUDE_CODE_MAX_RETRIES=0, refusal retry and fallback off).

@@ -2,8 +2,28 @@ package clifake
 
 import (
 	"encoding/json"
+	"os"
+	"regexp"
 	"testing"
 )
+
+// TestRecordingsMatchThePin: the recordings were made with the CLI the
+// tests pin; after an upgrade they must be made again, or the tests that
+// play them would test the agent against an older CLI's output.
+func TestRecordingsMatchThePin(t *testing.T) {
+	t.Parallel()
+	script, err := os.ReadFile("../../../scripts/install-deps.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`@anthropic-ai/claude-code@([0-9][^"' ]*)`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("no @anthropic-ai/claude-code@<version> in scripts/install-deps.sh")
+	}
+	if pin := string(m[1]); pin != recordedWith {
+		t.Fatalf("the recordings (internal/test/clifake/recorded) were made with CLI %s, the tests pin %s: record them again with it (recordedFiles says how) and set recordedWith", recordedWith, pin)
+	}
+}
 
 // TestRecordings: every recording is one turn as the fake plays it: JSON
 // frames in the fake's placeholders, one result, and the turn's final
