@@ -129,10 +129,7 @@ func startBinaryWith(t *testing.T, dir string, env []string, ownGroup bool) *age
 	if !ownGroup {
 		return startBinary(t, dir, env)
 	}
-	prev := commandHook
-	commandHook = func(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
-	defer func() { commandHook = prev }()
-	return startBinary(t, dir, env)
+	return startBinaryCmd(t, dir, env, func(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} })
 }
 
 // TestNothingRunsAfterTheAgentDiesMidLoad: the agent dies during a

@@ -83,10 +83,15 @@ func startAgent(t *testing.T, env ...string) *agentProc {
 	return startBinary(t, dir, faultcli.Env(dir, append(base, env...)...))
 }
 
-// commandHook, when set, adjusts the agent's command before it starts.
-var commandHook func(*exec.Cmd)
-
 func startBinary(t *testing.T, dir string, env []string) *agentProc {
+	t.Helper()
+	return startBinaryCmd(t, dir, env, nil)
+}
+
+// startBinaryCmd is startBinary with adjust, when not nil, applied to the
+// agent's command before it starts. (A parameter, not a package variable:
+// the tests run in parallel.)
+func startBinaryCmd(t *testing.T, dir string, env []string, adjust func(*exec.Cmd)) *agentProc {
 	t.Helper()
 	p := &agentProc{t: t, dir: dir, lines: make(chan []byte, 256), stderr: &syncBuffer{}, exited: make(chan struct{}),
 		early: map[string]wireMsg{}}
@@ -100,8 +105,8 @@ func startBinary(t *testing.T, dir string, env []string) *agentProc {
 	}
 	p.cmd = exec.Command(agentBin)
 	p.cmd.Env = env
-	if commandHook != nil {
-		commandHook(p.cmd)
+	if adjust != nil {
+		adjust(p.cmd)
 	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	if err := p.cmd.Start(); err != nil {
