@@ -1,12 +1,14 @@
 package agent_test
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
@@ -98,4 +100,34 @@ func cfText(s string) clifake.Reply { return clifake.Reply{Chunks: []string{s}} 
 // than any test (fakeapi.Hang): the turn runs until it is interrupted.
 func cfHang() clifake.Reply {
 	return clifake.Reply{Chunks: []string{"…", "never said"}, Every: time.Hour}
+}
+
+// storedPromptUUID is the uuid under which the session's transcript (in
+// configDir) has the prompt text: with the real CLI, the live turn's id.
+func storedPromptUUID(t *testing.T, configDir, sid, text string) string {
+	t.Helper()
+	path, err := transcript.Find(configDir, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := transcript.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	recs, err := r.Collect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if rec.Type == transcript.TypeUser && rec.Message != nil {
+			for _, b := range rec.Message.Content {
+				if b.Type == "text" && b.Text == text {
+					return rec.UUID
+				}
+			}
+		}
+	}
+	t.Fatalf("no stored prompt %q", text)
+	return ""
 }

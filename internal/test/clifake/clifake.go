@@ -485,10 +485,16 @@ func (c *CLI) control(fr frame) {
 	_ = json.Unmarshal(fr.Request, &req)
 	switch req.Subtype {
 	case "initialize":
+		c.mu.Lock()
+		mode := c.mode
+		c.mu.Unlock()
+		// current_permission_mode as the real CLI's answer has it: the
+		// agent sets a mode chosen while the CLI started from it.
 		c.respond(fr.RequestID, map[string]any{
 			"commands": []any{}, "agents": []any{}, "output_style": "default",
 			"models":  []any{map[string]any{"value": "default", "displayName": "Default", "description": "fake"}},
 			"account": map[string]any{"apiKeySource": "none"}, "pid": c.n,
+			"current_permission_mode": mode,
 		})
 	case "interrupt":
 		c.respond(fr.RequestID, map[string]any{"still_queued": []any{}})
