@@ -841,6 +841,10 @@ func TestV2Close(t *testing.T) {
 func TestV2SetConfigOption(t *testing.T) {
 	t.Parallel()
 	w, model := cfScripted(cfText("Written."))
+	// The CLI is still starting while the mode is set, as the real one,
+	// slow to start, is: the agent sets the mode once it is up.
+	up := make(chan struct{})
+	w.StartGate = up
 	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	current := func(opts []acpv2.SessionConfigOption, id string) string {
@@ -877,6 +881,7 @@ func TestV2SetConfigOption(t *testing.T) {
 	}
 	// The mode is in effect: the CLI runs the turn in it, and nothing was
 	// asked.
+	close(up)
 	if _, err := h.Prompt(sid, "write free.txt"); err != nil {
 		t.Fatal(err)
 	}
