@@ -49,6 +49,10 @@ func TestPlainTurn(t *testing.T) {
 	}
 }
 
+// TestThinkingAndTwoTurns: thinking reaches the client as thought, and a
+// second turn carries the first one's history to the model. It stays on the
+// real CLI: the history is the CLI's doing, and the thinking frames are the
+// real CLI's (the fake CLI streams no thinking).
 func TestThinkingAndTwoTurns(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)
@@ -250,6 +254,10 @@ func TestBadPromptContent(t *testing.T) {
 	wantRPCError(t, err, acp.CodeInvalidParams, "cwd") // relative cwd
 }
 
+// TestResourcesReachClaude: resource links and embedded resources reach
+// the model's request in the agent's text form. It stays on the real CLI:
+// the point is what the CLI makes of the prompt's blocks in the API
+// request.
 func TestResourcesReachClaude(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)

@@ -18,10 +18,14 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
-// ACP v2 end to end (issue 18, docs/acp-v2.md): the agent, the real CLI and
-// the fake Messages API, driven by a v2 client (agenttest.HarnessV2). Every
-// line that crosses the connection is checked with acptest.ValidateLine at
-// each test's cleanup.
+// ACP v2 end to end (issue 18, docs/acp-v2.md): the agent driven by a v2
+// client (agenttest.HarnessV2). Every line that crosses the connection is
+// checked with acptest.ValidateLine at each test's cleanup. The v2
+// conversion and prompt lifecycle are the agent's own, so most tests run
+// it on the in-process fake CLI (startV2CF, v2sim_helpers_test.go); the real
+// CLI and the fake Messages API are behind TestV2PermissionEdits (its Write
+// and Edit frames) and the golden scenarios (golden_v2_test.go), which
+// prove v2 against the real CLI's frames.
 
 // obj decodes a JSON object (the test fails if it is not one).
 func v2Obj(t *testing.T, raw []byte) map[string]any {
