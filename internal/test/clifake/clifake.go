@@ -82,7 +82,7 @@ type Reply struct {
 	ToolOutput string
 	// APIError, when set, is the API's answer to the request: the CLI
 	// ends the turn with the real CLI's synthetic error message and an
-	// is_error result, and stays up (apierror.go). Chunks, Tool and End
+	// is_error result, and stays up (extras.go). Chunks, Tool and End
 	// are then not used.
 	APIError *APIError
 }
@@ -131,7 +131,7 @@ type World struct {
 	// real CLI's does, for tests of the agent's replay: each prompt under
 	// the uuid the host sent it with (the live turn id, where the default
 	// is an id of the fake's own), and a tool call and its result
-	// (apierror.go has the records).
+	// (extras.go has the records).
 	RichTranscript bool
 
 	mu      sync.Mutex
