@@ -672,6 +672,10 @@ func TestV2Resume(t *testing.T) {
 		cfText("First answer."),
 	)
 	w.RichTranscript = true
+	// The CLIs take a moment to start, as the real one (about a second)
+	// does: a resumed session's CLI, started with the resume, sends its
+	// own updates (config options, commands) once up, after the answer.
+	w.StartDelay = 300 * time.Millisecond
 	h1 := startV2CF(t, w)
 	sid := h1.NewSession(h1.Sandbox.WorkDir)
 	id, err := h1.Prompt(sid, "first question")
