@@ -239,11 +239,11 @@ func TestRateLimitError(t *testing.T) {
 }
 
 // TestBadPromptContent: the agent refuses what it cannot take (audio, an
-// unknown session, a relative cwd) before any of it reaches Claude. The
-// session it opens runs on the fake CLI: the checks are the agent's own.
+// unknown session, a relative cwd) before any of it reaches Claude. It
+// starts no CLI (the session's CLI starts with its first prompt).
 func TestBadPromptContent(t *testing.T) {
 	t.Parallel()
-	h := startCF(t, &clifake.World{})
+	h := agenttest.Start(t)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.PromptBlocks(h.Ctx(), sid, acp.ContentBlock{Audio: &acp.AudioContent{Data: "AAAA", MimeType: "audio/wav"}})
 	wantRPCError(t, err, acp.CodeInvalidParams) // audio
