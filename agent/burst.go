@@ -37,7 +37,7 @@ func (s *session) handleFrame(m claude.Message) {
 		s.handleDelta(m)
 		return
 	}
-	s.handleFrameFrom(m, p, func() bool { return !s.closed && s.cli.proc == p })
+	s.handleFrameFrom(m, s.cli.taken, func() bool { return !s.closed && s.cli.proc == p })
 }
 
 // frameQueue is what handleFrame takes queued frames from: the CLI's

@@ -61,12 +61,16 @@ func (s *session) canUseTool(ctx context.Context, req claude.CanUseToolRequest) 
 	var t *translate.Turn // the turn the request belongs to
 	var open *openRequest
 	var stopped bool
-	var asked func()         // ends what the open request shows (a subagent's requires_action)
+	var asked func()              // ends what the open request shows (a subagent's requires_action)
+	if !s.waitAdopted(ctx, req) { // catchup.go: a CLI still starting is the session's first
+		return claude.Deny("The session was closed."), nil
+	}
 	if !s.waitReplays(ctx) { // lifecycle.go: the history goes first
 		return claude.Deny("The session was closed."), nil
 	}
 	var a *connection // the session's connection, which may change (shared.go)
 	ok := s.do(func() {
+		s.catchUp(req) // catchup.go: what the CLI wrote before it asked goes first
 		a = s.a
 		t = s.tr.PermissionTurn(req) // (a background subagent's request belongs to no prompt)
 		if t != nil && t.Cancelled {

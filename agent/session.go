@@ -57,6 +57,7 @@ type session struct {
 type cliState struct {
 	proc     *claude.Process
 	msgs     <-chan claude.Message
+	taken    *takenFrames // what the session took of proc's frames (catchup.go)
 	starting bool
 	// stopStart abandons the CLI start in progress (set with starting).
 	stopStart context.CancelFunc
@@ -195,6 +196,7 @@ func (s *session) run() {
 				s.guard(s.onExit)
 				continue
 			}
+			s.cli.taken.n++                      // catchup.go
 			s.guard(func() { s.handleFrame(m) }) // burst.go: with what queued up behind it, in as few writes as it takes
 		}
 		if s.a.overCap() && s.cli.proc != nil && !s.busy() {
@@ -414,7 +416,7 @@ func (s *session) onStarted(p *claude.Process, st *claude.AppliedSettings, err e
 		}
 		return
 	}
-	s.cli.proc, s.cli.msgs = p, p.Messages()
+	s.cli.proc, s.cli.msgs, s.cli.taken = p, p.Messages(), &takenFrames{p: p}
 	s.cli.hibernated = false
 	s.a.liveChanged(s, true)
 	s.lastActive = time.Now() // hibernate.go

@@ -364,13 +364,11 @@ func toolState(t *testing.T, us []agenttest.UpdateV2) (map[string]map[string]any
 func TestV2PermissionBash(t *testing.T) {
 	t.Parallel()
 	const cmd = "touch made.txt && echo made-it"
-	// The model takes a moment to answer, as the real API does, so the
-	// call is asked about after the agent has taken the CLI's handshake.
-	// (With a model that answers at once, the prompt being written while
-	// the CLI starts, the request sometimes came with no requires_action
-	// before it and no running after: about 1 run in 10.)
+	// The model answers at once, and the prompt goes to the CLI while it
+	// starts: the request reaches the agent right behind the frames of its
+	// turn (TestPermissionAfterWhatTheCLIWroteFirst repeats it).
 	w, _ := cfScripted(
-		clifake.Reply{Delay: 100 * time.Millisecond, Tool: cmd, ToolID: "toolu_v2bash", ToolOutput: "made-it"},
+		clifake.Reply{Tool: cmd, ToolID: "toolu_v2bash", ToolOutput: "made-it"},
 		cfText("Created."),
 	)
 	h := startV2CF(t, w)

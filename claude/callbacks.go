@@ -29,6 +29,15 @@ type CanUseToolRequest struct {
 
 	// Raw is the whole request object, for fields not modelled here.
 	Raw json.RawMessage `json:"-"`
+
+	// From is the process that asked, and FramesBefore how many frames it
+	// had written before it asked: the first FramesBefore frames Messages
+	// (and TryMessage) give. The request is answered on a goroutine of its
+	// own, so it can overtake frames the consumer has not taken yet, the
+	// call it is about and its turn's start among them; a consumer that
+	// counts what it took from From can take the rest first.
+	From         *Process `json:"-"`
+	FramesBefore uint64   `json:"-"`
 }
 
 // MCPServerRef names the MCP server a tool belongs to.
@@ -131,11 +140,12 @@ func (p *Process) handleRequest(line []byte) {
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	p.incoming[f.RequestID] = cancel
+	before := p.written // the reader is sequential: every frame written before the request
 	p.mu.Unlock()
 	p.bg.Add(1)
 	go func() {
 		defer p.bg.Done()
-		resp, err := p.dispatch(ctx, f.RequestID, sub, f.Request)
+		resp, err := p.dispatch(ctx, f.RequestID, sub, f.Request, before)
 		p.mu.Lock()
 		_, live := p.incoming[f.RequestID]
 		delete(p.incoming, f.RequestID)
@@ -168,7 +178,7 @@ func (p *Process) handleCancel(line []byte) {
 
 // dispatch calls the callback for one request and returns the response
 // payload. A panic becomes an error answer.
-func (p *Process) dispatch(ctx context.Context, id, sub string, raw json.RawMessage) (resp any, err error) {
+func (p *Process) dispatch(ctx context.Context, id, sub string, raw json.RawMessage, before uint64) (resp any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.log.Error("claude: control request handler panicked", "subtype", sub, "panic", r, "stack", string(debug.Stack()))
@@ -183,6 +193,7 @@ func (p *Process) dispatch(ctx context.Context, id, sub string, raw json.RawMess
 			return nil, err
 		}
 		req.RequestID, req.Raw = id, raw
+		req.From, req.FramesBefore = p, before
 		res, err := o.CanUseTool(ctx, req)
 		if err != nil {
 			return nil, err

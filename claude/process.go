@@ -67,6 +67,10 @@ type Process struct {
 	// queue and has not handed over yet.
 	delivering bool
 	deliverSeq uint64 // frames deliverLoop took from the queue
+	// written counts the frames deliver was given: what Messages (with
+	// TryMessage) gives, in order, unless the process is abandoned.
+	// CanUseToolRequest.FramesBefore is its value when the CLI asked.
+	written uint64
 	eof        bool   // the reader has finished; nothing more will be queued
 	draining   bool   // shutting down: the reader ignores the queue bound
 	abandon    bool   // the owner stopped the process: drop undelivered messages

@@ -163,6 +163,7 @@ func (p *Process) handleLine(line []byte, owned bool) (delta bool) {
 // straight to a consumer that waits.
 func (p *Process) deliver(m Message) {
 	p.mu.Lock()
+	p.written++
 	if r, ok := m.Body.(*ResultMessage); ok && !p.started && r.IsError {
 		p.results = append(p.results, r)
 	}
