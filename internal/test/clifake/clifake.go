@@ -329,12 +329,16 @@ func (c *CLI) exit(code int, sig syscall.Signal) {
 	c.once.Do(func() {
 		c.mu.Lock()
 		c.code, c.signal = code, sig
-		if c.current != nil {
-			c.current.stop()
-		}
+		current := c.current
 		c.mu.Unlock()
 		c.w.log(c, "exit", fmt.Sprint(code, " ", sig))
+		// Dead before the running turn is stopped: a turn that wakes
+		// from its stop sends nothing (a killed CLI does not answer
+		// an interrupt).
 		close(c.done)
+		if current != nil {
+			current.stop()
+		}
 		c.cond.Broadcast()
 		c.wmu.Lock() // no frame half written
 		_ = c.outW.Close()
