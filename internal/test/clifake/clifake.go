@@ -596,7 +596,19 @@ func (c *CLI) pathOf(id string) string {
 }
 
 func (c *CLI) record(typ string, content any) string {
-	id := fmt.Sprintf("%08x-0000-4000-8000-%012x", c.n, c.w.records.Add(1))
+	return c.recordAs(c.recordID(), typ, content)
+}
+
+// recordID is a new uuid for a transcript record.
+func (c *CLI) recordID() string {
+	return fmt.Sprintf("%08x-0000-4000-8000-%012x", c.n, c.w.records.Add(1))
+}
+
+// recordAs writes a record with uuid id (the uuid of the frame that
+// showed it, for an assistant message: the real CLI's frames and records
+// share it). A record the disk does not take is lost without a word, as
+// the real CLI loses it (on a full disk, a read-only config directory).
+func (c *CLI) recordAs(id, typ string, content any) string {
 	var parent any
 	if c.parent != "" {
 		parent = c.parent
