@@ -57,6 +57,7 @@ func TestLoadAnswersBeforeItsCLIIsUp(t *testing.T) {
 		if took := time.Since(began); took >= startup {
 			t.Errorf("the load was answered after %v, once its CLI was up", took)
 		}
+		synctest.Wait() // what the load set going in the background has begun (no time passes)
 		s.mu.Lock()
 		replayed := ""
 		for _, u := range s.updates[fromUpdate:] {
