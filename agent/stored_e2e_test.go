@@ -2,13 +2,16 @@ package agent_test
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
@@ -80,25 +83,60 @@ func notSavedWarning(h *agenttest.Harness, sid string) (text, notice, typed stri
 }
 
 // TestTurnOnAFullDiskSaysSo: with Claude Code's config directory on a
-// small file system that a tool fills up in the middle of a turn (real
-// CLI), the turn's answer is not saved, and the user is told at that
-// turn, in the form the client negotiated; after a reload, session/load
-// shows what was stored (the first turn, not the lost answer) and
-// session/list still lists the session.
+// small file system that a tool fills up in the middle of a turn, the
+// turn's answer is not saved, and the user is told at that turn, in the
+// form the client negotiated; after a reload, session/load shows what was
+// stored (the first turn, not the lost answer) and session/list still
+// lists the session. The text form runs the real CLI (its proof that it
+// answers on a full disk without storing the answer, under the uuid the
+// agent looks for); the typed form runs the fake CLI, which stores as the
+// real one does (clifake: the answer's frame and record share a uuid).
 func TestTurnOnAFullDiskSaysSo(t *testing.T) {
 	t.Parallel()
 	for _, form := range []string{"text", "typed"} {
 		t.Run(form, func(t *testing.T) {
 			sb := clitest.NewSandbox(t)
 			mountOrSkip(t, sb.ConfigDir, "-t", "tmpfs", "-o", "size=6m", "tmpfs", sb.ConfigDir)
-			h := agenttest.Start(t, agenttest.Options{Sandbox: sb})
+			fill := "head -c 64M /dev/zero > " + filepath.Join(sb.ConfigDir, "filler") + "; true"
+			start := func() *agenttest.Harness { return agenttest.Start(t, agenttest.Options{Sandbox: sb}) }
+			script := func(answer string) { sb.API.Script(fakeapi.Text(answer)) }
+			scriptFill := func(answer string) {
+				sb.API.Script(toolUse("toolu_fill", "Bash", map[string]any{"command": fill, "description": "fill"}), fakeapi.Text(answer))
+			}
+			if form == "typed" {
+				m := &fakeModel{}
+				var filling atomic.Bool
+				w := &clifake.World{Model: func(r clifake.Request) clifake.Reply {
+					switch {
+					case !filling.Load():
+					case !r.FollowUp:
+						return clifake.Reply{Tool: fill, ToolID: "toolu_fill"}
+					default: // the tool ran: it filled the disk
+						fillDisk(t, filepath.Join(sb.ConfigDir, "filler"))
+						// An answer longer than the room the transcript's
+						// last page has left (the real CLI's records of a
+						// turn take far more).
+						reply := m.reply(r)
+						reply.Chunks = append(reply.Chunks, strings.Repeat(" (not kept)", 1000))
+						return reply
+					}
+					return m.reply(r)
+				}}
+				start = func() *agenttest.Harness { return fakeHarness(t, w, agenttest.Options{Sandbox: sb}) }
+				script = func(answer string) { m.script(answer) }
+				scriptFill = func(answer string) {
+					m.script(answer)
+					filling.Store(true)
+				}
+			}
+			h := start()
 			caps := acp.ClientCapabilities{}
 			if form == "typed" {
 				caps = airCaps(airOn)
 			}
 			h.Initialize(caps)
 			sid := h.NewSession(sb.WorkDir)
-			h.API().Script(fakeapi.Text("The first answer."))
+			script("The first answer.")
 			if resp, err := h.Prompt(sid, "first question"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 				t.Fatalf("first turn: %+v %v", resp, err)
 			}
@@ -106,9 +144,7 @@ func TestTurnOnAFullDiskSaysSo(t *testing.T) {
 				t.Fatalf("a saved turn was reported unsaved: %q %q %q", text, notice, typed)
 			}
 			// The tool fills the disk; the answer after it cannot be saved.
-			fill := "head -c 64M /dev/zero > " + filepath.Join(sb.ConfigDir, "filler") + "; true"
-			h.API().Script(toolUse("toolu_fill", "Bash", map[string]any{"command": fill, "description": "fill"}),
-				fakeapi.Text("The lost answer."))
+			scriptFill("The lost answer.")
 			if resp, err := h.Prompt(sid, "second question"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 				t.Fatalf("second turn: %+v %v", resp, err)
 			}
@@ -135,7 +171,7 @@ func TestTurnOnAFullDiskSaysSo(t *testing.T) {
 			h.Close()
 
 			// A reload shows what is stored.
-			h2 := agenttest.Start(t, agenttest.Options{Sandbox: sb})
+			h2 := start()
 			h2.Initialize(acp.ClientCapabilities{})
 			var list acp.ListSessionsResponse
 			if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionList, &acp.ListSessionsRequest{}, &list); err != nil || len(list.Sessions) != 1 {
@@ -153,9 +189,28 @@ func TestTurnOnAFullDiskSaysSo(t *testing.T) {
 	}
 }
 
-// TestTurnInAReadOnlyConfigDirSaysSo: with a read-only config directory
-// (real CLI), nothing is saved and the first turn says so, as agent text
-// or as a notice; a reload finds no such session.
+// fillDisk writes to path until the file system is full, as the fake
+// CLI's tool would (the real CLI's runs head -c 64M).
+func fillDisk(t *testing.T, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Errorf("fill: %v", err)
+		return
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			return // full
+		}
+	}
+}
+
+// TestTurnInAReadOnlyConfigDirSaysSo: with a read-only config directory,
+// nothing is saved and the first turn says so, as agent text or as a
+// notice; a reload finds no such session. The text form runs the real CLI
+// (its proof that it answers with nothing stored); the notice form runs
+// the fake CLI, which cannot store either.
 func TestTurnInAReadOnlyConfigDirSaysSo(t *testing.T) {
 	t.Parallel()
 	for _, form := range []string{"text", "notice"} {
@@ -165,14 +220,25 @@ func TestTurnInAReadOnlyConfigDirSaysSo(t *testing.T) {
 			if out, err := exec.Command("mount", "-o", "remount,bind,ro", sb.ConfigDir).CombinedOutput(); err != nil {
 				t.Skipf("cannot make a read-only mount here (%v: %s)", err, out)
 			}
-			h := agenttest.Start(t, agenttest.Options{Sandbox: sb})
+			start := func() *agenttest.Harness { return agenttest.Start(t, agenttest.Options{Sandbox: sb}) }
+			script := func(answers ...string) {
+				for _, a := range answers {
+					sb.API.Script(fakeapi.Text(a))
+				}
+			}
+			if form == "notice" {
+				w, m := newFakeWorld()
+				start = func() *agenttest.Harness { return fakeHarness(t, w, agenttest.Options{Sandbox: sb}) }
+				script = m.script
+			}
+			h := start()
 			caps := acp.ClientCapabilities{}
 			if form == "notice" {
 				caps = withNotices(caps)
 			}
 			h.Initialize(caps)
 			sid := h.NewSession(sb.WorkDir)
-			h.API().Script(fakeapi.Text("An answer nobody keeps."), fakeapi.Text("Another one."))
+			script("An answer nobody keeps.", "Another one.")
 			for _, q := range []string{"question", "another"} {
 				if resp, err := h.Prompt(sid, q); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 					t.Fatalf("%s: %+v %v", q, resp, err)
@@ -186,7 +252,7 @@ func TestTurnInAReadOnlyConfigDirSaysSo(t *testing.T) {
 				t.Errorf("want a notice: %q %q %q", text, notice, typed)
 			}
 			h.Close()
-			h2 := agenttest.Start(t, agenttest.Options{Sandbox: sb})
+			h2 := start()
 			h2.Initialize(acp.ClientCapabilities{})
 			var list acp.ListSessionsResponse
 			if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionList, &acp.ListSessionsRequest{}, &list); err != nil || len(list.Sessions) != 0 {

@@ -177,10 +177,18 @@ func (t *turnState) event(ev map[string]any) {
 
 func usage() map[string]any { return map[string]any{"input_tokens": 10, "output_tokens": 5} }
 
-func (t *turnState) assistant(content []any) {
-	t.c.send(map[string]any{"type": "assistant", "session_id": t.c.session, "parent_tool_use_id": nil,
+func (t *turnState) assistant(content []any) { t.assistantAs("", content) }
+
+// assistantAs is an assistant frame with uuid id ("": none), the uuid of
+// the transcript record that stores it.
+func (t *turnState) assistantAs(id string, content []any) {
+	f := map[string]any{"type": "assistant", "session_id": t.c.session, "parent_tool_use_id": nil,
 		"message": map[string]any{"id": t.msgID, "type": "message", "role": "assistant", "model": "fake-model",
-			"content": content, "stop_reason": nil, "usage": usage()}})
+			"content": content, "stop_reason": nil, "usage": usage()}}
+	if id != "" {
+		f["uuid"] = id
+	}
+	t.c.send(f)
 }
 
 // tool calls the reply's Bash command: announced, asked for where the mode
@@ -267,11 +275,12 @@ func (t *turnState) finish(end End) {
 		c.exit(1, 0)
 		return
 	}
-	t.assistant([]any{map[string]any{"type": "text", "text": t.text}})
+	id := c.recordID() // the frame's uuid is its record's, as with the real CLI
+	t.assistantAs(id, []any{map[string]any{"type": "text", "text": t.text}})
 	t.event(map[string]any{"type": "content_block_stop", "index": 0})
 	t.event(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn"}, "usage": map[string]any{"output_tokens": 5}})
 	t.event(map[string]any{"type": "message_stop"})
-	c.record("assistant", []any{map[string]any{"type": "text", "text": t.text}})
+	c.recordAs(id, "assistant", []any{map[string]any{"type": "text", "text": t.text}})
 	result := map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": t.text,
 		"stop_reason": "end_turn", "session_id": c.session, "num_turns": 1, "total_cost_usd": 0.001, "usage": usage(),
 		"user_message_uuids": []string{t.m.uuid}}
