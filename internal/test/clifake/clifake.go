@@ -76,6 +76,15 @@ type Reply struct {
 	ToolTime time.Duration
 	// End is how the turn ends, when it ends without interrupt.
 	End End
+
+	// ToolOutput is what Tool prints when it runs (its stdout, the
+	// result the model is told); "" prints "ran " and the command.
+	ToolOutput string
+	// APIError, when set, is the API's answer to the request: the CLI
+	// ends the turn with the real CLI's synthetic error message and an
+	// is_error result, and stays up (apierror.go). Chunks, Tool and End
+	// are then not used.
+	APIError *APIError
 }
 
 // End is how a turn ends.
@@ -114,6 +123,16 @@ type World struct {
 	// StartDelay is how long a CLI takes to start before it reads its
 	// stdin (the real one takes about a second); 0 starts at once.
 	StartDelay time.Duration
+	// StartGate, when set, holds each CLI, once started (and after
+	// StartDelay), until the channel is closed: it reads nothing of its
+	// stdin meanwhile, as a CLI slow to come up.
+	StartGate <-chan struct{}
+	// RichTranscript makes the transcript keep more of each turn, as the
+	// real CLI's does, for tests of the agent's replay: each prompt under
+	// the uuid the host sent it with (the live turn id, where the default
+	// is an id of the fake's own), and a tool call and its result
+	// (apierror.go has the records).
+	RichTranscript bool
 
 	mu      sync.Mutex
 	clis    []*CLI
@@ -386,6 +405,13 @@ func (c *CLI) run() {
 			return
 		}
 	}
+	if g := c.w.StartGate; g != nil {
+		select {
+		case <-g:
+		case <-c.done:
+			return
+		}
+	}
 	go c.worker()
 	br := bufio.NewReaderSize(c.stdinR, 64<<10)
 	for {
@@ -459,10 +485,16 @@ func (c *CLI) control(fr frame) {
 	_ = json.Unmarshal(fr.Request, &req)
 	switch req.Subtype {
 	case "initialize":
+		c.mu.Lock()
+		mode := c.mode
+		c.mu.Unlock()
+		// current_permission_mode as the real CLI's answer has it: the
+		// agent sets a mode chosen while the CLI started from it.
 		c.respond(fr.RequestID, map[string]any{
 			"commands": []any{}, "agents": []any{}, "output_style": "default",
 			"models":  []any{map[string]any{"value": "default", "displayName": "Default", "description": "fake"}},
 			"account": map[string]any{"apiKeySource": "none"}, "pid": c.n,
+			"current_permission_mode": mode,
 		})
 	case "interrupt":
 		c.respond(fr.RequestID, map[string]any{"still_queued": []any{}})
