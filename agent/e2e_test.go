@@ -169,10 +169,14 @@ func TestCancelRequestOnPrompt(t *testing.T) {
 	})
 }
 
+// TestRefusal: a refusal keeps ACP's refusal stop reason and shows its
+// explanation. It runs over the fake CLI with the real CLI's refusal
+// frames (clifake.Recorded); that the real CLI writes them, and the same
+// answer on the real CLI, is TestLegacyDecisionTableE2E's p-refusal.
 func TestRefusal(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Refusal("", "cyber", "Looks like malware."))
+	w := fakeFailureWorld(map[string]clifake.Reply{"write malware": realFrames("refusal")})
+	h := agenttest.Start(t, onFakeCLI(w))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	resp, err := h.Prompt(sid, "write malware")
 	if err != nil {
@@ -186,13 +190,14 @@ func TestRefusal(t *testing.T) {
 	}
 }
 
+// TestMaxTokens: Claude's output cut at max_tokens (after the CLI's own
+// retries) keeps ACP's max_tokens stop reason. Over the fake CLI with the
+// real CLI's frames; the real-CLI proof is TestLegacyDecisionTableE2E's
+// p-maxtok.
 func TestMaxTokens(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	step := fakeapi.Text("truncated")
-	step.StopReason = "max_tokens"
-	step.Repeat = -1
-	h.API().Script(step)
+	w := fakeFailureWorld(map[string]clifake.Reply{"write a novel": realFrames("max_output_tokens")})
+	h := agenttest.Start(t, onFakeCLI(w))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	resp, err := h.Prompt(sid, "write a novel")
 	if err != nil {
@@ -203,12 +208,13 @@ func TestMaxTokens(t *testing.T) {
 	}
 }
 
+// TestAuthError: a rejected key is ACP's authRequired with Claude's own
+// words. Over the fake CLI with the real CLI's 401 frames; the real-CLI
+// proof, with the same checks, is TestLegacyDecisionTableE2E's p-401.
 func TestAuthError(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	e := fakeapi.HTTPError(401, "authentication_error", "invalid x-api-key")
-	e.Repeat = -1
-	h.API().Script(e)
+	w := fakeFailureWorld(map[string]clifake.Reply{"hi": realFrames("auth_401")})
+	h := agenttest.Start(t, onFakeCLI(w))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.Prompt(sid, "hi")
 	ae := wantRPCError(t, err, acp.CodeAuthRequired)
@@ -218,17 +224,18 @@ func TestAuthError(t *testing.T) {
 	}
 }
 
+// TestRateLimitError: an API error is a JSON-RPC error with Claude's
+// words, and the session goes on. Over the fake CLI with the real CLI's
+// 429 frames; the real-CLI proof of the error is
+// TestLegacyDecisionTableE2E's p-429.
 func TestRateLimitError(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	e := fakeapi.HTTPError(429, "rate_limit_error", "slow down please")
-	e.Repeat = -1
-	h.API().Script(e)
+	w := fakeFailureWorld(map[string]clifake.Reply{"hi": realFrames("rate_limit_429"), "again": fakeText("ok now")})
+	h := agenttest.Start(t, onFakeCLI(w))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.Prompt(sid, "hi")
 	wantRPCError(t, err, acp.CodeInternalError, "429", "slow down please")
 	// The session still works after an API error.
-	h.API().Script(fakeapi.Text("ok now"))
 	if resp, err := h.Prompt(sid, "again"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("after the error: %+v %v", resp, err)
 	}
@@ -273,14 +280,27 @@ func TestResourcesReachClaude(t *testing.T) {
 	}
 }
 
+// TestCLIKilledMidTurn: a CLI killed mid-turn fails the turn for a legacy
+// client, and the agent goes on: the session with a new CLI, and new
+// sessions. The agent's side of it runs over the fake CLI; that the real
+// CLI, killed mid-turn, resumes its cut transcript is
+// TestSessionFailureProcessDeathE2E's.
 func TestCLIKilledMidTurn(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Hang(30), fakeapi.Text("back again"), fakeapi.Text("other session works"))
+	w := fakeFailureWorld(map[string]clifake.Reply{
+		"long job":      {Chunks: []string{"working", "on and on"}, Every: time.Hour},
+		"are you there": fakeText("back again"),
+		"hello":         fakeText("other session works"),
+	})
+	h := agenttest.Start(t, onFakeCLI(w))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	done := promptAsync(h, sid, "long job")
 	h.WaitFor("streamed text", 30*time.Second, func() bool { return h.AgentText(sid) != "" })
-	killTheCLI(t)
+	live := w.Live()
+	if len(live) != 1 {
+		t.Fatalf("want one CLI, found %d", len(live))
+	}
+	w.Kill(live[0].N())
 	wantRPCError(t, (<-done).err, acp.CodeInternalError, "exited unexpectedly")
 	// The same session continues (the CLI restarts with --resume) ...
 	resp, err := h.Prompt(sid, "are you there")

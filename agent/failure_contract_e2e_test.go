@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +11,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -26,10 +27,13 @@ const claudeLinks = "spend limit reached · ask your admin to raise it at https:
 // and private paths, not Claude's words); the API endpoint does not
 // appear; live, and in a legacy client's error and agent text, live and
 // replayed.
+//
+// The capable client's half runs over the fake CLI, with the frames the
+// real CLI writes for this error (the legacy half, on the real CLI, shows
+// it writes them: the same text reaches the legacy client).
 func TestFailureTitleKeepsClaudeLinksE2E(t *testing.T) {
 	t.Parallel()
-	h, sid := startFailures(t, airOn)
-	h.API().Script(httpError(400, "invalid_request_error", claudeLinks))
+	h, sid := startFailures(t, airOn, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"spend": realFrames("bad_request_links")})))
 	r := responseRecord(t)(h.Prompt(sid, "spend"))
 	for _, link := range []string{"https://claude.ai/admin-settings/usage", "https://docs.claude.com/en/api/errors"} {
 		if !strings.Contains(r.Title, link) {
@@ -91,9 +95,10 @@ func TestLegacyErrorTextLiveE2E(t *testing.T) {
 		t.Errorf("replayed message id %q, live %q", got, liveID)
 	}
 	h2.Close()
-	// A capable client gets no prose (the record says it).
-	hc, sc := startFailures(t, airOn)
-	hc.API().Script(httpError(429, "rate_limit_error", "slow down please"))
+	// A capable client gets no prose (the record says it): the agent's
+	// choice, over the fake CLI with the real CLI's frames of the same error
+	// (TestStopReasonPropagationE2E shows it on the real CLI).
+	hc, sc := startFailures(t, airOn, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"hi": realFrames("rate_limit_429")})))
 	responseRecord(t)(hc.Prompt(sc, "hi"))
 	noAgentText(t, hc, sc, "API Error")
 }
@@ -101,10 +106,14 @@ func TestLegacyErrorTextLiveE2E(t *testing.T) {
 // TestUnreachableAPIIsServiceE2E (item 13): with no retries, an
 // unreachable API ends the turn as the CLI's server_error: category
 // service with retry, per the contract's table (connection is for retries
-// without an HTTP response, transport loss and worker shutdown).
+// without an HTTP response, transport loss and worker shutdown). It runs
+// over the fake CLI with the frames the real CLI writes for it
+// (CLAUDE_CODE_MAX_RETRIES=0, ANTHROPIC_BASE_URL=http://127.0.0.1:1);
+// TestSessionFailureReconnectE2E proves the same terminal failure, with
+// these checks, on the real CLI.
 func TestUnreachableAPIIsServiceE2E(t *testing.T) {
 	t.Parallel()
-	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=0", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}})
+	h, sid := startFailures(t, airOn, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"anyone there": realFrames("connection_refused")})))
 	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
 	if r.Category != "service" || !reflect.DeepEqual(r.Actions, []string{"retry"}) || r.Title == "" ||
 		strings.Contains(r.Title, "127.0.0.1") || strings.Contains(r.Title, ":1") {
@@ -162,17 +171,17 @@ func TestStartFailureTitleHasCauseE2E(t *testing.T) {
 // response headers in time says why it waits (the CLI's no_response). The
 // CLI arms that first-byte watchdog only for first-party requests it
 // tracks, which the fake API does not get; so the real CLI's retry frames
-// (an unreachable endpoint) pass through a filter that adds the
-// no_response member exactly as the CLI's schema writes it.
+// (an unreachable endpoint, recorded: clifake's connection_refused_retry)
+// get the no_response member exactly as the CLI's schema writes it, and
+// the fake CLI plays them. The real CLI's retry frames themselves are
+// TestSessionFailureReconnectE2E's.
 func TestRetryNoResponseReasonE2E(t *testing.T) {
 	t.Parallel()
-	wrapper := filepath.Join(t.TempDir(), "claude-no-response")
-	script := "#!/bin/sh\n'" + clitest.CLIPath(t) + "' \"$@\" | sed -u 's/\"subtype\":\"api_retry\",/\"subtype\":\"api_retry\",\"no_response\":{\"waited_ms\":10000,\"retry_wait_ms\":20000},/'\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	frames := clifake.Recorded("connection_refused_retry")
+	for i, f := range frames {
+		frames[i] = strings.Replace(f, `"subtype":"api_retry",`, `"subtype":"api_retry","no_response":{"waited_ms":10000,"retry_wait_ms":20000},`, 1)
 	}
-	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"},
-		Config: withExecutable(wrapper)})
+	h, sid := startFailures(t, airOn, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"anyone there": {Frames: frames}})))
 	r := responseRecord(t)(h.Prompt(sid, "anyone there"))
 	recs := infoRecords(t, h, sid)
 	if len(recs) != 1 || recs[0].Severity != "warning" || recs[0].Category != "connection" || recs[0].ID != r.ID ||
@@ -206,9 +215,10 @@ func TestRefusalRetryNoticeTypedE2E(t *testing.T) {
 	validWire(t, h)
 	h.Close()
 
-	lh := agenttest.Start(t, agenttest.Options{Env: env})
+	// The legacy client's rendering is the agent's: over the fake CLI, with
+	// the frames the real CLI wrote above (recorded the same way).
+	lh := agenttest.Start(t, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"scan ports": realFrames("refusal_retry_notice")})))
 	lsid := lh.NewSession(lh.Sandbox.WorkDir)
-	lh.API().Script(script...)
 	if _, err := lh.Prompt(lsid, "scan ports"); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +279,10 @@ func TestRevisionsCarryARealChangeE2E(t *testing.T) {
 // answers docs/session-failures.md lists. ACP's stop reasons stay (max
 // turns, max output tokens, refusal); every authentication condition is
 // -32000 with Claude's words (oauth_org_not_allowed was -32603); other
-// failures are -32603 with Claude's words, which the thread also shows.
+// failures are -32603 with Claude's words, which the thread also shows,
+// and their kind in the error's data. It is the real-CLI proof of the
+// frames TestRefusal, TestMaxTokens, TestAuthError, TestRateLimitError and
+// TestSessionFailureLegacyE2E play over the fake CLI.
 func TestLegacyDecisionTableE2E(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t, agenttest.Options{Config: withExecutable(wrapCLI(t, "--max-turns", "1"))})
@@ -291,7 +304,7 @@ func TestLegacyDecisionTableE2E(t *testing.T) {
 			acp.StopReasonMaxTurnRequests, 0, ""},
 		{"p-429", []fakeapi.Step{httpError(429, "rate_limit_error", "slow down please")}, "", acp.CodeInternalError,
 			"API Error: Request rejected (429) · slow down please"},
-		{"p-401", []fakeapi.Step{httpError(401, "authentication_error", "invalid x-api-key")}, "", acp.CodeAuthRequired, ""},
+		{"p-401", []fakeapi.Step{httpError(401, "authentication_error", "invalid x-api-key")}, "", acp.CodeAuthRequired, "API key"},
 		{"p-org", []fakeapi.Step{httpError(403, "permission_error", "OAuth authentication is currently not allowed for this organization.")},
 			"", acp.CodeAuthRequired, ""},
 	} {
@@ -306,6 +319,12 @@ func TestLegacyDecisionTableE2E(t *testing.T) {
 			}
 			if tc.code == acp.CodeInternalError && !strings.Contains(shown, tc.text) {
 				t.Errorf("%s: the thread does not show %q: %q", tc.prompt, tc.text, shown)
+			}
+			if tc.prompt == "p-429" {
+				var data map[string]string
+				if b, _ := json.Marshal(ae.Data); json.Unmarshal(b, &data) != nil || data["errorKind"] != "rate_limit" {
+					t.Errorf("%s: data %v", tc.prompt, ae.Data)
+				}
 			}
 			continue
 		}

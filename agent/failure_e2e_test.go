@@ -17,6 +17,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
@@ -339,7 +340,9 @@ func TestSessionFailureRetryE2E(t *testing.T) {
 
 // TestSessionFailureReconnectE2E: retries without an HTTP response are
 // connection warnings ("Reconnecting"); the final failure, which the CLI
-// reports as server_error, is a service error (the contract's table).
+// reports as server_error, is a service error (the contract's table). It
+// is also the real-CLI proof of the frames TestUnreachableAPIIsServiceE2E
+// and TestRetryNoResponseReasonE2E play over the fake CLI.
 func TestSessionFailureReconnectE2E(t *testing.T) {
 	t.Parallel()
 	h, sid := startFailures(t, airOn, agenttest.Options{Env: []string{"CLAUDE_CODE_MAX_RETRIES=1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}})
@@ -348,7 +351,8 @@ func TestSessionFailureReconnectE2E(t *testing.T) {
 	if len(warnings) != 1 || warnings[0].Title != "Reconnecting to Claude, attempt 1 of 1." || warnings[0].Category != "connection" || warnings[0].ID != r.ID {
 		t.Fatalf("warnings %+v", warnings)
 	}
-	if r.Category != "service" || r.Revision != 2 || !reflect.DeepEqual(r.Actions, []string{"retry"}) || strings.Contains(r.Title, "127.0.0.1") {
+	if r.Category != "service" || r.Revision != 2 || !reflect.DeepEqual(r.Actions, []string{"retry"}) || r.Title == "" ||
+		strings.Contains(r.Title, "127.0.0.1") || strings.Contains(r.Title, ":1") {
 		t.Fatalf("terminal %+v", r)
 	}
 }
@@ -449,9 +453,10 @@ func TestModelRefusalFallbackHandlingE2E(t *testing.T) {
 	}
 	h.Close()
 
-	lh := agenttest.Start(t, agenttest.Options{Env: env})
+	// The legacy client's rendering is the agent's: over the fake CLI, with
+	// the frames the real CLI wrote above (recorded the same way).
+	lh := agenttest.Start(t, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"scan ports": realFrames("refusal_fallback")})))
 	lsid := lh.NewSession(lh.Sandbox.WorkDir)
-	lh.API().Script(script...)
 	if resp, err := lh.Prompt(lsid, "scan ports"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("legacy %+v %v", resp, err)
 	}
@@ -466,6 +471,9 @@ func TestModelRefusalFallbackHandlingE2E(t *testing.T) {
 	}
 }
 
+// TestModelFallbackNoticeE2E: --fallback-model engaged by an overloaded
+// primary is a typed notice in Claude's words for a capable client, and
+// nothing but the answer for a legacy one.
 func TestModelFallbackNoticeE2E(t *testing.T) {
 	t.Parallel()
 	wrapped := wrapCLI(t, "--model", "claude-opus-4-5", "--fallback-model", "claude-sonnet-4-5")
@@ -497,9 +505,10 @@ func TestModelFallbackNoticeE2E(t *testing.T) {
 	}
 	h.Close()
 
-	lh := agenttest.Start(t, opts)
+	// The legacy client's rendering is the agent's: over the fake CLI, with
+	// the frames the real CLI wrote above (recorded the same way).
+	lh := agenttest.Start(t, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"hi": realFrames("model_fallback")})))
 	lsid := lh.NewSession(lh.Sandbox.WorkDir)
-	lh.API().Script(script...)
 	if _, err := lh.Prompt(lsid, "hi"); err != nil {
 		t.Fatal(err)
 	}
@@ -630,6 +639,9 @@ func TestSessionFailureWorkerShutdownE2E(t *testing.T) {
 
 // TestSessionFailureLegacyE2E: without a valid declaration, failures are
 // the JSON-RPC errors they always were and no record appears anywhere.
+// What it checks is the agent's negotiation, so each declaration runs over
+// the fake CLI playing the real CLI's 429 frames; TestLegacyDecisionTableE2E
+// proves, on the real CLI, that they are its frames and the same answer.
 func TestSessionFailureLegacyE2E(t *testing.T) {
 	t.Parallel()
 	for _, air := range []string{
@@ -642,8 +654,8 @@ func TestSessionFailureLegacyE2E(t *testing.T) {
 		`{"version":1,"sessionFailure":{"version":1}}`,
 	} {
 		t.Run(air, func(t *testing.T) {
-			h, sid := startFailures(t, air)
-			h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
+			t.Parallel()
+			h, sid := startFailures(t, air, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"hi": realFrames("rate_limit_429")})))
 			_, err := h.Prompt(sid, "hi")
 			var ae *acp.Error
 			if !errors.As(err, &ae) || ae.Code != acp.CodeInternalError || ae.Message != "API Error: Request rejected (429) · slow down please" {

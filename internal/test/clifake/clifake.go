@@ -85,6 +85,10 @@ type Reply struct {
 	// is_error result, and stays up (apierror.go). Chunks, Tool and End
 	// are then not used.
 	APIError *APIError
+	// Frames, when set, are the turn's output instead of the above: frames
+	// the real CLI wrote, played as they are (Recorded, recorded.go), Every
+	// apart after Delay. They end the turn.
+	Frames []string
 }
 
 // End is how a turn ends.

@@ -92,6 +92,10 @@ func (c *CLI) turn(m *message) {
 		t.apiError(r.APIError)
 		return
 	}
+	if r.Frames != nil {
+		t.play(r)
+		return
+	}
 	if !t.reply(r) {
 		t.aborted()
 		return

@@ -1,0 +1,99 @@
+package clifake
+
+import (
+	"embed"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Recorded turns: what the real CLI wrote on stdout for one turn, copied
+// from its output (recorded/*.jsonl), for the conditions a fake model
+// cannot produce in the fake CLI's own frames: API errors (the synthetic
+// assistant message and the error result), refusals, max_tokens, retries,
+// model fallbacks and notices. A test plays one with Reply.Frames, so
+// that the agent reads exactly the frames the real CLI sends, in a test
+// that no longer starts the real CLI.
+//
+// Each file holds the frames of one turn after its system/init, up to and
+// including the turn's final command_lifecycle, as the real CLI (2.1.332,
+// against internal/test/fakeapi) wrote them; left out are the frames the
+// fake writes itself (session_state_changed, command_lifecycle started,
+// the replayed user message, init) and the answers to the agent's control
+// requests. The real session id is $SESSION and the turn's user message
+// uuid is $MESSAGE; playing the file puts the fake's in their place, and
+// gives every other uuid a fresh value (the same within one playing), so
+// that a recording played twice is two occurrences. Each file's comment
+// in recordedFiles says what the real CLI was asked.
+
+//go:embed recorded/*.jsonl
+var recordedFS embed.FS
+
+// recordedFiles documents the recordings: the fake API script and the
+// CLI's environment each was made with (the sandbox's hermetic defaults
+// otherwise: CLAUDE_CODE_MAX_RETRIES=0, refusal retry and fallback off).
+var recordedFiles = map[string]string{
+	"rate_limit_429":           "HTTP 429 rate_limit_error \"slow down please\", no retries",
+	"auth_401":                 "HTTP 401 authentication_error \"invalid x-api-key\"",
+	"refusal":                  "a refusal (cyber, \"Looks like malware.\")",
+	"max_output_tokens":        "stop_reason max_tokens on every response (text \"truncated\")",
+	"bad_request_links":        "HTTP 400 invalid_request_error whose message carries claude.ai and docs.claude.com links",
+	"connection_refused":       "ANTHROPIC_BASE_URL=http://127.0.0.1:1, CLAUDE_CODE_MAX_RETRIES=0",
+	"connection_refused_retry": "ANTHROPIC_BASE_URL=http://127.0.0.1:1, CLAUDE_CODE_MAX_RETRIES=1",
+	"refusal_fallback":         "a refusal then \"Safe answer.\", refusal fallback on (CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK unset)",
+	"model_fallback":           "--model claude-opus-4-5 --fallback-model claude-sonnet-4-5, 529 overloaded on opus, then \"From the fallback.\", CLAUDE_CODE_MAX_RETRIES=3",
+	"refusal_retry_notice":     "a refusal then \"Safe answer.\", refusal retry on (CLAUDE_CODE_DISABLE_REFUSAL_RETRY unset)",
+}
+
+// Recorded returns the frames of the named recording (recorded/<name>.jsonl),
+// one a line, for Reply.Frames. It panics on an unknown name.
+func Recorded(name string) []string {
+	if _, ok := recordedFiles[name]; !ok {
+		panic("clifake: no recording " + name)
+	}
+	data, err := recordedFS.ReadFile("recorded/" + name + ".jsonl")
+	if err != nil {
+		panic(err)
+	}
+	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// play writes a reply's recorded frames as the turn's output, Every
+// apart after its Delay, and ends the turn as they do (their result and
+// command_lifecycle); an interrupt meanwhile aborts the turn as usual.
+func (t *turnState) play(r Reply) {
+	c := t.c
+	fresh := map[string]string{}
+	if !t.wait(r.Delay) {
+		t.aborted()
+		return
+	}
+	for i, line := range r.Frames {
+		if i > 0 && !t.wait(r.Every) {
+			t.aborted()
+			return
+		}
+		line = uuidRE.ReplaceAllStringFunc(line, func(u string) string {
+			if fresh[u] == "" {
+				fresh[u] = fmt.Sprintf("%08x-0000-4000-9000-%012x", c.n, c.w.records.Add(1))
+			}
+			return fresh[u]
+		})
+		line = strings.ReplaceAll(line, "$SESSION", c.session)
+		line = strings.ReplaceAll(line, "$MESSAGE", t.m.uuid)
+		c.sendLine(line)
+	}
+	c.idleIfDone()
+}
+
+// sendLine writes one frame as it is; nothing once the CLI has exited.
+func (c *CLI) sendLine(line string) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dead() {
+		return
+	}
+	_, _ = c.outW.Write([]byte(line + "\n"))
+}
