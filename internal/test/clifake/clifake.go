@@ -12,8 +12,9 @@
 // interrupt, cancel_async_message, set_permission_mode and set_model; it
 // finishes the running turn when its stdin closes and dies at once on
 // SIGTERM or SIGKILL, and it keeps a transcript the agent's session/load
-// reads (--session-id, --resume, unknown ids fail as the real CLI fails)
-// and a resumed CLI sends its model (Request.History). A World can make
+// reads (--session-id, --resume, unknown ids fail as the real CLI fails;
+// --fork-session copies the source's records as the real CLI does,
+// fork.go) and a resumed CLI sends its model (Request.History). A World can make
 // CLIs slow to start (StartDelay) or fail to start (StartFails).
 //
 // What the model answers is the test's: [World.Model] is asked at every
@@ -211,6 +212,8 @@ type CLI struct {
 	config  string // the config directory (transcripts)
 	resume  bool
 	args    []string // the command line, after the executable
+	forkOf  string   // --fork-session: the session resumed and copied (fork.go)
+	copied  bool     // the fork's transcript has its copy of forkOf's
 
 	stdinR, outR, errR pipeReader // pipes with a kernel pipe's buffer (pipe.go)
 	stdinW, outW, errW pipeWriter
@@ -253,6 +256,7 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 		pp := newPipe()
 		*p.r, *p.w = pipeReader{pp}, pipeWriter{pp}
 	}
+	sessionID, resumeID := "", ""
 	for i, a := range cmd.Args {
 		for _, flag := range []string{"--session-id", "--resume", "--permission-mode", "--model"} {
 			v, ok := strings.CutPrefix(a, flag+"=")
@@ -264,9 +268,9 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 			}
 			switch flag {
 			case "--session-id":
-				c.session = v
+				c.session, sessionID = v, v
 			case "--resume":
-				c.session, c.resume = v, true
+				c.session, c.resume, resumeID = v, true, v
 			case "--permission-mode":
 				c.mode = v
 			case "--model":
@@ -274,6 +278,7 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 			}
 		}
 	}
+	c.fork(cmd.Args, resumeID, sessionID)
 	c.config = env(cmd.Env, "CLAUDE_CONFIG_DIR")
 	if c.config == "" {
 		c.config = filepath.Join(env(cmd.Env, "HOME"), ".claude")
@@ -382,13 +387,16 @@ func (c *CLI) run() {
 		c.exit(1, 0)
 		return
 	}
-	path := c.transcriptPath()
+	path, resumed := c.transcriptPath(), c.session
+	if c.forkOf != "" {
+		path, resumed = c.pathOf(c.forkOf), c.forkOf
+	}
 	_, err := os.Stat(path)
 	switch {
 	case c.resume && err != nil:
 		c.send(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true, "num_turns": 0,
-			"session_id": c.session, "errors": []string{"No conversation found with session ID: " + c.session}})
-		fmt.Fprintf(c.errW, "No conversation found with session ID: %s\n", c.session)
+			"session_id": c.session, "errors": []string{"No conversation found with session ID: " + resumed}})
+		fmt.Fprintf(c.errW, "No conversation found with session ID: %s\n", resumed)
 		c.exit(1, 0)
 		return
 	case !c.resume && err == nil:
@@ -612,8 +620,11 @@ func textOf(content json.RawMessage) string {
 // The transcript: one user and one assistant line per turn, enough for the
 // agent's reader (and for --resume to find the session).
 
-func (c *CLI) transcriptPath() string {
-	return filepath.Join(transcript.ProjectDir(c.config, c.dir), c.session+".jsonl")
+func (c *CLI) transcriptPath() string { return c.pathOf(c.session) }
+
+// pathOf is where the transcript of session id is, in the CLI's project.
+func (c *CLI) pathOf(id string) string {
+	return filepath.Join(transcript.ProjectDir(c.config, c.dir), id+".jsonl")
 }
 
 func (c *CLI) record(typ string, content any) string {
@@ -633,6 +644,7 @@ func (c *CLI) record(typ string, content any) string {
 	b, _ := json.Marshal(line)
 	path := c.transcriptPath()
 	_ = os.MkdirAll(filepath.Dir(path), 0o700)
+	c.copySource(path)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err == nil {
 		_, _ = f.Write(append(b, '\n'))
