@@ -214,6 +214,7 @@ type CLI struct {
 	args    []string // the command line, after the executable
 	forkOf  string   // --fork-session: the session resumed and copied (fork.go)
 	copied  bool     // the fork's transcript has its copy of forkOf's
+	started startup  // what it was started with (startup.go)
 
 	stdinR, outR, errR pipeReader // pipes with a kernel pipe's buffer (pipe.go)
 	stdinW, outW, errW pipeWriter
@@ -279,6 +280,7 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 		}
 	}
 	c.fork(cmd.Args, resumeID, sessionID)
+	c.keepStart(cmd.Env) // startup.go
 	c.config = env(cmd.Env, "CLAUDE_CONFIG_DIR")
 	if c.config == "" {
 		c.config = filepath.Join(env(cmd.Env, "HOME"), ".claude")
@@ -497,6 +499,7 @@ func (c *CLI) control(fr frame) {
 	_ = json.Unmarshal(fr.Request, &req)
 	switch req.Subtype {
 	case "initialize":
+		c.keepInit(fr.Request) // startup.go
 		c.mu.Lock()
 		mode := c.mode
 		c.mu.Unlock()
