@@ -138,6 +138,10 @@ type World struct {
 	// is an id of the fake's own), and a tool call and its result
 	// (apierror.go has the records).
 	RichTranscript bool
+	// Models, when set, is the model list of the CLI's initialize answer
+	// (each entry as the real CLI writes it: value, displayName,
+	// description, …); the default is one "default" model.
+	Models []map[string]any
 
 	mu      sync.Mutex
 	clis    []*CLI
@@ -507,7 +511,7 @@ func (c *CLI) control(fr frame) {
 		// agent sets a mode chosen while the CLI started from it.
 		c.respond(fr.RequestID, map[string]any{
 			"commands": []any{}, "agents": []any{}, "output_style": "default",
-			"models":  []any{map[string]any{"value": "default", "displayName": "Default", "description": "fake"}},
+			"models":  c.w.models(), // startup.go
 			"account": map[string]any{"apiKeySource": "none"}, "pid": c.n,
 			"current_permission_mode": mode,
 		})

@@ -1,6 +1,7 @@
 package clifake
 
 import (
+	_ "embed"
 	"encoding/json"
 	"os"
 	"slices"
@@ -84,3 +85,29 @@ func (c *CLI) Env(key string) string {
 	defer s.mu.Unlock()
 	return env(s.env, key)
 }
+
+// models is the model list of the initialize answer (World.Models).
+func (w *World) models() []any {
+	if w.Models == nil {
+		return []any{map[string]any{"value": "default", "displayName": "Default", "description": "fake"}}
+	}
+	out := make([]any, len(w.Models))
+	for i, m := range w.Models {
+		out[i] = m
+	}
+	return out
+}
+
+// RealModels is the real CLI's model list (2.1.332, its initialize
+// answer with an API key set, copied into models.json), for World.Models: default, opus,
+// fable, sonnet and haiku.
+func RealModels() []map[string]any {
+	var out []map[string]any
+	if err := json.Unmarshal(realModels, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+//go:embed models.json
+var realModels []byte
