@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -33,16 +34,20 @@ func notices(h *agenttest.Harness, sid string) []*acp.Notice {
 // refusal fallback as exactly one warning notice (the summary as title,
 // Claude's explanation as description) and no transcript line; with the
 // AIR session-failure extension negotiated too, the typed record carries it
-// and no notice is sent.
+// and no notice is sent. Which of them a client gets is the agent's
+// choice: it runs on the in-process fake CLI playing the frames the real
+// CLI wrote for the fallback (clifake.Recorded "refusal_fallback");
+// TestModelRefusalFallbackHandlingE2E proves on the real CLI that it
+// writes them.
 func TestRefusalFallbackNoticeE2E(t *testing.T) {
 	t.Parallel()
-	opts := agenttest.Options{Env: []string{"CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK"}}
-	script := []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer.")}
+	world := func() *clifake.World {
+		return fakeFailureWorld(map[string]clifake.Reply{"scan ports": realFrames("refusal_fallback")})
+	}
 
-	h := agenttest.Start(t, opts)
+	h := agenttest.Start(t, onFakeCLI(world()))
 	h.Initialize(withNotices(acp.ClientCapabilities{}))
 	sid := h.NewSession(h.Sandbox.WorkDir)
-	h.API().Script(script...)
 	if resp, err := h.Prompt(sid, "scan ports"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
@@ -58,10 +63,9 @@ func TestRefusalFallbackNoticeE2E(t *testing.T) {
 	validWire(t, h)
 	h.Close()
 
-	both := agenttest.Start(t, opts)
+	both := agenttest.Start(t, onFakeCLI(world()))
 	both.Initialize(withNotices(airCaps(airOn)))
 	bsid := both.NewSession(both.Sandbox.WorkDir)
-	both.API().Script(script...)
 	if resp, err := both.Prompt(bsid, "scan ports"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
