@@ -247,6 +247,7 @@ type message struct {
 	uuid, text string
 	interrupt  chan struct{}
 	once       sync.Once
+	steered    bool // a steer aborted its cycle (steer.go; under the CLI's mu)
 }
 
 func (m *message) stop() { m.once.Do(func() { close(m.interrupt) }) }
@@ -463,6 +464,7 @@ type frame struct {
 	Request   json.RawMessage `json:"request"`
 	Response  json.RawMessage `json:"response"`
 	UUID      string          `json:"uuid"`
+	Priority  string          `json:"priority"` // steer.go
 	Message   struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -472,6 +474,9 @@ func (c *CLI) handle(fr frame) {
 	switch fr.Type {
 	case "user":
 		m := &message{uuid: fr.UUID, text: textOf(fr.Message.Content), interrupt: make(chan struct{})}
+		if c.steer(m, fr.Priority) { // steer.go
+			return
+		}
 		c.mu.Lock()
 		c.queue = append(c.queue, m)
 		c.cond.Broadcast()
