@@ -3,6 +3,7 @@ package agent_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,14 +96,20 @@ func TestHibernationKeepsAlwaysAllow(t *testing.T) {
 }
 
 // TestHibernationKeepsMCPServers: the client's MCP servers are there again
-// after the resume: the model is offered their tools and a call works.
+// after the resume: the CLI resumed after hibernation is given them, so
+// that Claude is offered their tools. Handing them back is the agent's
+// part, checked on the in-process fake CLI (the servers of each CLI's
+// --mcp-config); that a real CLI given a server this way offers its tools
+// and runs its calls, shown as completed tool calls with the server's
+// answer, is TestClientMCPServers'.
 func TestHibernationKeepsMCPServers(t *testing.T) {
 	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
+	w, m := newPromptWorld(map[string]clifake.Reply{"hello": fakeText("ready"), "shout again": fakeText("shouted")})
+	h := fakeHarness(t, w, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
 	h.Initialize(acp.ClientCapabilities{})
 	env := []map[string]string{{"name": mcpServerEnv, "value": "stdio"}}
 	sid, err := newSessionWith(t, h, map[string]any{
@@ -112,22 +119,22 @@ func TestHibernationKeepsMCPServers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("session/new: %v", err)
 	}
-	h.API().Script(fakeapi.Text("ready"))
 	if _, err := h.Prompt(sid, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
-	h.API().Script(toolUse("toolu_p", "mcp__plain__shout", map[string]any{"text": "again"}), fakeapi.Text("shouted"))
+	if c := w.CLIs()[m.last(t).CLI]; !slices.Equal(c.MCPServers(), []string{"plain"}) {
+		t.Fatalf("the first CLI was given servers %v", c.MCPServers())
+	}
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(w.Live()) == 0 })
 	if r, err := h.Prompt(sid, "shout again"); err != nil || r.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt after the resume: %+v %v", r, err)
 	}
-	reqs := h.API().MainRequests()
-	if !reqs[len(reqs)-2].HasTool("mcp__plain__shout") {
-		t.Error("after the resume Claude was not offered the MCP server's tool")
+	c := w.CLIs()[m.last(t).CLI]
+	if c.Flag("resume") != sid {
+		t.Fatalf("the prompt after hibernation ran in a CLI started with --resume %q", c.Flag("resume"))
 	}
-	calls, _ := toolCalls(t, h, sid)
-	if c := calls["toolu_p"]; c == nil || c.status != acp.ToolCallStatusCompleted || !strings.Contains(contentText(c.content), "AGAIN") {
-		t.Errorf("the MCP call after the resume: %+v", c)
+	if !slices.Equal(c.MCPServers(), []string{"plain"}) {
+		t.Errorf("after the resume the CLI was given servers %v, not the client's: Claude is not offered their tools", c.MCPServers())
 	}
 }
 
