@@ -201,16 +201,13 @@ func TestModelAndEffort(t *testing.T) {
 }
 
 // TestBypassOnlyWhereAllowed: as root, the CLI refuses bypassPermissions
-// outside a sandbox, so the mode is not offered there. What is offered is
-// the agent's decision, made without asking the CLI: it runs on the
-// in-process fake CLI.
+// outside a sandbox, so the mode is not offered there.
 func TestBypassOnlyWhereAllowed(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("the CLI allows bypass for non-root users everywhere")
 	}
-	w, _ := newPromptWorld(nil)
-	h := fakeHarness(t, w, agenttest.Options{Env: []string{"IS_SANDBOX"}})
+	h := agenttest.Start(t, agenttest.Options{Env: []string{"IS_SANDBOX"}})
 	h.Initialize(acp.ClientCapabilities{})
 	var ns acp.NewSessionResponse
 	if err := h.Client.Call(h.Ctx(), acp.MethodSessionNew, &acp.NewSessionRequest{Cwd: h.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &ns); err != nil {
