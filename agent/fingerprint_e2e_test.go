@@ -21,9 +21,9 @@ import (
 // --mcp-config servers, its initialize request, its environment). What the
 // real CLI does with them is proven on the real CLI elsewhere: a
 // --mcp-config server's tools reach the API and calls work
-// (TestClientMCPServers, TestHibernationKeepsMCPServers), a CLI started
-// with --resume continues the conversation (TestLoadReplaysWhatLiveShowed),
-// and the _meta options reach the API (TestMetaOptionsReachTheAPI, below).
+// (TestClientMCPServers), a CLI started with --resume continues the
+// conversation (TestLoadReplaysWhatLiveShowed), and the _meta options
+// reach the API (TestMetaOptionsReachTheAPI, below).
 
 // fingerprintSession starts a session with two additional directories and
 // no MCP server, and runs one prompt, so that its CLI is up and its
