@@ -3,6 +3,7 @@ package agent_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,22 +11,29 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
 // TestHibernationIdle: an idle session's CLI is closed after the idle
 // timeout; the next prompt resumes it with its history, mode and model
-// (the model request after the resume names the model chosen before).
+// (the model request after the resume is made by a CLI resumed with the
+// earlier prompt, in the mode and on the model chosen before). It is the
+// agent's bookkeeping and runs on the in-process fake CLI, with the real
+// CLI's model list; that a real CLI resumed after hibernation goes on with
+// the session is proven by the tests below, and that a real CLI resumed
+// with --resume has the conversation by TestLoadReplaysWhatLiveShowed.
 func TestHibernationIdle(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
+	w, m := newPromptWorld(map[string]clifake.Reply{"remember banana": fakeText("noted"), "which fruit?": fakeText("banana")})
+	w.Models = clifake.RealModels()
+	h := fakeHarness(t, w, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	var sm acp.SetSessionModeResponse
 	if err := h.Client.Call(h.Ctx(), acp.MethodSessionSetMode, &acp.SetSessionModeRequest{SessionID: acp.SessionID(sid), ModeID: "acceptEdits"}, &sm); err != nil {
 		t.Fatal(err)
 	}
-	h.API().Script(fakeapi.Text("noted"))
 	if _, err := h.Prompt(sid, "remember banana"); err != nil {
 		t.Fatal(err)
 	}
@@ -34,17 +42,19 @@ func TestHibernationIdle(t *testing.T) {
 		"sessionId": sid, "configId": "model", "value": "sonnet"}, &resp); err != nil {
 		t.Fatal(err)
 	}
-	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
-	h.API().Script(fakeapi.Text("banana"))
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(w.Live()) == 0 })
 	if r, err := h.Prompt(sid, "which fruit?"); err != nil || r.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt after hibernation: %+v %v", r, err)
 	}
-	reqs := h.API().MainRequests()
-	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "remember banana") {
-		t.Errorf("resumed without its history")
+	last := m.last(t)
+	if c := w.CLIs()[last.CLI]; c.N() == 0 || c.Flag("resume") != sid || !inHistory(last, "remember banana") {
+		t.Errorf("resumed without its history: CLI %d, --resume %q, history %q", c.N(), c.Flag("resume"), last.History)
 	}
-	if m := reqs[len(reqs)-1].Model; !strings.Contains(m, "sonnet") {
-		t.Errorf("resumed on model %q, want the sonnet chosen before", m)
+	if !strings.Contains(last.Model, "sonnet") {
+		t.Errorf("resumed on model %q, want the sonnet chosen before", last.Model)
+	}
+	if last.Mode != "acceptEdits" {
+		t.Errorf("resumed in mode %q, want the acceptEdits chosen before", last.Mode)
 	}
 	for _, u := range h.Updates(sid) {
 		if m := u.CurrentModeUpdate; m != nil && m.CurrentModeID != "acceptEdits" {
@@ -86,14 +96,20 @@ func TestHibernationKeepsAlwaysAllow(t *testing.T) {
 }
 
 // TestHibernationKeepsMCPServers: the client's MCP servers are there again
-// after the resume: the model is offered their tools and a call works.
+// after the resume: the CLI resumed after hibernation is given them, so
+// that Claude is offered their tools. Handing them back is the agent's
+// part, checked on the in-process fake CLI (the servers of each CLI's
+// --mcp-config); that a real CLI given a server this way offers its tools
+// and runs its calls, shown as completed tool calls with the server's
+// answer, is TestClientMCPServers'.
 func TestHibernationKeepsMCPServers(t *testing.T) {
 	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
+	w, m := newPromptWorld(map[string]clifake.Reply{"hello": fakeText("ready"), "shout again": fakeText("shouted")})
+	h := fakeHarness(t, w, agenttest.Options{Config: func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond }})
 	h.Initialize(acp.ClientCapabilities{})
 	env := []map[string]string{{"name": mcpServerEnv, "value": "stdio"}}
 	sid, err := newSessionWith(t, h, map[string]any{
@@ -103,22 +119,22 @@ func TestHibernationKeepsMCPServers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("session/new: %v", err)
 	}
-	h.API().Script(fakeapi.Text("ready"))
 	if _, err := h.Prompt(sid, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(clitest.LivePIDs(t)) == 0 })
-	h.API().Script(toolUse("toolu_p", "mcp__plain__shout", map[string]any{"text": "again"}), fakeapi.Text("shouted"))
+	if c := w.CLIs()[m.last(t).CLI]; !slices.Equal(c.MCPServers(), []string{"plain"}) {
+		t.Fatalf("the first CLI was given servers %v", c.MCPServers())
+	}
+	h.WaitFor("the idle CLI to close", 20*time.Second, func() bool { return len(w.Live()) == 0 })
 	if r, err := h.Prompt(sid, "shout again"); err != nil || r.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt after the resume: %+v %v", r, err)
 	}
-	reqs := h.API().MainRequests()
-	if !reqs[len(reqs)-2].HasTool("mcp__plain__shout") {
-		t.Error("after the resume Claude was not offered the MCP server's tool")
+	c := w.CLIs()[m.last(t).CLI]
+	if c.Flag("resume") != sid {
+		t.Fatalf("the prompt after hibernation ran in a CLI started with --resume %q", c.Flag("resume"))
 	}
-	calls, _ := toolCalls(t, h, sid)
-	if c := calls["toolu_p"]; c == nil || c.status != acp.ToolCallStatusCompleted || !strings.Contains(contentText(c.content), "AGAIN") {
-		t.Errorf("the MCP call after the resume: %+v", c)
+	if !slices.Equal(c.MCPServers(), []string{"plain"}) {
+		t.Errorf("after the resume the CLI was given servers %v, not the client's: Claude is not offered their tools", c.MCPServers())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -33,16 +34,20 @@ func notices(h *agenttest.Harness, sid string) []*acp.Notice {
 // refusal fallback as exactly one warning notice (the summary as title,
 // Claude's explanation as description) and no transcript line; with the
 // AIR session-failure extension negotiated too, the typed record carries it
-// and no notice is sent.
+// and no notice is sent. Which of them a client gets is the agent's
+// choice: it runs on the in-process fake CLI playing the frames the real
+// CLI wrote for the fallback (clifake.Recorded "refusal_fallback");
+// TestModelRefusalFallbackHandlingE2E proves on the real CLI that it
+// writes them.
 func TestRefusalFallbackNoticeE2E(t *testing.T) {
 	t.Parallel()
-	opts := agenttest.Options{Env: []string{"CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK"}}
-	script := []fakeapi.Step{fakeapi.Refusal("", "cyber", "Looks like malware."), fakeapi.Text("Safe answer.")}
+	world := func() *clifake.World {
+		return fakeFailureWorld(map[string]clifake.Reply{"scan ports": realFrames("refusal_fallback")})
+	}
 
-	h := agenttest.Start(t, opts)
+	h := agenttest.Start(t, onFakeCLI(world()))
 	h.Initialize(withNotices(acp.ClientCapabilities{}))
 	sid := h.NewSession(h.Sandbox.WorkDir)
-	h.API().Script(script...)
 	if resp, err := h.Prompt(sid, "scan ports"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
@@ -58,10 +63,9 @@ func TestRefusalFallbackNoticeE2E(t *testing.T) {
 	validWire(t, h)
 	h.Close()
 
-	both := agenttest.Start(t, opts)
+	both := agenttest.Start(t, onFakeCLI(world()))
 	both.Initialize(withNotices(airCaps(airOn)))
 	bsid := both.NewSession(both.Sandbox.WorkDir)
-	both.API().Script(script...)
 	if resp, err := both.Prompt(bsid, "scan ports"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
@@ -117,11 +121,27 @@ func informationalRun(t *testing.T, caps acp.ClientCapabilities) (*agenttest.Har
 	return h, sid
 }
 
+// informationalFake plays, on the in-process fake CLI, the frames the real
+// CLI wrote in informationalRun (clifake.Recorded
+// "informational_rule_not_saved"), for a client with caps: the same
+// system/informational warning, without a real CLI.
+func informationalFake(t *testing.T, caps acp.ClientCapabilities) (*agenttest.Harness, string) {
+	h := agenttest.Start(t, onFakeCLI(fakeFailureWorld(map[string]clifake.Reply{"go": realFrames("informational_rule_not_saved")})))
+	h.Initialize(caps)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if resp, err := h.Prompt(sid, "go"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	return h, sid
+}
+
 // TestInformationalNoticeE2E: Claude Code's informational warning is a
 // warning notice for a client that takes notices, and nothing of it is
 // agent text. With the AIR extension negotiated too, it is a typed warning
 // in the notice namespace instead (the extension wins, as for every
-// advisory), and no notice.
+// advisory), and no notice. The notices case runs the real CLI (the proof
+// that it writes the warning); the AIR cases, the agent's choice on the
+// same frames, run on the fake CLI playing what the real CLI wrote.
 func TestInformationalNoticeE2E(t *testing.T) {
 	t.Parallel()
 	t.Run("notices", func(t *testing.T) {
@@ -140,7 +160,7 @@ func TestInformationalNoticeE2E(t *testing.T) {
 		"notices+air": withNotices(airCaps(airOn)),
 	} {
 		t.Run(name, func(t *testing.T) {
-			h, sid := informationalRun(t, caps)
+			h, sid := informationalFake(t, caps)
 			if ns := notices(h, sid); len(ns) != 0 {
 				t.Errorf("AIR client got notices %s", mustMarshal(t, ns))
 			}
@@ -159,10 +179,12 @@ func TestInformationalNoticeE2E(t *testing.T) {
 
 // TestInformationalTranscriptLineE2E: a client without notices gets the
 // warning as bold-labelled agent text marked as informational, before
-// Claude's answer, and no notice.
+// Claude's answer, and no notice. The rendering is the agent's: it runs on
+// the fake CLI playing the real CLI's frames (TestInformationalNoticeE2E's
+// notices case proves the real CLI writes them).
 func TestInformationalTranscriptLineE2E(t *testing.T) {
 	t.Parallel()
-	h, sid := informationalRun(t, acp.ClientCapabilities{})
+	h, sid := informationalFake(t, acp.ClientCapabilities{})
 	var line *acp.ContentChunk
 	for _, u := range h.Updates(sid) {
 		if c := u.AgentMessageChunk; c != nil && c.Meta["claudeCode"] != nil {

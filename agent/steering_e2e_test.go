@@ -10,10 +10,17 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
-// End-to-end tests of steering (steering.go) with the real CLI.
+// End-to-end tests of steering (steering.go). A steer into a running
+// turn goes to the CLI with priority "now" (or "later" while a permission
+// request is open), which the CLI itself turns into a cycle of the running
+// turn: TestSteeringReachesTheRunningTurn and
+// TestSteeringWhileAPermissionIsOpen prove that on the real CLI. The steer
+// of an idle session, and a cancel after a steer, are the agent's and run
+// on the in-process fake CLI.
 
 type steerAnswer struct {
 	Outcome string `json:"outcome"`
@@ -87,10 +94,22 @@ func TestSteeringReachesTheRunningTurn(t *testing.T) {
 }
 
 // TestSteeringThenCancel: a cancel after a steer cancels the turn as any
-// turn: the prompt answers cancelled and the steered work stops.
+// turn: the prompt answers cancelled and the steered work stops. What
+// happens to the steered turn and its steer is the agent's: it runs on the
+// in-process fake CLI, which aborts a streaming cycle for a "now" steer as
+// the real CLI does (clifake/steer.go; TestSteeringReachesTheRunningTurn
+// proves it on the real CLI).
 func TestSteeringThenCancel(t *testing.T) {
 	t.Parallel()
-	h, sid, done := steeringSession(t, fakeapi.Step{Kind: fakeapi.KindHang, Text: "steered and busy", HangS: 60}, fakeapi.Text("after"))
+	w, m := newPromptWorld(map[string]clifake.Reply{
+		"paint the fence":   hang("thinking about it"),
+		"use green instead": hang("steered and busy"),
+		"again":             fakeText("after"),
+	})
+	h := fakeHarness(t, w)
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	done := promptAsync(h, sid, "paint the fence")
+	h.WaitFor("the turn's text", 60*time.Second, func() bool { return strings.Contains(h.AgentText(sid), "thinking about it") })
 	if a, err := steerWith(h, steerText(sid, "use green instead")); err != nil || a.Outcome != "injected" {
 		t.Fatalf("steer: %+v %v", a, err)
 	}
@@ -104,16 +123,25 @@ func TestSteeringThenCancel(t *testing.T) {
 	if resp, err := h.Prompt(sid, "again"); err != nil || resp.StopReason != acp.StopReasonEndTurn || !strings.HasSuffix(h.AgentText(sid), "after") {
 		t.Fatalf("next prompt: %+v %v %q", resp, err, h.AgentText(sid))
 	}
+	var prompts []string
+	for _, r := range m.asked() {
+		prompts = append(prompts, r.Prompt)
+	}
+	if got := strings.Join(prompts, "|"); got != "paint the fence|use green instead|again" {
+		t.Errorf("model requests %s: the steer was not run in the turn, or the cancelled work went on", got)
+	}
 }
 
 // TestSteeringAnIdleSession: without a running turn, idleBehavior
 // promptRequired leaves the message to the client (nothing reaches the
 // model); without it the message starts a turn of its own. Bad params
-// are -32602 and an unknown session -32002.
+// are -32602 and an unknown session -32002. All of it is the agent's own
+// (the steer that starts a turn is a plain user message to the CLI), so it
+// runs on the in-process fake CLI.
 func TestSteeringAnIdleSession(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Text("on my own"))
+	w, m := newPromptWorld(map[string]clifake.Reply{"hello": fakeText("on my own")})
+	h := fakeHarness(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	p := steerText(sid, "hello")
 	p["_meta"] = map[string]any{"steering": map[string]any{"idleBehavior": "promptRequired"}}
@@ -124,8 +152,8 @@ func TestSteeringAnIdleSession(t *testing.T) {
 		t.Fatalf("steer: %+v %v", a, err)
 	}
 	h.WaitFor("the steered turn's text", 60*time.Second, func() bool { return h.AgentText(sid) == "on my own" })
-	if reqs := h.API().MainRequests(); len(reqs) != 1 || reqs[0].LastUserText != "hello" {
-		t.Errorf("model requests: %+v", len(reqs))
+	if reqs := m.asked(); len(reqs) != 1 || reqs[0].Prompt != "hello" {
+		t.Errorf("model requests: %+v", reqs)
 	}
 	for _, bad := range []any{
 		map[string]any{"sessionId": sid, "prompt": []any{}},

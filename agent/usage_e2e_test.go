@@ -130,6 +130,11 @@ func TestModelNamesAndFastModeE2E(t *testing.T) {
 	if _, err := h.Prompt(sid, "hi"); err != nil {
 		t.Fatal(err)
 	}
+	// (The CLI offers WebFetch by default: TestMetaOptionsReachTheAPI's
+	// disallowedTools takes it away.)
+	if reqs := h.API().MainRequests(); len(reqs) == 0 || !reqs[len(reqs)-1].HasTool("WebFetch") {
+		t.Errorf("the CLI did not offer WebFetch")
+	}
 	opts := latestConfig(h, sid, nil)
 	model := findOption(opts, "model")
 	if model == nil || model.Select == nil {

@@ -138,6 +138,10 @@ type World struct {
 	// is an id of the fake's own), and a tool call and its result
 	// (extras.go has the records).
 	RichTranscript bool
+	// Models, when set, is the model list of the CLI's initialize answer
+	// (each entry as the real CLI writes it: value, displayName,
+	// description, …); the default is one "default" model.
+	Models []map[string]any
 
 	mu      sync.Mutex
 	clis    []*CLI
@@ -214,6 +218,7 @@ type CLI struct {
 	args    []string // the command line, after the executable
 	forkOf  string   // --fork-session: the session resumed and copied (fork.go)
 	copied  bool     // the fork's transcript has its copy of forkOf's
+	started startup  // what it was started with (startup.go)
 
 	stdinR, outR, errR pipeReader // pipes with a kernel pipe's buffer (pipe.go)
 	stdinW, outW, errW pipeWriter
@@ -242,6 +247,7 @@ type message struct {
 	uuid, text string
 	interrupt  chan struct{}
 	once       sync.Once
+	steered    bool // a steer aborted its cycle (steer.go; under the CLI's mu)
 }
 
 func (m *message) stop() { m.once.Do(func() { close(m.interrupt) }) }
@@ -279,6 +285,7 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 		}
 	}
 	c.fork(cmd.Args, resumeID, sessionID)
+	c.keepStart(cmd.Env) // startup.go
 	c.config = env(cmd.Env, "CLAUDE_CONFIG_DIR")
 	if c.config == "" {
 		c.config = filepath.Join(env(cmd.Env, "HOME"), ".claude")
@@ -461,6 +468,7 @@ type frame struct {
 	Request   json.RawMessage `json:"request"`
 	Response  json.RawMessage `json:"response"`
 	UUID      string          `json:"uuid"`
+	Priority  string          `json:"priority"` // steer.go
 	Message   struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -470,6 +478,9 @@ func (c *CLI) handle(fr frame) {
 	switch fr.Type {
 	case "user":
 		m := &message{uuid: fr.UUID, text: textOf(fr.Message.Content), interrupt: make(chan struct{})}
+		if c.steer(m, fr.Priority) { // steer.go
+			return
+		}
 		c.mu.Lock()
 		c.queue = append(c.queue, m)
 		c.cond.Broadcast()
@@ -501,6 +512,7 @@ func (c *CLI) control(fr frame) {
 	_ = json.Unmarshal(fr.Request, &req)
 	switch req.Subtype {
 	case "initialize":
+		c.keepInit(fr.Request) // startup.go
 		c.mu.Lock()
 		mode := c.mode
 		c.mu.Unlock()
@@ -508,7 +520,7 @@ func (c *CLI) control(fr frame) {
 		// agent sets a mode chosen while the CLI started from it.
 		c.respond(fr.RequestID, map[string]any{
 			"commands": []any{}, "agents": []any{}, "output_style": "default",
-			"models":  []any{map[string]any{"value": "default", "displayName": "Default", "description": "fake"}},
+			"models":  c.w.models(), // startup.go
 			"account": map[string]any{"apiKeySource": "none"}, "pid": c.n,
 			"current_permission_mode": mode,
 		})

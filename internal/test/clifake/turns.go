@@ -301,7 +301,7 @@ func (t *turnState) finish(end End) {
 // which an interrupt or a denial that interrupts rejects (aborted_tools).
 func (t *turnState) aborted() {
 	c := t.c
-	if c.dead() {
+	if c.dead() || t.steeredAbort() { // steer.go
 		return
 	}
 	if t.text != "" && t.toolID == "" {
