@@ -72,12 +72,16 @@ func TestThinkingAndTwoTurns(t *testing.T) {
 	}
 }
 
+// TestQueuedPrompt: a second prompt sent while the first one's reply is on
+// its way waits its turn, and both end end_turn with their text. The
+// agent's queueing is the point; it runs on the fake CLI, and the real
+// CLI's runs of messages queued in it are proven by the real-CLI tests
+// that queue (TestThousandQueuedPromptsDoNotBlockControl, the steering
+// tests).
 func TestQueuedPrompt(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	first := fakeapi.Text("first done")
-	first.DelayMS = 500
-	h.API().Script(first, fakeapi.Text("second done"))
+	w, model := cfScripted(clifake.Reply{Delay: 500 * time.Millisecond, Chunks: []string{"first done"}}, cfText("second done"))
+	h := startCF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	type res struct {
 		r   *acp.PromptResponse
@@ -86,7 +90,7 @@ func TestQueuedPrompt(t *testing.T) {
 	c1, c2 := make(chan res, 1), make(chan res, 1)
 	go func() { r, err := h.Prompt(sid, "first"); c1 <- res{r, err} }()
 	// The second prompt comes while the first one's reply is on its way.
-	h.WaitFor("the first prompt at the model", 20*time.Second, func() bool { return len(h.API().MainRequests()) > 0 })
+	h.WaitFor("the first prompt at the model", 20*time.Second, func() bool { return len(model.requests()) > 0 })
 	go func() { r, err := h.Prompt(sid, "second"); c2 <- res{r, err} }()
 	r1, r2 := <-c1, <-c2
 	if r1.err != nil || r2.err != nil || r1.r.StopReason != acp.StopReasonEndTurn || r2.r.StopReason != acp.StopReasonEndTurn {
@@ -97,10 +101,14 @@ func TestQueuedPrompt(t *testing.T) {
 	}
 }
 
+// TestCancelMidStream: session/cancel while text streams answers the
+// prompt cancelled; the session goes on, and nothing of the cancelled turn
+// follows its answer. The agent's cancel is the point (fake CLI); the
+// real CLI's interrupt frames are the golden "cancel" scenario's.
 func TestCancelMidStream(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Hang(30), fakeapi.Text("after cancel"))
+	w, _ := cfScripted(cfHang(), cfText("after cancel"))
+	h := startCF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	done := make(chan *acp.PromptResponse, 1)
 	go func() {
@@ -131,10 +139,13 @@ func TestCancelMidStream(t *testing.T) {
 	}
 }
 
+// TestCancelRequestOnPrompt: the client withdrawing its prompt request
+// ($/cancel_request) cancels the turn: the agent answers it "cancelled"
+// on the wire. Agent logic, on the fake CLI.
 func TestCancelRequestOnPrompt(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Hang(30))
+	w, _ := cfScripted(cfHang())
+	h := startCF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -230,9 +241,12 @@ func TestRateLimitError(t *testing.T) {
 	}
 }
 
+// TestBadPromptContent: the agent refuses what it cannot take (audio, an
+// unknown session, a relative cwd) before any of it reaches Claude. The
+// session it opens runs on the fake CLI: the checks are the agent's own.
 func TestBadPromptContent(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
+	h := startCF(t, &clifake.World{})
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	_, err := h.PromptBlocks(h.Ctx(), sid, acp.ContentBlock{Audio: &acp.AudioContent{Data: "AAAA", MimeType: "audio/wav"}})
 	wantRPCError(t, err, acp.CodeInvalidParams) // audio

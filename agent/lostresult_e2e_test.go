@@ -8,6 +8,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
@@ -29,7 +30,11 @@ func proxied(t *testing.T, kv ...string) agenttest.Options {
 // the prompt ends: a legacy client gets a JSON-RPC error that says what
 // happened, a client with typed failures a service record it can retry;
 // either way the next prompt runs normally instead of waiting behind the
-// lost turn for good.
+// lost turn for good. The legacy case runs the real CLI, so that the frames
+// the agent tells a lost result by (the turn's end without its result, then
+// idle) are the real CLI's; the typed case is the agent's own policy on the
+// same condition, and runs on the in-process fake CLI, whose turn ends
+// the same way without its result frame (clifake.LostResult).
 func TestLostResult(t *testing.T) {
 	t.Parallel()
 	t.Run("legacy", func(t *testing.T) {
@@ -49,8 +54,11 @@ func TestLostResult(t *testing.T) {
 	})
 	t.Run("typed", func(t *testing.T) {
 		t.Parallel()
-		h, sid := startFailures(t, airOn, proxied(t, faultcli.EnvDrop+"=result"))
-		h.API().Script(fakeapi.Text("first answer"), fakeapi.Text("second answer"))
+		w := fakeFailureWorld(map[string]clifake.Reply{
+			"hello": {Chunks: []string{"first answer"}, End: clifake.LostResult},
+			"again": fakeText("second answer"),
+		})
+		h, sid := startFailures(t, airOn, onFakeCLI(w))
 		resp, err := h.Prompt(sid, "hello")
 		if err != nil || resp.StopReason != acp.StopReasonEndTurn {
 			t.Fatalf("prompt: %+v %v", resp, err)
@@ -66,6 +74,9 @@ func TestLostResult(t *testing.T) {
 		}
 		if _, ok := recordOf(t, resp.Meta); ok {
 			t.Errorf("the next prompt carries a failure: %+v", resp.Meta)
+		}
+		if !strings.Contains(h.AgentText(sid), "first answer") || !strings.HasSuffix(h.AgentText(sid), "second answer") {
+			t.Errorf("agent text %q", h.AgentText(sid))
 		}
 	})
 }

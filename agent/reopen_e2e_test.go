@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
@@ -14,60 +15,87 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
-
-// storedSession has the real CLI store a session with one prompt and
-// answer in a fresh sandbox (whose first agent is then gone), for a second
-// agent to load.
-func storedSession(t *testing.T) (*clitest.Sandbox, string) {
-	t.Helper()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Text("I will remember the plum."))
-	sid := h.NewSession(h.Sandbox.WorkDir)
-	if _, err := h.Prompt(sid, "remember the word plum"); err != nil {
-		t.Fatal(err)
-	}
-	h.Close()
-	return h.Sandbox, sid
-}
 
 func loadReq(sb *clitest.Sandbox, sid string) *acp.LoadSessionRequest {
 	return &acp.LoadSessionRequest{SessionID: acp.SessionID(sid), Cwd: sb.WorkDir, MCPServers: []acp.MCPServer{}}
 }
 
 // TestLoadAnswersBeforeItsCLIIsUp: session/load is answered once the
-// history is out, not once the resumed CLI is up (real CLI): the answer
-// comes before anything that only an up CLI sends (its command list), a
-// prompt sent right after it runs with the history, and the CLI was
-// started in the background all the same.
+// history is out, not once the resumed CLI is up: the answer comes before
+// anything that only an up CLI sends (its command list), and before the
+// CLI could be up (its start takes StartDelay of fake time, and none
+// passed), a prompt sent right after it runs with the history, and the
+// CLI was started in the background all the same. On the fake CLI, under
+// testing/synctest: the real CLI's resume, and the load of what it
+// stored, are proven by TestLoadReplaysWhatLiveShowed.
 func TestLoadAnswersBeforeItsCLIIsUp(t *testing.T) {
 	t.Parallel()
-	sb, sid := storedSession(t)
-	h := agenttest.Start(t, agenttest.Options{Sandbox: sb})
-	h.Initialize(acp.ClientCapabilities{})
-	if err := h.Client.Call(h.Ctx(), acp.MethodSessionLoad, loadReq(sb, sid), &acp.LoadSessionResponse{}); err != nil {
-		t.Fatal(err)
-	}
-	answer := wireIndex(h, `"result":{`, `"modes"`)
-	if answer < 0 {
-		t.Fatal("no load answer on the wire")
-	}
-	if !strings.Contains(textOfUpdates(h, sid), "plum") {
-		t.Fatalf("the history was not replayed before the answer")
-	}
-	if up := wireIndex(h, `"available_commands_update"`); up >= 0 && up < answer {
-		t.Errorf("the answer (wire line %d) waited for the CLI (its commands at %d)", answer, up)
-	}
-	sb.API.Script(fakeapi.Text("It was plum."))
-	if r, err := h.Prompt(sid, "which word?"); err != nil || r.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("the prompt after the load: %+v %v", r, err)
-	}
-	reqs := sb.API.MainRequests()
-	if !strings.Contains(string(reqs[len(reqs)-1].Body), "remember the word plum") {
-		t.Errorf("the prompt ran without the loaded history")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const startup = 2 * time.Second
+		w, m := newFakeWorld()
+		w.StartDelay = startup
+		s := newSim(t, w, nil)
+		s.initialize()
+		sid := s.newSession()
+		m.script("I will remember the plum.")
+		s.wantEndTurn(sid, "remember the word plum")
+		if err := s.close(sid); err != nil {
+			t.Fatalf("session/close: %v", err)
+		}
+		synctest.Wait()
+		s.mu.Lock()
+		fromUpdate, fromWire := len(s.updates), len(s.wire)
+		s.mu.Unlock()
+		before := starts(w)
+
+		began := time.Now()
+		if err := s.load(sid); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(began); took >= startup {
+			t.Errorf("the load was answered after %v, once its CLI was up", took)
+		}
+		s.mu.Lock()
+		replayed := ""
+		for _, u := range s.updates[fromUpdate:] {
+			if u.SessionID == sid && (u.Update.Kind == "user_message_chunk" || u.Update.Kind == "agent_message_chunk") {
+				replayed += u.Update.Content.Text
+			}
+		}
+		answer, up := -1, -1
+		for i, l := range s.wire[fromWire:] {
+			switch {
+			case !l.fromAgent:
+			case answer < 0 && strings.Contains(l.line, `"result":{`) && strings.Contains(l.line, `"modes"`):
+				answer = i
+			case up < 0 && strings.Contains(l.line, `"available_commands_update"`):
+				up = i
+			}
+		}
+		s.mu.Unlock()
+		if answer < 0 {
+			t.Fatal("no load answer on the wire")
+		}
+		if !strings.Contains(replayed, "remember the word plum") || !strings.Contains(replayed, "I will remember the plum.") {
+			t.Fatalf("the history was not replayed before the answer: %q", replayed)
+		}
+		if up >= 0 && up < answer {
+			t.Errorf("the answer (wire line %d) waited for the CLI (its commands at %d)", answer, up)
+		}
+		if got := starts(w) - before; got != 1 {
+			t.Errorf("%d CLIs started in the background for the load, want 1", got)
+		}
+		m.script("It was plum.")
+		s.wantEndTurn(sid, "which word?")
+		if last := m.last(t); last.Prompt != "which word?" || !inHistory(last, "remember the word plum") {
+			t.Errorf("the prompt ran without the loaded history: %+v", last)
+		}
+		if err := s.eof(); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
 }
 
 // textOfUpdates joins the text of every chunk the client got for sid.
@@ -85,12 +113,13 @@ func textOfUpdates(h *agenttest.Harness, sid string) string {
 
 // TestFailedBackgroundResumeFailsThePrompt: the load's CLI fails to start
 // in the background (here a fake CLI that exits at once, on a transcript
-// the real CLI stored). The load itself succeeds with the history; the
+// stored as the CLI stores it, writeStored). The load itself succeeds with the history; the
 // prompt that needs the CLI fails with the cause, as JSON-RPC for a legacy
 // client and as a typed startup failure for a client of the extension.
 func TestFailedBackgroundResumeFailsThePrompt(t *testing.T) {
 	t.Parallel()
-	sb, sid := storedSession(t)
+	sb := clitest.NewSandbox(t)
+	sid := writeStored(t, sb, "plum")
 	for _, typed := range []bool{false, true} {
 		dir := t.TempDir()
 		h := agenttest.Start(t, agenttest.Options{Sandbox: sb, Config: func(c *agent.Config) {
@@ -125,12 +154,15 @@ func TestFailedBackgroundResumeFailsThePrompt(t *testing.T) {
 }
 
 // TestRestoringEightThreadsStaysUnderTheCap: an editor restores eight
-// threads at once with a cap of three live CLIs (real CLI): every load
-// answers with its whole history, at most three CLIs are live a moment
-// later, and a prompt to any of them resumes it with its history.
+// threads at once with a cap of three live CLIs: every load answers with
+// its whole history, at most three CLIs are live a moment later, and a
+// prompt to any of them resumes it with its history. On the fake CLI (the
+// cap is the agent's; the real CLI's resume is proven by
+// TestLoadReplaysWhatLiveShowed and TestLoadUnknownAndCorrupt).
 func TestRestoringEightThreadsStaysUnderTheCap(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.MaxLiveSessions = 3 }})
+	w, m := newFakeWorld()
+	h := fakeHarness(t, w, agenttest.Options{Config: func(c *agent.Config) { c.MaxLiveSessions = 3 }})
 	h.Initialize(acp.ClientCapabilities{})
 	const n = 8
 	ids := make([]string, n)
@@ -153,18 +185,17 @@ func TestRestoringEightThreadsStaysUnderTheCap(t *testing.T) {
 			t.Errorf("load %d answered without its history", i)
 		}
 	}
-	h.WaitFor("at most three live CLIs", 30*time.Second, func() bool { return len(clitest.LivePIDs(t)) <= 3 })
+	h.WaitFor("at most three live CLIs", 30*time.Second, func() bool { return len(w.Live()) <= 3 })
 	for _, i := range []int{7, 0} {
-		h.API().Script(fakeapi.Text("noted"))
+		m.script("noted")
 		if r, err := h.Prompt(ids[i], "what was the word?"); err != nil || r.StopReason != acp.StopReasonEndTurn {
 			t.Fatalf("prompt to restored thread %d: %+v %v", i, r, err)
 		}
-		reqs := h.API().MainRequests()
-		if !strings.Contains(string(reqs[len(reqs)-1].Body), fmt.Sprintf("fig-%d", i)) {
-			t.Errorf("thread %d resumed without its history", i)
+		if last := m.last(t); last.Session != ids[i] || !inHistory(last, fmt.Sprintf("fig-%d", i)) {
+			t.Errorf("thread %d resumed without its history: %+v", i, last)
 		}
 	}
-	h.WaitFor("at most three live CLIs", 30*time.Second, func() bool { return len(clitest.LivePIDs(t)) <= 3 })
+	h.WaitFor("at most three live CLIs", 30*time.Second, func() bool { return len(w.Live()) <= 3 })
 }
 
 // writeStored writes a session the CLI can resume: one prompt naming word

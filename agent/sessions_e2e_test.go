@@ -16,6 +16,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/transcriptgen"
 )
@@ -136,18 +137,23 @@ func loadEqualsLive(t *testing.T, caps acp.ClientCapabilities, env []string, tas
 }
 
 // TestResumeContinuesWithoutReplay resumes a session in a new agent: no
-// history is sent, and the next prompt continues the conversation.
+// history is sent, and the next prompt continues the conversation, in a
+// CLI started with --resume. It runs on the in-process fake CLI: that the
+// real CLI started with --resume brings the stored conversation to the
+// model is proven by TestLoadReplaysWhatLiveShowed (its prompt after the
+// load) and TestLoadUnknownAndCorrupt.
 func TestResumeContinuesWithoutReplay(t *testing.T) {
 	t.Parallel()
-	h1 := agenttest.Start(t)
-	h1.API().Script(fakeapi.Text("The code word is heron."))
+	w, m := newFakeWorld()
+	m.script("The code word is heron.")
+	h1 := fakeHarness(t, w)
 	sid := h1.NewSession(h1.Sandbox.WorkDir)
 	if _, err := h1.Prompt(sid, "Pick a code word."); err != nil {
 		t.Fatal(err)
 	}
 	h1.Close()
 
-	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox})
+	h2 := fakeHarness(t, w, agenttest.Options{Sandbox: h1.Sandbox})
 	h2.Initialize(acp.ClientCapabilities{})
 	var rr acp.ResumeSessionResponse
 	if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionResume, &acp.ResumeSessionRequest{
@@ -159,19 +165,28 @@ func TestResumeContinuesWithoutReplay(t *testing.T) {
 			t.Errorf("resume replayed history: %+v", u)
 		}
 	}
-	h2.API().Script(fakeapi.Text("It was heron."))
+	m.script("It was heron.")
 	if _, err := h2.Prompt(sid, "What was the code word?"); err != nil {
 		t.Fatal(err)
 	}
-	reqs := h2.API().MainRequests()
-	if last := reqs[len(reqs)-1]; !mentions(last, "The code word is heron.") {
-		t.Errorf("resumed prompt lacks the history: %+v", last.Messages)
+	last := m.last(t)
+	if last.Session != sid || !inHistory(last, "Pick a code word.") {
+		t.Errorf("resumed prompt lacks the history: session %s, history %q", last.Session, last.History)
+	}
+	if cli := w.CLIs()[last.CLI]; cli.Flag("resume") != sid {
+		t.Errorf("the resumed prompt ran in a CLI started with %q", cli.Flag("resume"))
 	}
 }
 
 // TestForkContinuesIndependently forks a session: the fork has a new id,
 // starts from the source's history, and neither sees the other's later
-// prompts.
+// prompts. It is the real CLI's proof of --fork-session (the fake CLI
+// copies what it does, clifake/fork.go): the transcript the real CLI
+// writes for the fork is listed, and loaded, under the fork's own first
+// prompt, not the source's (TestForkIsTitledByItsOwnPrompt checks the
+// rest of the titles on the fake CLI). The load runs in an agent with the
+// fake CLI behind it: what it reads is the real CLI's transcript, and
+// only its background resume would need a CLI.
 func TestForkContinuesIndependently(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)
@@ -212,53 +227,85 @@ func TestForkContinuesIndependently(t *testing.T) {
 			t.Errorf("transcript of %s: %v", id, err)
 		}
 	}
+	var lr acp.ListSessionsResponse
+	if err := h.Client.Call(h.Ctx(), acp.MethodSessionList, &acp.ListSessionsRequest{}, &lr); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{}
+	for _, s := range lr.Sessions {
+		listed[string(s.SessionID)], _ = s.Title.Get()
+	}
+	if listed[fork] != "In the fork: make it green." || strings.Contains(listed[src], "fork") {
+		t.Errorf("session/list titles the fork %q and the source %q", listed[fork], listed[src])
+	}
+	h.Close()
+	h2 := fakeHarness(t, &clifake.World{}, agenttest.Options{Sandbox: h.Sandbox})
+	h2.Initialize(acp.ClientCapabilities{})
+	if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
+		SessionID: acp.SessionID(fork), Cwd: h.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(h2, fork); len(got) != 1 || got[0] != "In the fork: make it green." {
+		t.Errorf("the loaded fork's titles %q", got)
+	}
+	if text := h2.AgentText(fork); !strings.Contains(text, "Noted: blue.") || !strings.Contains(text, "fork answer") || strings.Contains(text, "source answer") {
+		t.Errorf("the loaded fork's history %q", text)
+	}
 }
 
 // TestCloseStopsTheCLI closes a live session: the answer comes after its
 // CLI is gone, a prompt to it is -32002, and closing again (or closing an
-// id never seen) succeeds.
+// id never seen) succeeds. (Fake CLI: how the agent stops a real CLI is
+// proven by the close tests of close_e2e_test.go.)
 func TestCloseStopsTheCLI(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Text("hi"))
+	w, m := newFakeWorld()
+	h := fakeHarness(t, w)
+	m.script("hi")
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	other := h.NewSession(h.Sandbox.WorkDir)
 	if _, err := h.Prompt(sid, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	h.API().Script(fakeapi.Text("hi"))
+	m.script("hi")
 	if _, err := h.Prompt(other, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	if claudes := claudeProcesses(t, h.Sandbox.WorkDir); claudes != 2 {
-		t.Errorf("%d CLIs run in the sandbox before close, want 2", claudes)
+	if live := len(w.Live()); live != 2 || liveFor(w, sid) != 1 {
+		t.Errorf("%d CLIs run before close (%d of the closed session), want 2 (1)", live, liveFor(w, sid))
 	}
 	closeReq := &acp.CloseSessionRequest{SessionID: acp.SessionID(sid)}
 	for i := range 2 {
 		if err := h.Client.Call(h.Ctx(), acp.MethodSessionClose, closeReq, &acp.CloseSessionResponse{}); err != nil {
 			t.Fatalf("session/close #%d: %v", i+1, err)
 		}
+		if liveFor(w, sid) != 0 {
+			t.Errorf("session/close #%d answered before its CLI was gone", i+1)
+		}
 	}
 	if err := h.Client.Call(h.Ctx(), acp.MethodSessionClose, &acp.CloseSessionRequest{SessionID: "9b0e7c1e-0000-4000-8000-000000000000"}, &acp.CloseSessionResponse{}); err != nil {
 		t.Fatalf("session/close of an unknown id: %v", err)
 	}
-	if claudes := claudeProcesses(t, h.Sandbox.WorkDir); claudes != 1 {
-		t.Errorf("%d CLIs run in the sandbox after close, want only the other session's", claudes)
+	if live := w.Live(); len(live) != 1 || live[0].Session() != other {
+		t.Errorf("%d CLIs run after close, want only the other session's", len(live))
 	}
 	_, err := h.Prompt(sid, "are you there?")
 	wantSessionNotFound(t, err, sid)
-	h.API().Script(fakeapi.Text("still here"))
+	m.script("still here")
 	if _, err := h.Prompt(other, "and you?"); err != nil {
 		t.Fatalf("the other session stopped working: %v", err)
 	}
 }
 
 // TestListPagesAndFilters lists stored sessions: newest first, filtered by
-// cwd, with titles and timestamps, in pages of 1000 with a cursor.
+// cwd, with titles and timestamps, in pages of 1000 with a cursor. (Fake
+// CLI: that session/list reads what the real CLI stores is proven by
+// TestListsSessionWithHugeFirstPrompt and TestForkContinuesIndependently.)
 func TestListPagesAndFilters(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Text("ok"))
+	w, m := newFakeWorld()
+	h := fakeHarness(t, w)
+	m.script("ok")
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	if _, err := h.Prompt(sid, "Title me please"); err != nil {
 		t.Fatal(err)
@@ -275,7 +322,7 @@ func TestListPagesAndFilters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.API().Script(fakeapi.Text("ok"))
+	m.script("ok")
 	if _, err := h.Prompt(sid, "touch the transcript"); err != nil {
 		t.Fatal(err)
 	}
@@ -324,18 +371,26 @@ func TestListPagesAndFilters(t *testing.T) {
 
 // TestDeleteRemovesTheSession deletes a live session: its CLI stops, its
 // transcript is gone from disk and from the list, and deleting again
-// succeeds.
+// succeeds. (Fake CLI: delete removes the transcript file the CLI
+// wrote; the real CLI's transcript is found by the tests that load it.)
 func TestDeleteRemovesTheSession(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Text("ok"))
+	w, m := newFakeWorld()
+	h := fakeHarness(t, w)
+	m.script("ok")
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	if _, err := h.Prompt(sid, "remember me"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := transcript.Find(h.Sandbox.ConfigDir, sid); err != nil {
+		t.Fatalf("transcript before delete: %v", err)
+	}
 	for i := range 2 {
 		if err := h.Client.Call(h.Ctx(), acp.MethodSessionDelete, &acp.DeleteSessionRequest{SessionID: acp.SessionID(sid)}, &acp.DeleteSessionResponse{}); err != nil {
 			t.Fatalf("session/delete #%d: %v", i+1, err)
+		}
+		if liveFor(w, sid) != 0 {
+			t.Errorf("session/delete #%d answered while its CLI runs", i+1)
 		}
 	}
 	if _, err := transcript.Find(h.Sandbox.ConfigDir, sid); !errors.Is(err, transcript.ErrNotFound) {
@@ -546,33 +601,19 @@ func wantSessionNotFound(t *testing.T, err error, id string) {
 	}
 }
 
-// claudeProcesses counts live processes whose working directory is dir.
-func claudeProcesses(t *testing.T, dir string) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skip("no /proc")
-	}
-	n := 0
-	for _, e := range ents {
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
-			if comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm")); strings.Contains(string(comm), "claude") {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // TestForkIsTitledByItsOwnPrompt: a fork is titled after its source,
 // marked as a fork, until its own first prompt titles it, live, in
 // session/list and after session/load; the source keeps its title. (The
 // CLI started with --fork-session writes the source's last prompt as the
-// fork's, which titled the fork in session/list.)
+// fork's, which titled the fork in session/list.) It runs on the fake CLI,
+// which forks as the real one does (clifake/fork.go); that session/list
+// titles the real CLI's fork by its own prompt is proven by
+// TestForkContinuesIndependently.
 func TestForkIsTitledByItsOwnPrompt(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Text("a1"), fakeapi.Text("a2"), fakeapi.Text("f1"), fakeapi.Text("f2"))
+	w, m := newFakeWorld()
+	h := fakeHarness(t, w)
+	m.script("a1", "a2", "f1", "f2")
 	h.Initialize(acp.ClientCapabilities{})
 	src := h.NewSession(h.Sandbox.WorkDir)
 	for _, p := range []string{"alpha one", "alpha two"} {
@@ -609,7 +650,7 @@ func TestForkIsTitledByItsOwnPrompt(t *testing.T) {
 		t.Errorf("session/list titles the fork %q and the source %q", listed[fork], listed[src])
 	}
 	h.Close()
-	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h.Sandbox})
+	h2 := fakeHarness(t, w, agenttest.Options{Sandbox: h.Sandbox})
 	h2.Initialize(acp.ClientCapabilities{})
 	if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
 		SessionID: acp.SessionID(fork), Cwd: h.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {

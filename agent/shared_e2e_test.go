@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,14 +11,26 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
+// Shared sessions (agent.Config.SharedSessions, as `serve` runs the
+// agent) outlive their connection: that is the agent's bookkeeping, so the
+// tests run on the in-process fake CLI (clifake). The real CLI's part is
+// proven elsewhere: a real CLI stopped mid-turn by the agent's close (as
+// Agent.Close stops an orphan) by TestNothingOfATurnRunsAfterClose, and a
+// load that brings a closed session back from the real CLI's transcript,
+// replay and --resume, by TestLoadReplaysWhatLiveShowed.
+
 // sharedAgent is an agent whose connections share their sessions, as
-// `serve` runs it, on sb's CLI; it is closed at cleanup.
-func sharedAgent(t *testing.T, sb *clitest.Sandbox) *agent.Agent {
-	a := agent.New(agent.Config{Executable: sb.CLI, Env: sb.Env, Version: "test", SharedSessions: true})
+// `serve` runs it, on w's fake CLIs in sb; it is closed at cleanup.
+func sharedAgent(t *testing.T, sb *clitest.Sandbox, w *clifake.World, cfg ...func(*agent.Config)) *agent.Agent {
+	c := agent.Config{Executable: sb.CLI, Env: sb.Env, Version: "test", SharedSessions: true, Launch: w.Launch}
+	for _, f := range cfg {
+		f(&c)
+	}
+	a := agent.New(c)
 	t.Cleanup(a.Close)
 	return a
 }
@@ -30,11 +43,12 @@ func sharedAgent(t *testing.T, sb *clitest.Sandbox) *agent.Agent {
 func TestSharedSessionResumedOnANewConnectionV2(t *testing.T) {
 	t.Parallel()
 	sb := clitest.NewSandbox(t)
-	sb.API.Script(
-		fakeapi.Step{Kind: fakeapi.KindText, Text: strings.Repeat("tick ", 40) + "done.", Chunks: 41, ChunkDelayMS: 150},
-		fakeapi.Text("Next answer."),
-	)
-	a := sharedAgent(t, sb)
+	ticks := slices.Repeat([]string{"tick "}, 40)
+	w, m := newPromptWorld(map[string]clifake.Reply{
+		"count slowly": {Chunks: append(ticks, "done."), Every: 150 * time.Millisecond},
+		"next":         fakeText("Next answer."),
+	})
+	a := sharedAgent(t, sb, w)
 	h1 := agenttest.StartV2(t, agenttest.Options{Sandbox: sb, Agent: a})
 	sid := h1.NewSession(sb.WorkDir)
 	if _, err := h1.Prompt(sid, "count slowly"); err != nil { // v2: answered once the prompt is in
@@ -62,7 +76,7 @@ func TestSharedSessionResumedOnANewConnectionV2(t *testing.T) {
 		}
 		t.Fatalf("the new connection saw %q, not the end of the turn: %s", h2.AgentText(sid), strings.Join(kinds, "\n"))
 	}
-	if n := len(sb.API.MainRequests()); n != 1 {
+	if n := len(m.asked()); n != 1 {
 		t.Fatalf("model requests: %d, want 1: the turn went on", n)
 	}
 	if _, err := h2.Prompt(sid, "next"); err != nil {
@@ -79,8 +93,8 @@ func TestSharedSessionResumedOnANewConnectionV2(t *testing.T) {
 func TestSharedSessionEndsWithAgentClose(t *testing.T) {
 	t.Parallel()
 	sb := clitest.NewSandbox(t)
-	sb.API.Script(fakeapi.Step{Kind: fakeapi.KindHang, Text: "Thinking", HangS: 60})
-	a := agent.New(agent.Config{Executable: sb.CLI, Env: sb.Env, Version: "test", SharedSessions: true})
+	w, _ := newPromptWorld(map[string]clifake.Reply{"think forever": hang("Thinking")})
+	a := sharedAgent(t, sb, w)
 	h := agenttest.StartV2(t, agenttest.Options{Sandbox: sb, Agent: a})
 	sid := h.NewSession(sb.WorkDir)
 	if _, err := h.Prompt(sid, "think forever"); err != nil {
@@ -95,7 +109,9 @@ func TestSharedSessionEndsWithAgentClose(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Agent.Close did not end the orphaned session")
 	}
-	clitest.NoOrphans(t)
+	if live := w.Live(); len(live) != 0 {
+		t.Fatalf("%d CLIs outlived Agent.Close", len(live))
+	}
 }
 
 // TestSharedOrphanClosedWhenIdle: an abandoned session hibernates as idle
@@ -104,9 +120,8 @@ func TestSharedSessionEndsWithAgentClose(t *testing.T) {
 func TestSharedOrphanClosedWhenIdle(t *testing.T) {
 	t.Parallel()
 	sb := clitest.NewSandbox(t)
-	sb.API.Script(fakeapi.Text("Before."), fakeapi.Text("After."))
-	a := agent.New(agent.Config{Executable: sb.CLI, Env: sb.Env, Version: "test", SharedSessions: true, IdleTimeout: 300 * time.Millisecond})
-	t.Cleanup(a.Close)
+	w, m := newPromptWorld(map[string]clifake.Reply{"one": fakeText("Before."), "two": fakeText("After.")})
+	a := sharedAgent(t, sb, w, func(c *agent.Config) { c.IdleTimeout = 300 * time.Millisecond })
 	h1 := agenttest.Start(t, agenttest.Options{Sandbox: sb, Agent: a})
 	h1.Initialize(acp.ClientCapabilities{})
 	sid := h1.NewSession(sb.WorkDir)
@@ -114,7 +129,7 @@ func TestSharedOrphanClosedWhenIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	h1.Close()
-	clitest.NoOrphans(t) // waits for the idle orphan's CLI to be gone
+	h1.WaitFor("the idle orphan's CLI to be gone", 20*time.Second, func() bool { return len(w.Live()) == 0 })
 	h2 := agenttest.Start(t, agenttest.Options{Sandbox: sb, Agent: a})
 	h2.Initialize(acp.ClientCapabilities{})
 	if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{SessionID: acp.SessionID(sid), Cwd: sb.WorkDir, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
@@ -125,5 +140,8 @@ func TestSharedOrphanClosedWhenIdle(t *testing.T) {
 	}
 	if got := h2.AgentText(sid); !strings.Contains(got, "Before.") || !strings.Contains(got, "After.") {
 		t.Fatalf("the new connection saw %q", got)
+	}
+	if last := m.last(t); w.CLIs()[last.CLI].Flag("resume") != sid || !inHistory(last, "one") {
+		t.Errorf("the load's prompt ran without the session's history: %q", last.History)
 	}
 }

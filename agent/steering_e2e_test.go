@@ -10,10 +10,15 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
-// End-to-end tests of steering (steering.go) with the real CLI.
+// End-to-end tests of steering (steering.go). A steer into a running
+// turn goes to the CLI with priority "now" (or "later" while a permission
+// request is open), which the CLI itself turns into a cycle of the running
+// turn: those tests run the real CLI. The steer of an idle session is the
+// agent's alone and runs on the in-process fake CLI.
 
 type steerAnswer struct {
 	Outcome string `json:"outcome"`
@@ -109,11 +114,13 @@ func TestSteeringThenCancel(t *testing.T) {
 // TestSteeringAnIdleSession: without a running turn, idleBehavior
 // promptRequired leaves the message to the client (nothing reaches the
 // model); without it the message starts a turn of its own. Bad params
-// are -32602 and an unknown session -32002.
+// are -32602 and an unknown session -32002. All of it is the agent's own
+// (the steer that starts a turn is a plain user message to the CLI), so it
+// runs on the in-process fake CLI.
 func TestSteeringAnIdleSession(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	h.API().Script(fakeapi.Text("on my own"))
+	w, m := newPromptWorld(map[string]clifake.Reply{"hello": fakeText("on my own")})
+	h := fakeHarness(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	p := steerText(sid, "hello")
 	p["_meta"] = map[string]any{"steering": map[string]any{"idleBehavior": "promptRequired"}}
@@ -124,8 +131,8 @@ func TestSteeringAnIdleSession(t *testing.T) {
 		t.Fatalf("steer: %+v %v", a, err)
 	}
 	h.WaitFor("the steered turn's text", 60*time.Second, func() bool { return h.AgentText(sid) == "on my own" })
-	if reqs := h.API().MainRequests(); len(reqs) != 1 || reqs[0].LastUserText != "hello" {
-		t.Errorf("model requests: %+v", len(reqs))
+	if reqs := m.asked(); len(reqs) != 1 || reqs[0].Prompt != "hello" {
+		t.Errorf("model requests: %+v", reqs)
 	}
 	for _, bad := range []any{
 		map[string]any{"sessionId": sid, "prompt": []any{}},

@@ -7,16 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/acp/acpv2"
-	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
 
 // ACP v2 end to end (issue 18, docs/acp-v2.md): the agent, the real CLI and
@@ -277,11 +276,13 @@ func TestV2V1MethodsRefused(t *testing.T) {
 
 // TestV2PromptText: a prompt is answered {messageId} at insertion; the
 // client sees its user_message, running, the agent's chunks with the API
-// message id, and idle end_turn.
+// message id, and idle end_turn. The v2 lifecycle is the agent's: it runs
+// on the fake CLI; the golden "plain_turn" scenario (golden_v2_test.go)
+// has the same turn on the real CLI.
 func TestV2PromptText(t *testing.T) {
 	t.Parallel()
-	h := agenttest.StartV2(t)
-	h.API().Script(fakeapi.Text("Hello from Claude."))
+	w, model := cfScripted(cfText("Hello from Claude."))
+	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	id, err := h.Prompt(sid, "say hi")
 	if err != nil || id == "" {
@@ -319,8 +320,8 @@ func TestV2PromptText(t *testing.T) {
 	if ri < 0 || string(wireAt(t, h, ri).Result) != `{"messageId":"`+id+`"}` {
 		t.Errorf("prompt answer at %d: %s", ri, h.Wire()[max(ri, 0)].Line)
 	}
-	if reqs := h.API().MainRequests(); len(reqs) != 1 || reqs[0].LastUserText != "say hi" {
-		t.Errorf("API saw %+v", reqs)
+	if reqs := model.requests(); len(reqs) != 1 || reqs[0].Prompt != "say hi" {
+		t.Errorf("the model saw %+v", reqs)
 	}
 }
 
@@ -352,21 +353,28 @@ func toolState(t *testing.T, us []agenttest.UpdateV2) (map[string]map[string]any
 // TestV2PermissionBash: a command that needs approval. The client sees the
 // call upserted, requires_action before the request (a command subject),
 // running once answered, the command as an agent-owned terminal (its
-// output as base64 chunks, its exit status), and idle end_turn.
+// output as base64 chunks, its exit status), and idle end_turn. The v2
+// shapes are the agent's: it runs on the fake CLI. The real CLI's Bash
+// frames, its permission request and its running the allowed command are
+// TestPermissionAllowOnce's and TestBashOutput's (v1, the same frames).
 func TestV2PermissionBash(t *testing.T) {
 	t.Parallel()
-	h := agenttest.StartV2(t)
 	const cmd = "touch made.txt && echo made-it"
-	h.API().Script(
-		toolUse("toolu_v2bash", "Bash", map[string]any{"command": cmd, "description": "Create a file"}),
-		fakeapi.Text("Created."),
+	w, _ := cfScripted(
+		clifake.Reply{Tool: cmd, ToolID: "toolu_v2bash", ToolOutput: "made-it"},
+		cfText("Created."),
 	)
+	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	if r := promptTurn(t, h, sid, "create made.txt", 1); r != "end_turn" {
 		t.Fatalf("stop reason %q", r)
 	}
-	if _, err := os.Stat(filepath.Join(h.Sandbox.WorkDir, "made.txt")); err != nil {
-		t.Errorf("the allowed command did not run: %v", err)
+	ran := false
+	for _, e := range w.Events() {
+		ran = ran || e.Kind == "tool" && e.Detail == "toolu_v2bash"
+	}
+	if !ran {
+		t.Errorf("the allowed command did not run")
 	}
 	perms := h.Permissions()
 	if len(perms) != 1 {
@@ -462,14 +470,25 @@ func TestV2PermissionBash(t *testing.T) {
 
 // TestV2PermissionEdits: Write (a new file) and Edit ask permission with a
 // tool_call subject, and show v2 diffs: changes (add, modify) and a git
-// patch.
+// patch. On the real CLI: its Write and Edit frames are what the diffs are
+// made of. It also checks what the v2 tests on the fake CLI take from the
+// real one (TestV2Resume): the CLI stores the prompt under the uuid the
+// agent sent it with, the prompt's v2 messageId.
 func TestV2PermissionEdits(t *testing.T) {
 	t.Parallel()
 	h := agenttest.StartV2(t)
 	path, _, edited := scriptWriteThenEdit(h.API(), h.Sandbox.WorkDir)
 	sid := h.NewSession(h.Sandbox.WorkDir)
-	if r := promptTurn(t, h, sid, "write notes.txt, then fix line 8", 1); r != "end_turn" {
+	const prompt = "write notes.txt, then fix line 8"
+	id, err := h.Prompt(sid, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := agenttest.StopReasonOf(h.WaitIdle(sid, 1)); r != "end_turn" {
 		t.Fatalf("stop reason %q", r)
+	}
+	if stored := storedPromptUUID(t, h.Sandbox.ConfigDir, sid, prompt); stored != id {
+		t.Errorf("the CLI stored the prompt as %q, its messageId is %q", stored, id)
 	}
 	if got, _ := os.ReadFile(path); string(got) != edited {
 		t.Fatalf("file %q", got)
@@ -531,11 +550,12 @@ func TestV2PermissionEdits(t *testing.T) {
 }
 
 // TestV2Cancel: session/cancel ends a running turn with idle cancelled,
-// and the session goes on.
+// and the session goes on. The agent's cancel, on the fake CLI; the real
+// CLI's interrupt is the golden "cancel" scenario's (golden_v2_test.go).
 func TestV2Cancel(t *testing.T) {
 	t.Parallel()
-	h := agenttest.StartV2(t)
-	h.API().Script(fakeapi.Hang(30), fakeapi.Text("after cancel"))
+	w, _ := cfScripted(cfHang(), cfText("after cancel"))
+	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	if _, err := h.Prompt(sid, "think forever"); err != nil {
 		t.Fatal(err)
@@ -560,24 +580,16 @@ func TestV2Cancel(t *testing.T) {
 // changed since the CLI was spawned, and the change must reach the CLI
 // first) is withdrawn by session/cancel, and by $/cancel_request: its
 // request is answered -32800, and it never reaches the conversation (no
-// user_message, no state update, nothing sent to Claude).
+// user_message, no state update, nothing sent to Claude). The holding is
+// the agent's: the fake CLI, gated, is the CLI still starting.
 func TestV2CancelHeldPrompt(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	gate := filepath.Join(dir, "go")
-	wrapper := filepath.Join(dir, "claude")
-	var real string
-	h := agenttest.StartV2(t, agenttest.Options{Config: func(c *agent.Config) {
-		real = c.Executable
-		c.Executable = wrapper
-	}})
-	// The CLI's stream-json run waits for the gate: until then the agent
+	// The CLI reads nothing until the gate opens: until then the agent
 	// is starting it, and prompts are held.
-	script := "#!/bin/sh\ncase \"$*\" in *stream-json*) while [ ! -e '" + gate + "' ]; do sleep 0.05; done;; esac\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.API().Script(fakeapi.Text("Only the last prompt."))
+	gate := make(chan struct{})
+	w, model := cfScripted(cfText("Only the last prompt."))
+	w.StartGate = gate
+	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	var r json.RawMessage
 	if err := h.Call(acpv2.MethodSessionSetConfigOption, json.RawMessage(`{"sessionId":"`+sid+`","configId":"mode","type":"id","value":"acceptEdits"}`), &r); err != nil {
@@ -615,9 +627,7 @@ func TestV2CancelHeldPrompt(t *testing.T) {
 	}
 
 	// Once the CLI is up, a prompt runs as usual.
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	close(gate)
 	id, err := h.Prompt(sid, "the last prompt")
 	if err != nil {
 		t.Fatal(err)
@@ -629,9 +639,9 @@ func TestV2CancelHeldPrompt(t *testing.T) {
 	if countOf(us, "user_message") != 1 || atStr(v2Obj(t, us[firstOf(us, 0, "user_message")].Raw), "messageId") != id {
 		t.Errorf("updates %s", v2Kinds(us))
 	}
-	if reqs := h.API().MainRequests(); len(reqs) != 1 || reqs[0].LastUserText != "the last prompt" {
+	if reqs := model.requests(); len(reqs) != 1 || reqs[0].Prompt != "the last prompt" {
 		for _, r := range reqs {
-			t.Logf("API request: %q", r.LastUserText)
+			t.Logf("model request: %q", r.Prompt)
 		}
 		t.Errorf("Claude saw %d requests", len(reqs))
 	}
@@ -639,14 +649,21 @@ func TestV2CancelHeldPrompt(t *testing.T) {
 
 // TestV2Resume: session/resume with replayFrom start replays the history
 // as v2 updates, then the current state, then answers; without replayFrom
-// only the state; the conversation goes on.
+// only the state; the conversation goes on. The replay's v2 shapes are
+// the agent's: it runs on the fake CLI, whose transcript keeps what the
+// real CLI's does of the turn (RichTranscript). That the real CLI stores a
+// prompt under the uuid it was sent with (the live message id) is
+// TestV2PermissionEdits'; that its transcript replays, tool calls and all,
+// TestLoadEqualsLive's; that a resumed CLI sends the history,
+// TestResumeContinuesWithoutReplay's.
 func TestV2Resume(t *testing.T) {
 	t.Parallel()
-	h1 := agenttest.StartV2(t)
-	h1.API().Script(
-		toolUse("toolu_v2ls", "Bash", map[string]any{"command": "touch resumed.txt && echo listed", "description": "Touch"}),
-		fakeapi.Text("First answer."),
+	w, model := cfScripted(
+		clifake.Reply{Tool: "touch resumed.txt && echo listed", ToolID: "toolu_v2ls", ToolOutput: "listed"},
+		cfText("First answer."),
 	)
+	w.RichTranscript = true
+	h1 := startV2CF(t, w)
 	sid := h1.NewSession(h1.Sandbox.WorkDir)
 	id, err := h1.Prompt(sid, "first question")
 	if err != nil {
@@ -656,7 +673,7 @@ func TestV2Resume(t *testing.T) {
 	h1.Close()
 
 	t.Run("replay", func(t *testing.T) {
-		h := agenttest.StartV2(t, agenttest.Options{Sandbox: h1.Sandbox})
+		h := startV2CF(t, w, agenttest.Options{Sandbox: h1.Sandbox})
 		if _, err := h.Initialize(2, acpv2.ClientCapabilities{}); err != nil {
 			t.Fatal(err)
 		}
@@ -727,7 +744,7 @@ func TestV2Resume(t *testing.T) {
 		}
 	})
 	t.Run("no replay", func(t *testing.T) {
-		h := agenttest.StartV2(t, agenttest.Options{Sandbox: h1.Sandbox})
+		h := startV2CF(t, w, agenttest.Options{Sandbox: h1.Sandbox})
 		if _, err := h.Initialize(2, acpv2.ClientCapabilities{}); err != nil {
 			t.Fatal(err)
 		}
@@ -744,17 +761,18 @@ func TestV2Resume(t *testing.T) {
 			atStr(v2Obj(t, us[ii].Raw), "title") != "first question" || atStr(v2Obj(t, us[ii].Raw), "updatedAt") == "" {
 			t.Errorf("resume without replay sends no session info first: %s", v2Kinds(us))
 		}
-		h.API().Script(fakeapi.Text("Second answer."))
+		model.Script(cfText("Second answer."))
 		if r := promptTurn(t, h, sid, "second question", 2); r != "end_turn" {
 			t.Fatalf("stop reason %q", r)
 		}
-		reqs := h.API().MainRequests()
-		if last := reqs[len(reqs)-1]; last.LastUserText != "second question" || len(last.Messages) < 3 {
-			t.Errorf("the resumed conversation lost its history: %d messages", len(last.Messages))
+		// The CLI was resumed (--resume, so its history went to Claude).
+		reqs := model.requests()
+		if last := reqs[len(reqs)-1]; last.Prompt != "second question" || !slices.Contains(last.History, "first question") {
+			t.Errorf("the resumed conversation lost its history: %+v", last)
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
-		h := agenttest.StartV2(t, agenttest.Options{Sandbox: h1.Sandbox})
+		h := startV2CF(t, w, agenttest.Options{Sandbox: h1.Sandbox})
 		if _, err := h.Initialize(2, acpv2.ClientCapabilities{}); err != nil {
 			t.Fatal(err)
 		}
@@ -773,11 +791,12 @@ func TestV2Resume(t *testing.T) {
 
 // TestV2Close: closing a session with a running turn ends it with idle
 // cancelled before the answer, and nothing of it follows; closing an idle
-// session sends no state; closing an unknown session is {}.
+// session sends no state; closing an unknown session is {}. Agent logic,
+// on the fake CLI.
 func TestV2Close(t *testing.T) {
 	t.Parallel()
-	h := agenttest.StartV2(t)
-	h.API().Script(fakeapi.Hang(30))
+	w, _ := cfScripted(cfHang())
+	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	if _, err := h.Prompt(sid, "think forever"); err != nil {
 		t.Fatal(err)
@@ -815,10 +834,14 @@ func TestV2Close(t *testing.T) {
 }
 
 // TestV2SetConfigOption: the permission mode is the config option "mode",
-// set with {type:"id"}; an unknown configId is -32602 and changes nothing.
+// set with {type:"id"}; an unknown configId is -32602 and changes nothing;
+// the mode set reaches the CLI. Agent logic, on the fake CLI; that the
+// real CLI writes without asking in acceptEdits is TestSetMode's (v1, the
+// same mode on the CLI).
 func TestV2SetConfigOption(t *testing.T) {
 	t.Parallel()
-	h := agenttest.StartV2(t)
+	w, model := cfScripted(cfText("Written."))
+	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	current := func(opts []acpv2.SessionConfigOption, id string) string {
 		b, _ := json.Marshal(opts)
@@ -852,25 +875,26 @@ func TestV2SetConfigOption(t *testing.T) {
 	if codeOf(err) != acp.CodeInvalidParams {
 		t.Errorf("unknown mode value: %v", err)
 	}
-	// The mode is in effect: a write needs no permission.
-	path := filepath.Join(h.Sandbox.WorkDir, "free.txt")
-	h.API().Script(toolUse("toolu_w", "Write", map[string]any{"file_path": path, "content": "free\n"}), fakeapi.Text("Written."))
+	// The mode is in effect: the CLI runs the turn in it, and nothing was
+	// asked.
 	if _, err := h.Prompt(sid, "write free.txt"); err != nil {
 		t.Fatal(err)
 	}
 	h.WaitIdle(sid, 1)
-	if _, err := os.Stat(path); err != nil || len(h.Permissions()) != 0 {
-		t.Errorf("accept-edits write: %v, %d permission requests", err, len(h.Permissions()))
+	if reqs := model.requests(); len(reqs) != 1 || reqs[0].Mode != "acceptEdits" || len(h.Permissions()) != 0 {
+		t.Errorf("accept-edits turn: %+v, %d permission requests", reqs, len(h.Permissions()))
 	}
 }
 
 // TestV2TurnError: a turn that fails after its prompt was inserted ends
 // with idle stopReason "error" carrying the error a v1 prompt response
-// would (here the API's 429), and the session goes on.
+// would (here the API's 429), and the session goes on. On the fake CLI,
+// which ends the turn with the real CLI's frames for a 429; the real CLI's
+// are the golden "rate_limit" scenario's (golden_v2_test.go).
 func TestV2TurnError(t *testing.T) {
 	t.Parallel()
-	h := agenttest.StartV2(t)
-	h.API().Script(httpError(429, "rate_limit_error", "slow down please"))
+	w, model := cfScripted(clifake.Reply{APIError: clifake.RateLimited("slow down please")})
+	h := startV2CF(t, w)
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	id, err := h.Prompt(sid, "hi")
 	if err != nil || id == "" {
@@ -882,7 +906,7 @@ func TestV2TurnError(t *testing.T) {
 		!strings.Contains(atStr(m, "error", "message"), "slow down please") {
 		t.Fatalf("idle %s", idle.Raw)
 	}
-	h.API().Script(fakeapi.Text("ok now"))
+	model.Script(cfText("ok now"))
 	if r := promptTurn(t, h, sid, "again", 2); r != "end_turn" {
 		t.Errorf("after the error: %q", r)
 	}
@@ -894,15 +918,14 @@ func TestV2TurnError(t *testing.T) {
 // insertion, which ends its context): the first turn ends end_turn with all
 // its text, then the second is inserted (user_message, then its answer)
 // and runs. A session/cancel while a prompt is held cancels the running
-// turn and answers the held one -32800.
+// turn and answers the held one -32800. Agent logic, on the fake CLI.
 func TestV2PromptWhileATurnRuns(t *testing.T) {
 	t.Parallel()
 	t.Run("held until the turn ends", func(t *testing.T) {
 		t.Parallel()
-		h := agenttest.StartV2(t)
-		long := fakeapi.Text(strings.Repeat("word ", 60))
-		long.ChunkDelayMS = 30
-		h.API().Script(long, fakeapi.Text("second answer"))
+		long := clifake.Reply{Chunks: strings.SplitAfter(strings.Repeat("word ", 60), " ")[:60], Every: 30 * time.Millisecond}
+		w, _ := cfScripted(long, cfText("second answer"))
+		h := startV2CF(t, w)
 		sid := h.NewSession(h.Sandbox.WorkDir)
 		if _, err := h.Prompt(sid, "first"); err != nil {
 			t.Fatal(err)
@@ -943,8 +966,8 @@ func TestV2PromptWhileATurnRuns(t *testing.T) {
 	})
 	t.Run("cancel with a prompt held", func(t *testing.T) {
 		t.Parallel()
-		h := agenttest.StartV2(t)
-		h.API().Script(fakeapi.Hang(30), fakeapi.Text("after"))
+		w, _ := cfScripted(cfHang(), cfText("after"))
+		h := startV2CF(t, w)
 		sid := h.NewSession(h.Sandbox.WorkDir)
 		if _, err := h.Prompt(sid, "first"); err != nil {
 			t.Fatal(err)

@@ -12,8 +12,9 @@
 // interrupt, cancel_async_message, set_permission_mode and set_model; it
 // finishes the running turn when its stdin closes and dies at once on
 // SIGTERM or SIGKILL, and it keeps a transcript the agent's session/load
-// reads (--session-id, --resume, unknown ids fail as the real CLI fails)
-// and a resumed CLI sends its model (Request.History). A World can make
+// reads (--session-id, --resume, unknown ids fail as the real CLI fails;
+// --fork-session copies the source's records as the real CLI does,
+// fork.go) and a resumed CLI sends its model (Request.History). A World can make
 // CLIs slow to start (StartDelay) or fail to start (StartFails).
 //
 // What the model answers is the test's: [World.Model] is asked at every
@@ -76,6 +77,15 @@ type Reply struct {
 	ToolTime time.Duration
 	// End is how the turn ends, when it ends without interrupt.
 	End End
+
+	// ToolOutput is what Tool prints when it runs (its stdout, the
+	// result the model is told); "" prints "ran " and the command.
+	ToolOutput string
+	// APIError, when set, is the API's answer to the request: the CLI
+	// ends the turn with the real CLI's synthetic error message and an
+	// is_error result, and stays up (apierror.go). Chunks, Tool and End
+	// are then not used.
+	APIError *APIError
 	// Frames, when set, are the turn's output instead of the above: frames
 	// the real CLI wrote, played as they are (Recorded, recorded.go), Every
 	// apart after Delay. They end the turn.
@@ -118,6 +128,16 @@ type World struct {
 	// StartDelay is how long a CLI takes to start before it reads its
 	// stdin (the real one takes about a second); 0 starts at once.
 	StartDelay time.Duration
+	// StartGate, when set, holds each CLI, once started (and after
+	// StartDelay), until the channel is closed: it reads nothing of its
+	// stdin meanwhile, as a CLI slow to come up.
+	StartGate <-chan struct{}
+	// RichTranscript makes the transcript keep more of each turn, as the
+	// real CLI's does, for tests of the agent's replay: each prompt under
+	// the uuid the host sent it with (the live turn id, where the default
+	// is an id of the fake's own), and a tool call and its result
+	// (apierror.go has the records).
+	RichTranscript bool
 
 	mu      sync.Mutex
 	clis    []*CLI
@@ -192,6 +212,9 @@ type CLI struct {
 	config  string // the config directory (transcripts)
 	resume  bool
 	args    []string // the command line, after the executable
+	forkOf  string   // --fork-session: the session resumed and copied (fork.go)
+	copied  bool     // the fork's transcript has its copy of forkOf's
+	started startup  // what it was started with (startup.go)
 
 	stdinR, outR, errR pipeReader // pipes with a kernel pipe's buffer (pipe.go)
 	stdinW, outW, errW pipeWriter
@@ -234,6 +257,7 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 		pp := newPipe()
 		*p.r, *p.w = pipeReader{pp}, pipeWriter{pp}
 	}
+	sessionID, resumeID := "", ""
 	for i, a := range cmd.Args {
 		for _, flag := range []string{"--session-id", "--resume", "--permission-mode", "--model"} {
 			v, ok := strings.CutPrefix(a, flag+"=")
@@ -245,9 +269,9 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 			}
 			switch flag {
 			case "--session-id":
-				c.session = v
+				c.session, sessionID = v, v
 			case "--resume":
-				c.session, c.resume = v, true
+				c.session, c.resume, resumeID = v, true, v
 			case "--permission-mode":
 				c.mode = v
 			case "--model":
@@ -255,6 +279,8 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 			}
 		}
 	}
+	c.fork(cmd.Args, resumeID, sessionID)
+	c.keepStart(cmd.Env) // startup.go
 	c.config = env(cmd.Env, "CLAUDE_CONFIG_DIR")
 	if c.config == "" {
 		c.config = filepath.Join(env(cmd.Env, "HOME"), ".claude")
@@ -363,13 +389,16 @@ func (c *CLI) run() {
 		c.exit(1, 0)
 		return
 	}
-	path := c.transcriptPath()
+	path, resumed := c.transcriptPath(), c.session
+	if c.forkOf != "" {
+		path, resumed = c.pathOf(c.forkOf), c.forkOf
+	}
 	_, err := os.Stat(path)
 	switch {
 	case c.resume && err != nil:
 		c.send(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true, "num_turns": 0,
-			"session_id": c.session, "errors": []string{"No conversation found with session ID: " + c.session}})
-		fmt.Fprintf(c.errW, "No conversation found with session ID: %s\n", c.session)
+			"session_id": c.session, "errors": []string{"No conversation found with session ID: " + resumed}})
+		fmt.Fprintf(c.errW, "No conversation found with session ID: %s\n", resumed)
 		c.exit(1, 0)
 		return
 	case !c.resume && err == nil:
@@ -387,6 +416,13 @@ func (c *CLI) run() {
 		case <-t.C:
 		case <-c.done:
 			t.Stop()
+			return
+		}
+	}
+	if g := c.w.StartGate; g != nil {
+		select {
+		case <-g:
+		case <-c.done:
 			return
 		}
 	}
@@ -463,10 +499,17 @@ func (c *CLI) control(fr frame) {
 	_ = json.Unmarshal(fr.Request, &req)
 	switch req.Subtype {
 	case "initialize":
+		c.keepInit(fr.Request) // startup.go
+		c.mu.Lock()
+		mode := c.mode
+		c.mu.Unlock()
+		// current_permission_mode as the real CLI's answer has it: the
+		// agent sets a mode chosen while the CLI started from it.
 		c.respond(fr.RequestID, map[string]any{
 			"commands": []any{}, "agents": []any{}, "output_style": "default",
 			"models":  []any{map[string]any{"value": "default", "displayName": "Default", "description": "fake"}},
 			"account": map[string]any{"apiKeySource": "none"}, "pid": c.n,
+			"current_permission_mode": mode,
 		})
 	case "interrupt":
 		c.respond(fr.RequestID, map[string]any{"still_queued": []any{}})
@@ -580,8 +623,11 @@ func textOf(content json.RawMessage) string {
 // The transcript: one user and one assistant line per turn, enough for the
 // agent's reader (and for --resume to find the session).
 
-func (c *CLI) transcriptPath() string {
-	return filepath.Join(transcript.ProjectDir(c.config, c.dir), c.session+".jsonl")
+func (c *CLI) transcriptPath() string { return c.pathOf(c.session) }
+
+// pathOf is where the transcript of session id is, in the CLI's project.
+func (c *CLI) pathOf(id string) string {
+	return filepath.Join(transcript.ProjectDir(c.config, c.dir), id+".jsonl")
 }
 
 func (c *CLI) record(typ string, content any) string {
@@ -601,6 +647,7 @@ func (c *CLI) record(typ string, content any) string {
 	b, _ := json.Marshal(line)
 	path := c.transcriptPath()
 	_ = os.MkdirAll(filepath.Dir(path), 0o700)
+	c.copySource(path)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err == nil {
 		_, _ = f.Write(append(b, '\n'))

@@ -82,12 +82,16 @@ func (c *CLI) turn(m *message) {
 	c.mu.Unlock()
 	c.send(map[string]any{"type": "system", "subtype": "init", "session_id": c.session, "model": "fake-model",
 		"permissionMode": mode, "cwd": c.dir, "tools": []string{"Bash"}})
-	c.record("user", m.text)
+	c.recordPrompt(m)
 	t := &turnState{c: c, m: m}
 	r := c.request(t, false)
 	c.mu.Lock()
 	c.history = append(c.history, m.text)
 	c.mu.Unlock()
+	if r.APIError != nil {
+		t.apiError(r.APIError)
+		return
+	}
 	if r.Frames != nil {
 		t.play(r)
 		return
@@ -104,6 +108,10 @@ func (c *CLI) turn(m *message) {
 		}
 		t.result, t.failed = ran, t.failed || ran == "" || strings.HasPrefix(ran, "denied: ")
 		r2 := c.request(t, true)
+		if r2.APIError != nil {
+			t.apiError(r2.APIError)
+			return
+		}
 		t.text = ""
 		t.newMessage()
 		if ran != "" {
@@ -236,6 +244,9 @@ func (t *turnState) tool(r Reply) (string, bool) {
 			return "", false
 		}
 		result = "ran " + r.Tool
+		if r.ToolOutput != "" {
+			result = r.ToolOutput
+		}
 	} else {
 		result, isError = "denied: "+denial, true
 	}
@@ -243,6 +254,7 @@ func (t *turnState) tool(r Reply) (string, bool) {
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
 			"tool_use_id": id, "content": result, "is_error": isError}}},
 		"tool_use_result": map[string]any{"stdout": result, "stderr": "", "interrupted": false}})
+	c.recordTool(id, input, result, isError)
 	t.toolID = ""
 	return result, true
 }
