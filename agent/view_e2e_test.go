@@ -81,9 +81,12 @@ func TestSubagentTextAfterThinking(t *testing.T) {
 		h2 := reload(t, h, sid, transcriptCaps())
 		check(h2, "replay")
 	})
+	// The sessions variant is the agent's rendering of the same frames
+	// for another client: it plays what the real CLI wrote for script
+	// (recording subagent_thinking) over the fake CLI, and the transcript
+	// variant proves them on the real one.
 	t.Run("sessions", func(t *testing.T) {
-		h := agenttest.Start(t)
-		h.API().Script(script()...)
+		h := recordedHarness(t, "Delegate.", "subagent_thinking")
 		h.Initialize(sessionsCaps())
 		sid := h.NewSession(h.Sandbox.WorkDir)
 		if resp, err := h.Prompt(sid, "Delegate."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
