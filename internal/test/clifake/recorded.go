@@ -57,6 +57,7 @@ var recordedFiles = map[string]string{
 	// requests as it did.
 	"subagent_flat":     "subagentScript (TestSubagentForegroundToolCall, a client without subagent capabilities): the foreground Agent toolu_agent1 \"Survey the files\"; the subagent says \"Looking around.\" and calls Bash toolu_sub_touch (touch $CWD/marker.txt; can_use_tool answered allow), then \"Marker made.\"; the main loop says \"The subagent made the marker.\"",
 	"subagent_sessions": "subagentScript as subagent_flat, for a sessions client (TestSubagentSessionForeground; forwardSubagentText and perTaskStopAffordance)",
+	"bash_exit_3":       "Bash toolu_sh \"echo out; echo err >&2; exit 3\" (can_use_tool answered allow), then \"It failed.\" (TestBashOutput, a console client)",
 	"subagent_thinking": "TestSubagentTextAfterThinking's script for a sessions client: the foreground Agent toolu_agent1 \"Think it over\"; the subagent thinks \"Weighing the options.\" and says \"The report after thinking.\"; the main loop says \"Done.\"",
 }
 
