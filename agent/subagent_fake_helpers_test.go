@@ -13,12 +13,13 @@ import (
 // writes for a subagent) and the others play what the real CLI wrote for
 // that scenario (clifake.Recorded: subagent_flat, subagent_sessions,
 // subagent_thinking), the subagent's permission request included, without
-// starting it.
+// starting it. TestBashOutput does the same for its console variant.
 
 // recordedInit is what the agent asked the CLI for in the initialize
 // request of each recording: what the CLI writes of a subagent depends
 // on it (subagents.go).
 var recordedInit = map[string]map[string]any{
+	"bash_exit_3":       {},
 	"subagent_flat":     {},
 	"subagent_sessions": {"forwardSubagentText": true, "perTaskStopAffordance": true},
 	"subagent_thinking": {"forwardSubagentText": true, "perTaskStopAffordance": true},
