@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -134,16 +136,69 @@ func TestQuestionsAsAForm(t *testing.T) {
 	}
 }
 
+// The variants of the question form whose point is the agent's handling
+// of the answer (a decline, a cancel) run over the in-process fake CLI
+// (clifake), whose model calls AskUserQuestion with twoQuestions and whose
+// CLI asks can_use_tool for it as the real one does: the real CLI's side
+// (it asks AskUserQuestion through can_use_tool, it tells Claude a denial
+// as an error result and goes on, an interrupting denial ends the turn)
+// stays proven by TestQuestionsAsAForm, TestQuestionsInBypassMode and
+// TestPermissionReject (a denial's words reach Claude as an error result
+// and the turn goes on).
+
+// askModel is a fake model that calls AskUserQuestion (toolu_q) with
+// twoQuestions at every prompt and says "thanks" once it has the tool's
+// result, and remembers the requests it was asked.
+type askModel struct {
+	mu   sync.Mutex
+	reqs []clifake.Request
+}
+
+func (m *askModel) reply(r clifake.Request) clifake.Reply {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reqs = append(m.reqs, r)
+	if r.FollowUp {
+		return clifake.Reply{Chunks: []string{"thanks"}}
+	}
+	return clifake.Reply{Tool: "AskUserQuestion", ToolName: "AskUserQuestion", ToolInput: twoQuestions, ToolID: "toolu_q"}
+}
+
+// lastResult is what the model was told of the tool last, and whether it
+// was an error.
+func (m *askModel) lastResult(t *testing.T) (string, bool) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.reqs) == 0 || !m.reqs[len(m.reqs)-1].FollowUp {
+		t.Fatalf("the model was not told the tool's result: %+v", m.reqs)
+	}
+	r := m.reqs[len(m.reqs)-1]
+	return r.ToolResult, r.ToolFailed
+}
+
+// askFakeSession is askSession over the fake CLI, for a client that
+// renders forms.
+func askFakeSession(t *testing.T) (*agenttest.Harness, *askModel, string) {
+	m := &askModel{}
+	h := fakeHarness(t, &clifake.World{Model: m.reply})
+	h.Initialize(formClient)
+	return h, m, h.NewSession(h.Sandbox.WorkDir)
+}
+
 // TestDeclinedQuestions: a declined form is a clear refusal Claude is
 // told about (an error result, not an empty answer), and the turn goes on.
 func TestDeclinedQuestions(t *testing.T) {
 	t.Parallel()
-	h, sid := askSession(t, true)
+	h, m, sid := askFakeSession(t)
 	h.Elicit = answerWith(`{"action":"decline"}`)
 	if resp, err := h.Prompt(sid, "ask me"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
-	if text, isErr := lastToolResult(t, h); !isErr || !strings.Contains(text, "declined") {
+	if n := len(h.Elicitations()); n != 1 {
+		t.Fatalf("%d forms, want 1", n)
+	}
+	if text, isErr := m.lastResult(t); !isErr || !strings.Contains(text, "declined") {
 		t.Errorf("Claude was told %q (error %v), want the user declined", text, isErr)
 	}
 	if !strings.Contains(h.AgentText(sid), "thanks") {
@@ -155,7 +210,7 @@ func TestDeclinedQuestions(t *testing.T) {
 // withdraws it ($/cancel_request) and ends the turn cancelled.
 func TestCancelWithdrawsTheForm(t *testing.T) {
 	t.Parallel()
-	h, sid := askSession(t, true)
+	h, _, sid := askFakeSession(t)
 	withdrawn := make(chan struct{})
 	h.Elicit = func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		<-ctx.Done()

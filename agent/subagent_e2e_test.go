@@ -98,27 +98,41 @@ func chunkWith(h *agenttest.Harness, sid, s string) *acp.ContentChunk {
 	return nil
 }
 
+// TestSubagentForegroundToolCall: a foreground subagent's tool call and
+// its permission request are related to the launching Agent call, whose
+// card keeps the report; its text reaches a transcript client only. The
+// transcript variant runs the real CLI (it proves the CLI's subagent
+// frames, its permission request and that the command ran); the flat
+// variant, the agent's rendering of the same frames for another client,
+// plays them (recording subagent_flat) over the fake CLI.
 func TestSubagentForegroundToolCall(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		caps acp.ClientCapabilities
 		text bool // the client sees the subagent's text
+		fake bool // the real CLI's recorded frames over the fake CLI
 	}{
-		{"flat", acp.ClientCapabilities{}, false},
-		{"transcript", transcriptCaps(), true},
+		{"flat", acp.ClientCapabilities{}, false, true},
+		{"transcript", transcriptCaps(), true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := agenttest.Start(t)
-			file := filepath.Join(h.Sandbox.WorkDir, "marker.txt")
-			h.API().Script(subagentScript(file)...)
+			var h *agenttest.Harness
+			file := ""
+			if tc.fake {
+				h = recordedHarness(t, "Delegate the survey.", "subagent_flat")
+			} else {
+				h = agenttest.Start(t)
+				file = filepath.Join(h.Sandbox.WorkDir, "marker.txt")
+				h.API().Script(subagentScript(file)...)
+			}
 			h.Initialize(tc.caps)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			resp, err := h.Prompt(sid, "Delegate the survey.")
 			if err != nil || resp.StopReason != acp.StopReasonEndTurn {
 				t.Fatalf("prompt: %+v %v", resp, err)
 			}
-			if _, err := os.Stat(file); err != nil {
+			if _, err := os.Stat(file); !tc.fake && err != nil {
 				t.Errorf("the subagent's command did not run: %v", err)
 			}
 			calls, _ := toolCalls(t, h, sid)
@@ -150,7 +164,9 @@ func TestSubagentForegroundToolCall(t *testing.T) {
 			if want := "Looking around.Marker made."; tc.text && subText != want || !tc.text && subText != "" {
 				t.Errorf("subagent text %q (transcript client: %v)", subText, tc.text)
 			}
-			checkRouting(t, h.API(), "Touch the marker file and report.")
+			if !tc.fake {
+				checkRouting(t, h.API(), "Touch the marker file and report.")
+			}
 			validSubagentWire(t, h)
 		})
 	}
@@ -355,12 +371,14 @@ func sessionMessages(h *agenttest.Harness, sid string) []map[string]json.RawMess
 
 // TestSubagentSessionForeground: a sessions client gets the subagent as a
 // child session, announced before its traffic, with its prompt, text, tool
-// call and permission request on the child, and its work states.
+// call and permission request on the child, and its work states. The
+// child session is the agent's rendering of the CLI's subagent frames:
+// the test plays the frames the real CLI wrote for subagentScript
+// (recording subagent_sessions) over the fake CLI, and
+// TestSubagentForegroundToolCall/transcript proves them on the real one.
 func TestSubagentSessionForeground(t *testing.T) {
 	t.Parallel()
-	h := agenttest.Start(t)
-	file := filepath.Join(h.Sandbox.WorkDir, "marker.txt")
-	h.API().Script(subagentScript(file)...)
+	h := recordedHarness(t, "Delegate the survey.", "subagent_sessions")
 	h.Initialize(sessionsCaps())
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	var asked []string // the child's states while its request was open

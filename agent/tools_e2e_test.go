@@ -236,21 +236,28 @@ func aiSDKToolCalls(updates []acp.SessionUpdate) map[string][]map[string]any {
 
 // TestBashOutput: with a client that renders display terminals the
 // output streams into the terminal and the exit code closes it; other
-// clients get a console block.
+// clients get a console block. The terminal variant runs the real CLI (the
+// proof of its frames for a failing command: the output, the exit code);
+// the console variant, the agent's other rendering of the same frames
+// (terminal_output is the agent's alone, the CLI is started the same),
+// plays what the real CLI wrote (recording bash_exit_3) over the fake CLI.
 func TestBashOutput(t *testing.T) {
 	t.Parallel()
 	for _, term := range []bool{true, false} {
 		t.Run(fmt.Sprint("terminal=", term), func(t *testing.T) {
-			h := agenttest.Start(t)
 			caps := acp.ClientCapabilities{}
+			var h *agenttest.Harness
 			if term {
 				caps.Meta = map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}
+				h = agenttest.Start(t)
+				h.API().Script(
+					toolUse("toolu_sh", "Bash", map[string]any{"command": "echo out; echo err >&2; exit 3", "description": "Print and fail"}),
+					fakeapi.Text("It failed."),
+				)
+			} else {
+				h = recordedHarness(t, "run it", "bash_exit_3")
 			}
 			h.Initialize(caps)
-			h.API().Script(
-				toolUse("toolu_sh", "Bash", map[string]any{"command": "echo out; echo err >&2; exit 3", "description": "Print and fail"}),
-				fakeapi.Text("It failed."),
-			)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			if _, err := h.Prompt(sid, "run it"); err != nil {
 				t.Fatal(err)

@@ -81,9 +81,12 @@ func TestSubagentTextAfterThinking(t *testing.T) {
 		h2 := reload(t, h, sid, transcriptCaps())
 		check(h2, "replay")
 	})
+	// The sessions variant is the agent's rendering of the same frames
+	// for another client: it plays what the real CLI wrote for script
+	// (recording subagent_thinking) over the fake CLI, and the transcript
+	// variant proves them on the real one.
 	t.Run("sessions", func(t *testing.T) {
-		h := agenttest.Start(t)
-		h.API().Script(script()...)
+		h := recordedHarness(t, "Delegate.", "subagent_thinking")
 		h.Initialize(sessionsCaps())
 		sid := h.NewSession(h.Sandbox.WorkDir)
 		if resp, err := h.Prompt(sid, "Delegate."); err != nil || resp.StopReason != acp.StopReasonEndTurn {
@@ -305,10 +308,11 @@ func titles(h *agenttest.Harness, sid string) []string {
 }
 
 // TestLiveSessionTitle: a new session is titled after its first prompt
-// (one line, cut to 200 characters) as soon as the prompt is accepted,
-// keeps that title over later prompts, and takes Claude Code's name when
-// the session is renamed (/rename); the fake API sees no request but the
-// prompts', and session/load shows the same title.
+// (one line; cut to 200 characters, which TestLongPromptTitle checks) as
+// soon as the prompt is accepted, keeps that title over later prompts, and
+// takes Claude Code's name when the session is renamed (/rename); the fake
+// API sees no request but the prompts', and session/load shows the same
+// title.
 func TestLiveSessionTitle(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)
@@ -333,20 +337,34 @@ func TestLiveSessionTitle(t *testing.T) {
 		t.Errorf("%d model requests for three prompts and a /rename", n)
 	}
 
-	long := strings.Repeat("word ", 60) // 300 characters
-	sid2 := h.NewSession(h.Sandbox.WorkDir)
-	if _, err := h.Prompt(sid2, long); err != nil {
-		t.Fatal(err)
-	}
-	if got := titles(h, sid2); len(got) != 1 || len([]rune(got[0])) > 201 || !strings.HasSuffix(got[0], "…") || !strings.HasPrefix(long, strings.TrimSuffix(got[0], "…")) {
-		t.Errorf("title of a long prompt %q", got)
-	}
+	// The cut of a long prompt is the agent's alone:
+	// TestLongPromptTitle checks it over the fake CLI.
 
 	// The load's replay sends the stored name; the resumed CLI's report of
 	// the same name is not sent again (unless it came first).
 	h2 := reload(t, h, sid, acp.ClientCapabilities{})
 	if got := titles(h2, sid); len(got) == 0 || len(got) > 2 || slices.ContainsFunc(got, func(s string) bool { return s != "My renamed session" }) {
 		t.Errorf("titles after load %q", got)
+	}
+}
+
+// TestLongPromptTitle: the title of a session whose first prompt is long
+// is the prompt cut to 200 characters, with "…". The title is the agent's
+// own (title.go), so the test runs over the in-process fake CLI
+// (clifake); TestLiveSessionTitle keeps the titles the real CLI stores
+// and reports.
+func TestLongPromptTitle(t *testing.T) {
+	t.Parallel()
+	w, _ := newFakeWorld()
+	h := fakeHarness(t, w)
+	h.Initialize(acp.ClientCapabilities{})
+	long := strings.Repeat("word ", 60) // 300 characters
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, long); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(h, sid); len(got) != 1 || len([]rune(got[0])) > 201 || !strings.HasSuffix(got[0], "…") || !strings.HasPrefix(long, strings.TrimSuffix(got[0], "…")) {
+		t.Errorf("title of a long prompt %q", got)
 	}
 }
 

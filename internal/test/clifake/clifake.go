@@ -85,6 +85,11 @@ type Reply struct {
 	// ToolOutput is what Tool prints when it runs (its stdout, the
 	// result the model is told); "" prints "ran " and the command.
 	ToolOutput string
+	// ToolName and ToolInput, when set, make the call another tool than
+	// Bash (AskUserQuestion, say) with that input, asked for and answered
+	// the same way (tools.go); Tool still says that there is a call.
+	ToolName  string
+	ToolInput map[string]any
 	// APIError, when set, is the API's answer to the request: the CLI
 	// ends the turn with the real CLI's synthetic error message and an
 	// is_error result, and stays up (extras.go). Chunks, Tool and End

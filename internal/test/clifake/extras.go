@@ -59,10 +59,15 @@ func (c *CLI) recordPrompt(m *message) {
 // assistant's tool_use, then the user's tool_result with the CLI's
 // toolUseResult, as the real CLI's transcript has them.
 func (c *CLI) recordTool(id string, input map[string]any, result string, isError bool) {
+	c.recordToolNamed("Bash", id, input, result, isError)
+}
+
+// recordToolNamed is recordTool for a call of the named tool.
+func (c *CLI) recordToolNamed(name, id string, input map[string]any, result string, isError bool) {
 	if !c.w.RichTranscript {
 		return
 	}
-	c.recordRich("assistant", "", []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": input}}, nil)
+	c.recordRich("assistant", "", []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}, nil)
 	c.recordRich("user", "", []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": result, "is_error": isError}},
 		map[string]any{"toolUseResult": map[string]any{"stdout": result, "stderr": "", "interrupted": false}})
 }

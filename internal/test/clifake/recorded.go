@@ -2,6 +2,7 @@ package clifake
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -52,6 +53,15 @@ var recordedFiles = map[string]string{
 	// (The CLI's can_use_tool request, and the session_state_changed
 	// requires_action before it, are left out too: nobody answers it.)
 	"informational_rule_not_saved": "a Bash tool_use (touch a.txt, toolu_t1) then \"Done.\", allowed always in a git repository that tracks .claude/settings.local.json: the CLI's system/informational warning that it did not save the rule",
+	// Recordings with the CLI's own control requests (exchange.go), made
+	// by the real-CLI test named, whose client's capabilities set what the
+	// CLI writes (forwardSubagentText, perTaskStopAffordance in initialize):
+	// a test that plays one has a client like it and answers the CLI's
+	// requests as it did.
+	"subagent_flat":     "subagentScript (TestSubagentForegroundToolCall, a client without subagent capabilities): the foreground Agent toolu_agent1 \"Survey the files\"; the subagent says \"Looking around.\" and calls Bash toolu_sub_touch (touch $CWD/marker.txt; can_use_tool answered allow), then \"Marker made.\"; the main loop says \"The subagent made the marker.\"",
+	"subagent_sessions": "subagentScript as subagent_flat, for a sessions client (TestSubagentSessionForeground; forwardSubagentText and perTaskStopAffordance)",
+	"bash_exit_3":       "Bash toolu_sh \"echo out; echo err >&2; exit 3\" (can_use_tool answered allow), then \"It failed.\" (TestBashOutput, a console client)",
+	"subagent_thinking": "TestSubagentTextAfterThinking's script for a sessions client: the foreground Agent toolu_agent1 \"Think it over\"; the subagent thinks \"Weighing the options.\" and says \"The report after thinking.\"; the main loop says \"Done.\"",
 }
 
 // Recorded returns the frames of the named recording (recorded/<name>.jsonl),
@@ -75,6 +85,7 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 func (t *turnState) play(r Reply) {
 	c := t.c
 	fresh := map[string]string{}
+	answers := map[string]json.RawMessage{} // the agent's answers to the played requests
 	if !t.wait(r.Delay) {
 		t.aborted()
 		return
@@ -92,7 +103,11 @@ func (t *turnState) play(r Reply) {
 		})
 		line = strings.ReplaceAll(line, "$SESSION", c.session)
 		line = strings.ReplaceAll(line, "$MESSAGE", t.m.uuid)
-		c.sendLine(line)
+		line = c.placeholders(line)     // exchange.go
+		if !t.exchange(line, answers) { // exchange.go: the CLI's own requests
+			t.aborted()
+			return
+		}
 	}
 	c.idleIfDone()
 }

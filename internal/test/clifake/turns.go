@@ -202,16 +202,16 @@ func (t *turnState) tool(r Reply) (string, bool) {
 	if id == "" {
 		id = fmt.Sprintf("toolu_fake_%d_%d", c.n, c.w.records.Add(1))
 	}
-	input := map[string]any{"command": r.Tool, "description": "run it"}
+	name, input := r.toolCall() // tools.go
 	if t.text != "" {
 		t.assistant([]any{map[string]any{"type": "text", "text": t.text}})
 	}
 	t.event(map[string]any{"type": "content_block_start", "index": 1,
-		"content_block": map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{}}})
+		"content_block": map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{}}})
 	raw, _ := json.Marshal(input)
 	t.event(map[string]any{"type": "content_block_delta", "index": 1, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(raw)}})
 	t.event(map[string]any{"type": "content_block_stop", "index": 1})
-	t.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": input}})
+	t.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}})
 	t.toolID = id // until its result is sent; an abort before rejects it
 	c.mu.Lock()
 	mode := c.mode
@@ -219,8 +219,7 @@ func (t *turnState) tool(r Reply) (string, bool) {
 	allowed := mode == claude.PermissionBypass
 	denial := ""
 	if !allowed {
-		resp, ok := c.ask(map[string]any{"subtype": "can_use_tool", "tool_name": "Bash", "display_name": "Bash", "input": input,
-			"tool_use_id": id, "permission_suggestions": []any{}}, t.m.interrupt)
+		resp, ok := c.ask(canUseTool(name, id, input), t.m.interrupt) // tools.go
 		if !ok {
 			return "", false
 		}
@@ -262,7 +261,7 @@ func (t *turnState) tool(r Reply) (string, bool) {
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
 			"tool_use_id": id, "content": result, "is_error": isError}}},
 		"tool_use_result": map[string]any{"stdout": result, "stderr": "", "interrupted": false}})
-	c.recordTool(id, input, result, isError)
+	c.recordToolNamed(name, id, input, result, isError)
 	t.toolID = ""
 	return result, true
 }
