@@ -22,9 +22,10 @@ import (
 
 // Hibernation and the live-session cap, with fake CLIs in memory
 // (internal/test/clifake) under testing/synctest: idle timeouts pass in fake
-// time. The real CLI's part (--resume brings back the history, the mode
-// and the model; always-allow rules, MCP servers and background commands
-// across a resume) is in hibernate_e2e_test.go.
+// time. hibernate_e2e_test.go has the rest: on the real CLI, always-allow
+// rules across a resume and no hibernation with a background command; on
+// the fake CLI in real time, the idle timeout's resume (history, mode,
+// model) and MCP servers across it.
 
 // logRecorder keeps the agent's log messages at warn level and above.
 type logRecorder struct {
