@@ -70,16 +70,16 @@ type Process struct {
 	// written counts the frames deliver was given: what Messages (with
 	// TryMessage) gives, in order, unless the process is abandoned.
 	// CanUseToolRequest.FramesBefore is its value when the CLI asked.
-	written uint64
-	eof        bool   // the reader has finished; nothing more will be queued
-	draining   bool   // shutting down: the reader ignores the queue bound
-	abandon    bool   // the owner stopped the process: drop undelivered messages
-	pending    map[string]chan controlReply
-	incoming   map[string]context.CancelFunc
-	results    []*ResultMessage // error results seen before initialize finished
-	started    bool             // initialize succeeded: frames may be delivered
-	initOver   bool             // initialize has ended, either way
-	err        error
+	written  uint64
+	eof      bool // the reader has finished; nothing more will be queued
+	draining bool // shutting down: the reader ignores the queue bound
+	abandon  bool // the owner stopped the process: drop undelivered messages
+	pending  map[string]chan controlReply
+	incoming map[string]context.CancelFunc
+	results  []*ResultMessage // error results seen before initialize finished
+	started  bool             // initialize succeeded: frames may be delivered
+	initOver bool             // initialize has ended, either way
+	err      error
 
 	// aborting is closed (abortedTurn set) once the CLI has stopped its
 	// turn after Abort's interrupt; nil unless Abort runs. Under mu.
