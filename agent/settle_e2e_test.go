@@ -65,14 +65,13 @@ func TestOpenToolCardSettlesRealCLI(t *testing.T) {
 	settleOpenCard(t, h, "cancel", false, func() bool { return sleepRunning(h.Sandbox.WorkDir) }, func() { killTheCLI(t) })
 }
 
-// modelLatency is how long the fake model takes to call the tool, as the
-// real CLI's request to the API takes a while: the agent has taken the
-// turn's start in by the time the call and its can_use_tool come. (With
-// no delay the can_use_tool, which the agent handles apart from the
-// frames, can overtake the start and the call's card then belongs to no
-// turn, so a cancel does not settle it: a race of the agent's that the
-// real CLI's latency hides.)
-const modelLatency = 100 * time.Millisecond
+// modelLatency is how long the fake model takes to call the tool: none.
+// The call and its can_use_tool then come right behind the turn's start;
+// the agent takes those frames before the request (agent/catchup.go), so
+// the call's card belongs to the turn and a cancel settles it. (It used
+// to overtake them about once in ten runs, a race the real API's latency
+// hid; the test then gave the model 100 ms.)
+const modelLatency = 0
 
 // settleOpenCard runs one case of the settle tests in a new session of h,
 // whose CLI's model calls Bash with toolu_sleep: running reports the
