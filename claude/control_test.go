@@ -69,6 +69,44 @@ func TestCanUseToolRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCanUseToolSaysWhatCameBefore: a permission request names its
+// process and how many frames the CLI wrote before it (FramesBefore): the
+// frame the CLI writes right after the answer is the next one Messages
+// gives, however many frames the consumer has taken when it is asked.
+// The agent takes those frames before it handles the request, so that the
+// request never overtakes the call it is about (agent/catchup.go).
+func TestCanUseToolSaysWhatCameBefore(t *testing.T) {
+	t.Parallel()
+	type asked struct {
+		from   *Process
+		before uint64
+	}
+	reqs := make(chan asked, 4)
+	p := startFake(t, "can_use_tool", Options{
+		CanUseTool: func(ctx context.Context, req CanUseToolRequest) (PermissionResult, error) {
+			reqs <- asked{req.From, req.FramesBefore}
+			return Allow(nil), nil
+		},
+	})
+	var taken uint64
+	for _, id := range []string{"one", "two", "three"} {
+		sendText(t, p, id)
+		for {
+			m := next(t, p)
+			taken++
+			if m.Type != "fake_permission" {
+				continue
+			}
+			r := <-reqs
+			if r.from != p || r.before != taken-1 {
+				t.Fatalf("%s: the answer's echo is frame %d; the request said %d frames came before it (from this process: %v)", id, taken, r.before, r.from == p)
+			}
+			break
+		}
+		taken += uint64(len(until(t, p, isType("result"))))
+	}
+}
+
 // TestCancelFromCLI: a control_cancel_request from the CLI ends the
 // callback's context and the request is not answered.
 func TestCancelFromCLI(t *testing.T) {
