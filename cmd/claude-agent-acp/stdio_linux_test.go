@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/faultcli"
 )
 
 // TestStdoutPipeRawAndRestored: the editor gives the agent a blocking pipe
@@ -151,6 +153,14 @@ func TestIdleAgentBlocksNoThread(t *testing.T) {
 	p := startAgent(t)
 	p.initialize()
 	p.newSession(1)
+	// The session's CLI starts in the background: while the agent forks
+	// it, a thread waits in read for the exec (os.StartProcess), which is
+	// the start, not the idle agent. The fake CLI's trace shows it running.
+	for deadline := time.Now().Add(30 * time.Second); len(faultcli.PIDs(p.dir)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the session's CLI did not start within 30 s")
+		}
+	}
 	pid := p.cmd.Process.Pid
 	blocking := map[int]string{unix.SYS_READ: "read", unix.SYS_WAITID: "waitid"}
 	for range 30 {
