@@ -51,34 +51,30 @@ func (s *session) catchUp(req claude.CanUseToolRequest) {
 	if r == nil || req.From == nil || r.p != req.From || s.cli.proc != req.From || r.n >= req.FramesBefore || s.q.replays > 0 {
 		return
 	}
-	var limit <-chan time.Time
+	var limit <-chan time.Time // made when a frame is not there at once
 	for s.cli.taken == r && s.cli.proc == r.p && r.n < req.FramesBefore && !s.closed {
+		var m claude.Message
+		var ok bool
 		select {
-		case m, ok := <-s.cli.msgs:
-			if !ok {
-				return // the CLI ended: run handles that
-			}
-			r.n++
-			s.handleFrame(m)
-			continue
+		case m, ok = <-s.cli.msgs:
 		default:
-		}
-		if limit == nil {
-			t := time.NewTimer(catchUpLimit)
-			defer t.Stop()
-			limit = t.C
-		}
-		select {
-		case m, ok := <-s.cli.msgs:
-			if !ok {
+			if limit == nil {
+				t := time.NewTimer(catchUpLimit)
+				defer t.Stop()
+				limit = t.C
+			}
+			select {
+			case m, ok = <-s.cli.msgs:
+			case <-limit:
+				s.log.Warn("frames the CLI wrote before a permission request did not come", "taken", r.n, "before", req.FramesBefore)
 				return
 			}
-			r.n++
-			s.handleFrame(m)
-		case <-limit:
-			s.log.Warn("frames the CLI wrote before a permission request did not come", "taken", r.n, "before", req.FramesBefore)
-			return
 		}
+		if !ok {
+			return // the CLI ended: run handles that
+		}
+		r.n++
+		s.handleFrame(m)
 	}
 }
 

@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
-	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
@@ -135,30 +133,7 @@ func checkResponseRecord(t *testing.T, resp *acp.PromptResponse, err error) wire
 // live turn id.
 func promptUUID(t *testing.T, h *agenttest.Harness, sid, text string) string {
 	t.Helper()
-	path, err := transcript.Find(h.Sandbox.ConfigDir, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := transcript.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	recs, err := r.Collect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rec := range recs {
-		if rec.Type == transcript.TypeUser && rec.Message != nil {
-			for _, b := range rec.Message.Content {
-				if b.Type == "text" && b.Text == text {
-					return rec.UUID
-				}
-			}
-		}
-	}
-	t.Fatalf("no stored prompt %q", text)
-	return ""
+	return storedPromptUUID(t, h.Sandbox.ConfigDir, sid, text) // v2sim_helpers_test.go
 }
 
 // wrapCLI returns an executable that runs the real CLI with extra flags.

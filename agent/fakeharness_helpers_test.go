@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 )
@@ -24,18 +23,7 @@ import (
 // with an earlier agent, more Config).
 func fakeHarness(t *testing.T, w *clifake.World, opts ...agenttest.Options) *agenttest.Harness {
 	t.Helper()
-	var o agenttest.Options
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	more := o.Config
-	o.Config = func(c *agent.Config) {
-		c.Launch = w.Launch
-		if more != nil {
-			more(c)
-		}
-	}
-	return agenttest.Start(t, o)
+	return startCF(t, w, opts...) // v2sim_helpers_test.go
 }
 
 // fakeModel is a World's model that answers with scripted texts, in order

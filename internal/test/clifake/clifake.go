@@ -662,6 +662,15 @@ func (c *CLI) recordID() string {
 // share it). A record the disk does not take is lost without a word, as
 // the real CLI loses it (on a full disk, a read-only config directory).
 func (c *CLI) recordAs(id, typ string, content any) string {
+	c.writeRecord(typ, id, content, "msg_"+id[:8], "end_turn", nil)
+	return id
+}
+
+// writeRecord appends one message record to the CLI's transcript, as the
+// real CLI writes it (an assistant record with message id msgID and
+// stopReason), with extra members added, and makes it the parent of the
+// next. A fork's first record copies its source first (copySource).
+func (c *CLI) writeRecord(typ, id string, content any, msgID, stopReason string, extra map[string]any) {
 	var parent any
 	if c.parent != "" {
 		parent = c.parent
@@ -671,8 +680,11 @@ func (c *CLI) recordAs(id, typ string, content any) string {
 		"cwd": c.dir, "sessionId": c.session, "version": "2.1.332",
 		"message": map[string]any{"role": typ, "content": content}}
 	if typ == "assistant" {
-		line["message"] = map[string]any{"id": "msg_" + id[:8], "type": "message", "role": "assistant", "model": "fake-model",
-			"content": content, "stop_reason": "end_turn", "usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}
+		line["message"] = map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": "fake-model",
+			"content": content, "stop_reason": stopReason, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}
+	}
+	for k, v := range extra {
+		line[k] = v
 	}
 	b, _ := json.Marshal(line)
 	path := c.transcriptPath()
@@ -684,7 +696,6 @@ func (c *CLI) recordAs(id, typ string, content any) string {
 		_ = f.Close()
 	}
 	c.parent = id
-	return id
 }
 
 // prompts are the user prompts of a transcript, in order.

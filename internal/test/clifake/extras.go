@@ -1,11 +1,7 @@
 package clifake
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"time"
 )
 
 // An APIError is an error answer of the Messages API that the CLI gives
@@ -78,28 +74,5 @@ func (c *CLI) recordRich(typ, id string, content any, extra map[string]any) {
 	if id == "" {
 		id = fmt.Sprintf("%08x-0000-4000-8000-%012x", c.n, c.w.records.Add(1))
 	}
-	var parent any
-	if c.parent != "" {
-		parent = c.parent
-	}
-	line := map[string]any{"type": typ, "uuid": id, "parentUuid": parent, "isSidechain": false,
-		"timestamp": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), "userType": "external", "entrypoint": "sdk-ts",
-		"cwd": c.dir, "sessionId": c.session, "version": "2.1.332",
-		"message": map[string]any{"role": typ, "content": content}}
-	if typ == "assistant" {
-		line["message"] = map[string]any{"id": "msg_fake_rec_" + id[len(id)-12:], "type": "message", "role": "assistant",
-			"model": "fake-model", "content": content, "stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}
-	}
-	for k, v := range extra {
-		line[k] = v
-	}
-	b, _ := json.Marshal(line)
-	path := c.transcriptPath()
-	_ = os.MkdirAll(filepath.Dir(path), 0o700)
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err == nil {
-		_, _ = f.Write(append(b, '\n'))
-		_ = f.Close()
-	}
-	c.parent = id
+	c.writeRecord(typ, id, content, "msg_fake_rec_"+id[len(id)-12:], "tool_use", extra)
 }
