@@ -116,6 +116,8 @@ type lifecycle struct {
 	held     map[string]chan struct{} // permission requests not answered, by tool call id
 	eofAt    time.Time
 	calls    int // client requests in flight
+
+	seen wireSeen // checks: the wire read so far
 }
 
 type simSession struct {
@@ -253,7 +255,7 @@ func runLifecycle(t *testing.T, seed uint64, steps int) {
 	}
 	synctest.Wait()
 	l.check()
-	l.checkAnsweredOnce(true)
+	l.checkAllAnswered()
 }
 
 func (l *lifecycle) note(format string, args ...any) {
@@ -421,41 +423,91 @@ func (l *lifecycle) quiesce() {
 
 // check verifies the invariants on what happened so far.
 func (l *lifecycle) check() {
-	l.checkAnsweredOnce(false)
+	l.scanWire()
 	l.checkNothingAfterClose()
-	l.checkCardsSettled()
+	if l.s.v2 {
+		l.checkCardsSettledV2()
+	}
 }
 
-// checkAnsweredOnce: no request is answered twice; with all, every
-// request has been answered.
-func (l *lifecycle) checkAnsweredOnce(all bool) {
+// wireSeen is what the checks have read of the wire so far: each line is
+// decoded once, when it is new (a run checks after every step, and
+// decoding the whole wire each time made the test quadratic).
+type wireSeen struct {
+	lines     int
+	asked     map[string]string // request id → method, from the client
+	answers   map[string]int    // request id → answers from the agent
+	promptTag map[string]string // prompt request id → its tag
+	status    map[string]string // tool call id → last status
+}
+
+// scanWire checks the lines that are new since the last check:
+//   - no request is answered twice;
+//   - when a prompt is answered, every tool card of its turn (the model
+//     names its calls after the prompt's tag) has ended (v1: on v2 the
+//     answer comes at insertion, checkCardsSettledV2).
+func (l *lifecycle) scanWire() {
 	l.s.mu.Lock()
-	wire := slices.Clone(l.s.wire)
+	wire := slices.Clone(l.s.wire[l.seen.lines:])
 	l.s.mu.Unlock()
-	asked := map[string]string{}
-	answers := map[string]int{}
-	for _, w := range wire {
-		var m wireMessage
-		if json.Unmarshal([]byte(w.line), &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
+	w := &l.seen
+	if w.asked == nil {
+		w.asked, w.answers, w.promptTag, w.status = map[string]string{}, map[string]int{}, map[string]string{}, map[string]string{}
+	}
+	w.lines += len(wire)
+	for _, line := range wire {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Prompt []struct {
+					Text string `json:"text"`
+				} `json:"prompt"`
+				Update struct {
+					ToolCallID string `json:"toolCallId"`
+					Status     string `json:"status"`
+				} `json:"update"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(line.line), &m) != nil {
 			continue
 		}
+		id := string(m.ID)
+		hasID := len(m.ID) > 0 && id != "null"
 		switch {
-		case !w.fromAgent && m.Method != "":
-			asked[string(m.ID)] = m.Method
-		case w.fromAgent && m.Method == "":
-			answers[string(m.ID)]++
-		}
-	}
-	for id, n := range answers {
-		if n > 1 {
-			l.t.Errorf("request %s (%s) answered %d times", id, asked[id], n)
-		}
-	}
-	if all {
-		for id, method := range asked {
-			if answers[id] == 0 {
-				l.t.Errorf("request %s (%s) never answered", id, method)
+		case !line.fromAgent && m.Method != "" && hasID:
+			w.asked[id] = m.Method
+			if m.Method == acp.MethodSessionPrompt && len(m.Params.Prompt) > 0 {
+				w.promptTag[id], _, _ = strings.Cut(m.Params.Prompt[0].Text, " ")
 			}
+		case line.fromAgent && m.Method == acp.MethodSessionUpdate && m.Params.Update.ToolCallID != "":
+			call := m.Params.Update.ToolCallID
+			if m.Params.Update.Status != "" {
+				w.status[call] = m.Params.Update.Status
+			} else if _, ok := w.status[call]; !ok {
+				w.status[call] = "pending"
+			}
+		case line.fromAgent && m.Method == "" && hasID:
+			if w.answers[id]++; w.answers[id] == 2 {
+				l.t.Errorf("request %s (%s) answered more than once", id, w.asked[id])
+			}
+			if tag := w.promptTag[id]; tag != "" && !l.s.v2 {
+				call := "toolu_" + tag
+				if st, ok := w.status[call]; ok && st != "completed" && st != "failed" {
+					l.t.Errorf("prompt %s answered with its tool card %s still %s", tag, call, st)
+				}
+			}
+		}
+	}
+}
+
+// checkAllAnswered: at the end, every request of the client has been
+// answered.
+func (l *lifecycle) checkAllAnswered() {
+	l.scanWire()
+	for id, method := range l.seen.asked {
+		if l.seen.answers[id] == 0 {
+			l.t.Errorf("request %s (%s) never answered", id, method)
 		}
 	}
 }
@@ -482,57 +534,6 @@ func (l *lifecycle) checkNothingAfterClose() {
 		if !eof.IsZero() && e.At.After(eof) {
 			l.t.Errorf("%s of session %s at %v, after EOF at %v", e.Kind, short(e.Session), e.At.Sub(simEpoch), eof.Sub(simEpoch))
 		}
-	}
-}
-
-// checkCardsSettled: when a prompt is answered, every tool card of its
-// turn (the model names its calls after the prompt's tag) has ended.
-func (l *lifecycle) checkCardsSettled() {
-	l.s.mu.Lock()
-	wire := slices.Clone(l.s.wire)
-	l.s.mu.Unlock()
-	promptTag := map[string]string{} // request id → tag
-	status := map[string]string{}    // tool call id → last status
-	for _, w := range wire {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Prompt []struct {
-					Text string `json:"text"`
-				} `json:"prompt"`
-				Update struct {
-					Kind       string `json:"sessionUpdate"`
-					ToolCallID string `json:"toolCallId"`
-					Status     string `json:"status"`
-				} `json:"update"`
-			} `json:"params"`
-			Result *struct {
-				StopReason string `json:"stopReason"`
-			} `json:"result"`
-		}
-		if json.Unmarshal([]byte(w.line), &m) != nil {
-			continue
-		}
-		switch {
-		case !w.fromAgent && m.Method == acp.MethodSessionPrompt && len(m.Params.Prompt) > 0:
-			tag, _, _ := strings.Cut(m.Params.Prompt[0].Text, " ")
-			promptTag[string(m.ID)] = tag
-		case w.fromAgent && m.Method == acp.MethodSessionUpdate && m.Params.Update.ToolCallID != "":
-			if m.Params.Update.Status != "" {
-				status[m.Params.Update.ToolCallID] = m.Params.Update.Status
-			} else if _, ok := status[m.Params.Update.ToolCallID]; !ok {
-				status[m.Params.Update.ToolCallID] = "pending"
-			}
-		case w.fromAgent && m.Method == "" && promptTag[string(m.ID)] != "" && !l.s.v2:
-			id := "toolu_" + promptTag[string(m.ID)]
-			if st, ok := status[id]; ok && st != "completed" && st != "failed" {
-				l.t.Errorf("prompt %s answered with its tool card %s still %s", promptTag[string(m.ID)], id, st)
-			}
-		}
-	}
-	if l.s.v2 {
-		l.checkCardsSettledV2()
 	}
 }
 
