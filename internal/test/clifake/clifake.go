@@ -60,6 +60,8 @@ type Request struct {
 	// (its output, or why it did not run); ToolFailed when it did not.
 	ToolResult string
 	ToolFailed bool
+	// ToolID is the id of that tool call.
+	ToolID string
 }
 
 // A Reply is what the model does with a request.
@@ -87,7 +89,11 @@ type Reply struct {
 	ToolOutput string
 	// ToolName and ToolInput, when set, make the call another tool than
 	// Bash (AskUserQuestion, say) with that input, asked for and answered
-	// the same way (tools.go); Tool still says that there is a call.
+	// the same way (tools.go); Tool still says that there is a call. A
+	// tool of an SDK MCP server (mcp__<server>__<tool>, or a built-in's
+	// name the CLI aliases to one) is called through the host
+	// (sdkmcp.go), and a follow-up's reply may call one again: such calls
+	// chain within a turn, as the real CLI's agentic loop does.
 	ToolName  string
 	ToolInput map[string]any
 	// APIError, when set, is the API's answer to the request: the CLI
@@ -240,7 +246,8 @@ type CLI struct {
 	eof     bool
 	waiting map[string]chan json.RawMessage // our control requests, by id
 	nextID  int
-	parent  string // the transcript's last uuid
+	parent  string     // the transcript's last uuid
+	sdk     sdkServers // SDK MCP servers and hooks (sdkmcp.go)
 
 	once   sync.Once
 	done   chan struct{}
@@ -518,6 +525,7 @@ func (c *CLI) control(fr frame) {
 	switch req.Subtype {
 	case "initialize":
 		c.keepInit(fr.Request) // startup.go
+		c.keepSDK(fr.Request)  // sdkmcp.go
 		c.mu.Lock()
 		mode := c.mode
 		c.mu.Unlock()
@@ -561,6 +569,8 @@ func (c *CLI) control(fr frame) {
 		c.model = req.Model
 		c.mu.Unlock()
 		c.respond(fr.RequestID, map[string]any{"model": req.Model})
+	case "list_permission_rules":
+		c.respond(fr.RequestID, c.permissionRules()) // sdkmcp.go
 	case "get_settings":
 		c.respond(fr.RequestID, map[string]any{"applied": map[string]any{}})
 	default:

@@ -47,6 +47,11 @@ type turnState struct {
 	result string // what the model was told of the tool
 	failed bool   // the tool did not run
 	toolID string // the id of the tool call in progress (asked for or running)
+	lastID string // the id of the last tool call, for the follow-up request
+	// abortText, when set, is what an abort tells Claude of the call in
+	// progress (sdkmcp.go: a call stopped while it ran).
+	abortText string
+	sdkCall   bool // the last tool call was an SDK MCP server's
 }
 
 // wait waits d, and reports false if the turn was interrupted or the CLI
@@ -100,7 +105,8 @@ func (c *CLI) turn(m *message) {
 		t.aborted()
 		return
 	}
-	if r.Tool != "" {
+	end := r.End
+	for r.Tool != "" {
 		ran, ok := t.tool(r)
 		if !ok {
 			t.aborted()
@@ -114,16 +120,20 @@ func (c *CLI) turn(m *message) {
 		}
 		t.text = ""
 		t.newMessage()
-		if ran != "" {
+		if ran != "" && !t.sdkCall {
 			t.stream(ran + " ")
 		}
 		if !t.reply(r2) {
 			t.aborted()
 			return
 		}
-		r.End = r2.End
+		end = r2.End
+		if _, _, _, sdk := c.sdkTool(r2.ToolName); !sdk || r2.Tool == "" {
+			break // only SDK MCP calls chain (the Reply's doc)
+		}
+		r = r2
 	}
-	t.finish(r.End)
+	t.finish(end)
 }
 
 // request is one model request: logged, then answered by the World's model.
@@ -134,7 +144,7 @@ func (c *CLI) request(t *turnState, followUp bool) Reply {
 	r := Request{CLI: c.n, Session: c.session, Prompt: t.m.text, FollowUp: followUp,
 		History: slices.Clone(c.history), Model: c.model, Mode: c.mode}
 	if followUp {
-		r.ToolResult, r.ToolFailed = t.result, t.failed
+		r.ToolResult, r.ToolFailed, r.ToolID = t.result, t.failed, t.lastID
 	}
 	c.mu.Unlock()
 	return c.w.ask(r)
@@ -203,6 +213,11 @@ func (t *turnState) tool(r Reply) (string, bool) {
 		id = fmt.Sprintf("toolu_fake_%d_%d", c.n, c.w.records.Add(1))
 	}
 	name, input := r.toolCall() // tools.go
+	t.lastID = id
+	_, _, _, t.sdkCall = c.sdkTool(name)
+	if t.sdkCall {
+		return t.mcpCall(name, id, input) // sdkmcp.go
+	}
 	if t.text != "" {
 		t.assistant([]any{map[string]any{"type": "text", "text": t.text}})
 	}
@@ -309,10 +324,13 @@ func (t *turnState) aborted() {
 	marker := "[Request interrupted by user]"
 	if t.toolID != "" {
 		marker = "[Request interrupted by user for tool use]"
+		text := "The user doesn't want to proceed with this tool use. The tool use was rejected."
+		if t.abortText != "" {
+			text = t.abortText
+		}
 		c.send(map[string]any{"type": "user", "session_id": c.session, "parent_tool_use_id": nil,
 			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
-				"tool_use_id": t.toolID, "is_error": true,
-				"content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}}}})
+				"tool_use_id": t.toolID, "is_error": true, "content": text}}}})
 	}
 	c.send(map[string]any{"type": "user", "session_id": c.session, "parent_tool_use_id": nil,
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": marker}}}})
