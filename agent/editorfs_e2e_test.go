@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,13 +15,31 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
-// Claude's files through the editor (issue 39), end to end: the real CLI,
-// and a client whose buffers differ from the disk. docs/tools.md, "Files
-// through the editor".
+// Claude's files through the editor (issue 39), end to end: a client whose
+// buffers differ from the disk. docs/tools.md, "Files through the editor".
+//
+// What the real CLI does with the editor's tools is proven on it, once:
+//   - TestEditorFSReadsBuffersAndWritesThroughTheEditor: the CLI, given
+//     the SDK MCP server, the disallowed built-ins and the aliases, offers
+//     Claude mcp__editor__* and not the built-ins; it calls Read, Edit and
+//     Write through mcp_message (Write by the built-in's name, an alias),
+//     runs the PreToolUse hook and asks as the hook says, and gives Claude
+//     the tools' results; its transcript of those calls replays as the
+//     built-ins (session/load).
+//   - TestEditorFSSubagentWritesThroughTheEditor: a subagent's call too.
+//   - TestEditorFSOffWithoutOptIn: without the opt-in, Claude has the
+//     built-ins, and the built-in Write writes the disk.
+//
+// The rest prove the agent's own logic (the opt-in and capability checks,
+// rejected writes, the client's errors and a write withdrawn by cancel,
+// modes, an "always allow" within a turn, the tools after hibernation) on
+// the in-process fake CLI (internal/test/clifake), which calls SDK MCP
+// tools, runs the hook and applies permission updates as the pinned CLI
+// does (clifake/sdkmcp.go says where each shape was seen).
 
 // bufferEditor is an editor with open buffers: fs/read_text_file returns a
 // buffer's text (unsaved changes) or the file's, fs/write_text_file
@@ -111,6 +130,31 @@ func startEditor(t *testing.T, ed *bufferEditor, cfg ...func(*agent.Config)) *ag
 	return agenttest.Start(t, o)
 }
 
+// startEditorCF is startEditor on the fake CLIs of w.
+func startEditorCF(t *testing.T, ed *bufferEditor, w *clifake.World, cfg ...func(*agent.Config)) *agenttest.Harness {
+	o := agenttest.Options{Client: ed.register, Env: []string{"IS_SANDBOX=1"}}
+	if len(cfg) > 0 {
+		o.Config = cfg[0]
+	}
+	return startCF(t, w, o)
+}
+
+// cfTool is the fake model's call of a tool (toolUse).
+func cfTool(id, name string, input map[string]any) clifake.Reply {
+	return clifake.Reply{Tool: name, ToolID: id, ToolName: name, ToolInput: input}
+}
+
+// toldClaude is what the fake model was told of tool call id
+// (sentToClaude).
+func toldClaude(s *cfScript, id string) (string, bool) {
+	for _, r := range s.requests() {
+		if r.FollowUp && r.ToolID == id {
+			return r.ToolResult, true
+		}
+	}
+	return "", false
+}
+
 // sentToClaude is the text of the tool result Claude got for id.
 func sentToClaude(api *fakeapi.Server, id string) (string, bool) {
 	for _, r := range api.Requests() {
@@ -142,9 +186,12 @@ const (
 
 // TestEditorFSReadsBuffersAndWritesThroughTheEditor: a Read returns the
 // buffer's text, not the disk's; an Edit based on the buffer and a Write
-// reach the client as fs/write_text_file with the whole new text, and the
-// disk is untouched. The cards, the permission requests and their diffs
-// are the built-ins'.
+// (called by the built-in's name: the CLI's alias) reach the client as
+// fs/write_text_file with the whole new text, and the disk is untouched.
+// Claude has the editor's tools instead of the built-ins. The cards, the
+// permission requests and their diffs are the built-ins', and session/load
+// replays the calls as they were shown live (the real CLI's transcript of
+// them).
 func TestEditorFSReadsBuffersAndWritesThroughTheEditor(t *testing.T) {
 	t.Parallel()
 	ed := newBufferEditor()
@@ -160,7 +207,8 @@ func TestEditorFSReadsBuffersAndWritesThroughTheEditor(t *testing.T) {
 	h.API().Script(
 		toolUse("toolu_read", mcpRead, map[string]any{"file_path": file}),
 		toolUse("toolu_edit", mcpEdit, map[string]any{"file_path": file, "old_string": "// unsaved comment", "new_string": "// saved by Claude"}),
-		toolUse("toolu_write", mcpWrite, map[string]any{"file_path": fresh, "content": "hello\n"}),
+		// The built-in's name reaches our tool too (toolAliases).
+		toolUse("toolu_write", "Write", map[string]any{"file_path": fresh, "content": "hello\n"}),
 		fakeapi.Text("Done."),
 	)
 	h.Initialize(fsCaps(true))
@@ -228,6 +276,35 @@ func TestEditorFSReadsBuffersAndWritesThroughTheEditor(t *testing.T) {
 	if strings.Join(names, "|") != "Allow|Always allow all edits for this session|Reject" {
 		t.Errorf("options %v", names)
 	}
+	main := h.API().MainRequests()
+	for _, tool := range []string{"Read", "Write", "Edit", "NotebookEdit"} {
+		if main[0].HasTool(tool) || !main[0].HasTool("mcp__editor__"+tool) {
+			t.Errorf("Claude's tools %v: want mcp__editor__%s instead of %s", main[0].Tools, tool, tool)
+		}
+	}
+
+	// session/load shows the calls as the built-ins, as they were shown
+	// live: the same titles, kinds and diffs, no MCP names.
+	h2 := reload(t, h, sid, acp.ClientCapabilities{})
+	replayed, order := toolCalls(t, h2, sid)
+	if len(order) != 3 {
+		t.Fatalf("replayed calls %v", order)
+	}
+	for _, id := range []string{"toolu_read", "toolu_edit", "toolu_write"} {
+		l, r := calls[id], replayed[id]
+		if r.title != l.title || r.kind != l.kind || r.status != l.status {
+			t.Errorf("%s: replayed %q %s %s, live %q %s %s", id, r.title, r.kind, r.status, l.title, l.kind, l.status)
+		}
+		if strings.Contains(string(r.meta["claudeCode"]), "mcp__") {
+			t.Errorf("%s replays as an MCP tool: %s", id, r.meta["claudeCode"])
+		}
+	}
+	if r := replayed["toolu_read"]; !strings.Contains(contentText(r.content), "// unsaved comment") {
+		t.Errorf("replayed read %q", contentText(r.content))
+	}
+	if d := diffs(replayed["toolu_edit"].content); len(d) != 1 || !strings.Contains(d[0].OldText.Or(""), "// unsaved comment") || !strings.Contains(d[0].NewText, "// saved by Claude") {
+		t.Errorf("replayed edit diff %+v", d)
+	}
 }
 
 // TestEditorFSSubagentWritesThroughTheEditor: a subagent's Write goes
@@ -268,10 +345,11 @@ func TestEditorFSSubagentWritesThroughTheEditor(t *testing.T) {
 func TestEditorFSRejectedWriteSendsNothing(t *testing.T) {
 	t.Parallel()
 	ed := newBufferEditor()
-	h := startEditor(t, ed)
+	w, model := cfScripted()
+	h := startEditorCF(t, ed, w)
 	file := filepath.Join(h.Sandbox.WorkDir, "x.txt")
 	h.Permission = choose("reject")
-	h.API().Script(toolUse("toolu_w", mcpWrite, map[string]any{"file_path": file, "content": "x"}), fakeapi.Text("ok"))
+	model.Script(cfTool("toolu_w", mcpWrite, map[string]any{"file_path": file, "content": "x"}), cfText("ok"))
 	h.Initialize(fsCaps(true))
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	if _, err := h.Prompt(sid, "write"); err != nil {
@@ -289,23 +367,56 @@ func TestEditorFSRejectedWriteSendsNothing(t *testing.T) {
 	}
 }
 
-// TestEditorFSOffWithoutOptIn: without the opt-in (or without both fs
-// methods) nothing changes: no fs/* request, the built-ins write the disk.
+// TestEditorFSOffWithoutOptIn: without the opt-in nothing changes: no
+// fs/* request, the built-ins write the disk. (The other variants, fs
+// without the opt-in's other half, run on the fake CLI:
+// TestEditorFSOffWithoutFS.)
 func TestEditorFSOffWithoutOptIn(t *testing.T) {
+	t.Parallel()
+	ed := newBufferEditor()
+	h := startEditor(t, ed)
+	file := filepath.Join(h.Sandbox.WorkDir, "x.txt")
+	h.API().Script(toolUse("toolu_w", "Write", map[string]any{"file_path": file, "content": "disk\n"}), fakeapi.Text("ok"))
+	init := h.Initialize(fsCaps(false))
+	if strings.Contains(string(init.AgentCapabilities.Meta["claudeCode"]), "editorFileSystem") {
+		t.Errorf("initialize says the editor's files are on: %s", init.AgentCapabilities.Meta["claudeCode"])
+	}
+	sid := h.NewSession(h.Sandbox.WorkDir)
+	if _, err := h.Prompt(sid, "write"); err != nil {
+		t.Fatal(err)
+	}
+	if n := fsRequests(h); n != 0 {
+		t.Errorf("%d fs/* requests", n)
+	}
+	if b, err := os.ReadFile(file); string(b) != "disk\n" {
+		t.Errorf("the built-in Write did not write the disk: %q %v", b, err)
+	}
+	if main := h.API().MainRequests(); len(main) == 0 || !main[0].HasTool("Write") || main[0].HasTool(mcpWrite) {
+		t.Errorf("Claude's tools %v", main[0].Tools)
+	}
+}
+
+// TestEditorFSOffWithoutFS: with the opt-in but without both fs methods,
+// nothing changes either: no fs/* request, and the CLI gets no editor's
+// tools (no SDK MCP server, no aliases, the built-ins allowed), so its
+// built-in Write runs (on the real CLI it writes the disk:
+// TestEditorFSOffWithoutOptIn).
+func TestEditorFSOffWithoutFS(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct {
 		caps acp.ClientCapabilities
 		cfg  bool
 	}{
-		"no opt-in":                {caps: fsCaps(false)},
 		"opt-in without fs":        {caps: acp.ClientCapabilities{Meta: map[string]json.RawMessage{"claudeCode": json.RawMessage(`{"editorFileSystem":true}`)}}},
 		"configured, read-only fs": {caps: acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true}}, cfg: true},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			ed := newBufferEditor()
-			h := startEditor(t, ed, func(c *agent.Config) { c.EditorFS = tc.cfg })
+			w, model := cfScripted()
+			h := startEditorCF(t, ed, w, func(c *agent.Config) { c.EditorFS = tc.cfg })
 			file := filepath.Join(h.Sandbox.WorkDir, "x.txt")
-			h.API().Script(toolUse("toolu_w", "Write", map[string]any{"file_path": file, "content": "disk\n"}), fakeapi.Text("ok"))
+			model.Script(cfTool("toolu_w", "Write", map[string]any{"file_path": file, "content": "disk\n"}), cfText("ok"))
 			init := h.Initialize(tc.caps)
 			if strings.Contains(string(init.AgentCapabilities.Meta["claudeCode"]), "editorFileSystem") {
 				t.Errorf("initialize says the editor's files are on: %s", init.AgentCapabilities.Meta["claudeCode"])
@@ -317,11 +428,19 @@ func TestEditorFSOffWithoutOptIn(t *testing.T) {
 			if n := fsRequests(h); n != 0 {
 				t.Errorf("%d fs/* requests", n)
 			}
-			if b, err := os.ReadFile(file); string(b) != "disk\n" {
-				t.Errorf("the built-in Write did not write the disk: %q %v", b, err)
+			cli := w.CLIs()[0]
+			if init := cli.Initialize(); init["sdkMcpServers"] != nil || init["toolAliases"] != nil {
+				t.Errorf("the CLI got the editor's tools: %v", init)
 			}
-			if main := h.API().MainRequests(); len(main) == 0 || !main[0].HasTool("Write") || main[0].HasTool(mcpWrite) {
-				t.Errorf("Claude's tools %v", main[0].Tools)
+			if strings.Contains(cli.Flag("disallowedTools"), "Write") {
+				t.Errorf("the built-ins are disallowed: %s", cli.Flag("disallowedTools"))
+			}
+			ran := false
+			for _, e := range w.Events() {
+				ran = ran || e.Kind == "tool" && e.Detail == "toolu_w"
+			}
+			if got, _ := toldClaude(model, "toolu_w"); !ran || got != "ran Write" {
+				t.Errorf("the built-in Write did not run (%v): Claude was told %q", ran, got)
 			}
 		})
 	}
@@ -329,14 +448,18 @@ func TestEditorFSOffWithoutOptIn(t *testing.T) {
 
 // TestEditorFSOnByConfig: the agent's configuration
 // (CLAUDE_AGENT_ACP_EDITOR_FS=1) turns it on for a client that offers fs;
-// initialize says so; Claude has our tools and not the built-ins.
+// initialize says so; the CLI gets our tools as an SDK MCP server in place
+// of the built-ins (disallowed, and aliased to ours). (That the real CLI
+// then offers Claude ours and not the built-ins, and routes the built-in's
+// name to ours: TestEditorFSReadsBuffersAndWritesThroughTheEditor.)
 func TestEditorFSOnByConfig(t *testing.T) {
 	t.Parallel()
 	ed := newBufferEditor()
-	h := startEditor(t, ed, func(c *agent.Config) { c.EditorFS = true })
+	w, model := cfScripted()
+	h := startEditorCF(t, ed, w, func(c *agent.Config) { c.EditorFS = true })
 	file := filepath.Join(h.Sandbox.WorkDir, "x.txt")
 	// The built-in's name reaches our tool too (toolAliases).
-	h.API().Script(toolUse("toolu_w", "Write", map[string]any{"file_path": file, "content": "editor\n"}), fakeapi.Text("ok"))
+	model.Script(cfTool("toolu_w", "Write", map[string]any{"file_path": file, "content": "editor\n"}), cfText("ok"))
 	init := h.Initialize(fsCaps(false))
 	if !strings.Contains(string(init.AgentCapabilities.Meta["claudeCode"]), `"editorFileSystem":true`) {
 		t.Errorf("initialize _meta.claudeCode %s", init.AgentCapabilities.Meta["claudeCode"])
@@ -348,10 +471,17 @@ func TestEditorFSOnByConfig(t *testing.T) {
 	if ws := ed.written(); len(ws) != 1 || ws[0].Content != "editor\n" {
 		t.Errorf("writes %+v", ws)
 	}
-	main := h.API().MainRequests()
+	cli := w.CLIs()[0]
+	in := cli.Initialize()
+	servers, _ := in["sdkMcpServers"].([]any)
+	aliases, _ := in["toolAliases"].(map[string]any)
+	disallowed := strings.Split(cli.Flag("disallowedTools"), ",")
+	if len(servers) != 1 || servers[0] != "editor" {
+		t.Errorf("the CLI's SDK MCP servers %v", in["sdkMcpServers"])
+	}
 	for _, tool := range []string{"Read", "Write", "Edit", "NotebookEdit"} {
-		if main[0].HasTool(tool) || !main[0].HasTool("mcp__editor__"+tool) {
-			t.Errorf("Claude's tools %v: want mcp__editor__%s instead of %s", main[0].Tools, tool, tool)
+		if !slices.Contains(disallowed, tool) || aliases[tool] != "mcp__editor__"+tool {
+			t.Errorf("Claude's tools: disallowed %v, aliases %v: want mcp__editor__%s instead of %s", disallowed, aliases, tool, tool)
 		}
 	}
 }
@@ -362,17 +492,18 @@ func TestEditorFSOnByConfig(t *testing.T) {
 func TestEditorFSClientErrors(t *testing.T) {
 	t.Parallel()
 	ed := newBufferEditor()
-	h := startEditor(t, ed)
+	w, model := cfScripted()
+	h := startEditorCF(t, ed, w)
 	dir := h.Sandbox.WorkDir
 	ro, stuck := filepath.Join(dir, "readonly.txt"), filepath.Join(dir, "stuck.txt")
 	ed.refuse[ro] = "Buffer is read-only"
 	ed.hang[stuck] = true
 	h.Permission = choose("allow")
-	h.API().Script(
-		toolUse("toolu_ro", mcpWrite, map[string]any{"file_path": ro, "content": "x"}),
-		fakeapi.Text("It is read-only."),
-		toolUse("toolu_stuck", mcpWrite, map[string]any{"file_path": stuck, "content": "x"}),
-		fakeapi.Text("never"),
+	model.Script(
+		cfTool("toolu_ro", mcpWrite, map[string]any{"file_path": ro, "content": "x"}),
+		cfText("It is read-only."),
+		cfTool("toolu_stuck", mcpWrite, map[string]any{"file_path": stuck, "content": "x"}),
+		cfText("never"),
 	)
 	h.Initialize(fsCaps(true))
 	sid := h.NewSession(dir)
@@ -380,7 +511,7 @@ func TestEditorFSClientErrors(t *testing.T) {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
 	want := "The editor could not write " + ro + ": Buffer is read-only"
-	if got, _ := sentToClaude(h.API(), "toolu_ro"); got != want {
+	if got, _ := toldClaude(model, "toolu_ro"); got != want {
 		t.Errorf("Claude got %q, want %q", got, want)
 	}
 	calls, _ := toolCalls(t, h, sid)
@@ -413,13 +544,14 @@ func TestEditorFSClientErrors(t *testing.T) {
 func TestEditorFSModes(t *testing.T) {
 	t.Parallel()
 	ed := newBufferEditor()
-	h := startEditor(t, ed)
+	w, model := cfScripted()
+	h := startEditorCF(t, ed, w)
 	dir := h.Sandbox.WorkDir
 	h.Permission = choose("allow_always")
-	h.API().Script(
-		toolUse("toolu_1", mcpWrite, map[string]any{"file_path": filepath.Join(dir, "a.txt"), "content": "a"}),
-		toolUse("toolu_2", mcpWrite, map[string]any{"file_path": filepath.Join(dir, "b.txt"), "content": "b"}),
-		fakeapi.Text("ok"),
+	model.Script(
+		cfTool("toolu_1", mcpWrite, map[string]any{"file_path": filepath.Join(dir, "a.txt"), "content": "a"}),
+		cfTool("toolu_2", mcpWrite, map[string]any{"file_path": filepath.Join(dir, "b.txt"), "content": "b"}),
+		cfText("ok"),
 	)
 	h.Initialize(fsCaps(true))
 	sid := h.NewSession(dir)
@@ -443,52 +575,6 @@ func TestEditorFSModes(t *testing.T) {
 	}
 }
 
-// TestEditorFSReplay: session/load shows the editor's file tools as the
-// built-ins, as they were shown live: the same titles, kinds and diffs,
-// no MCP names.
-func TestEditorFSReplay(t *testing.T) {
-	t.Parallel()
-	ed := newBufferEditor()
-	h := startEditor(t, ed)
-	dir := h.Sandbox.WorkDir
-	file := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(file, []byte("package main\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ed.buffers[file] = "package main\n\n// unsaved\n"
-	h.API().Script(
-		toolUse("toolu_read", mcpRead, map[string]any{"file_path": file}),
-		toolUse("toolu_edit", mcpEdit, map[string]any{"file_path": file, "old_string": "// unsaved", "new_string": "// edited"}),
-		fakeapi.Text("Done."),
-	)
-	h.Initialize(fsCaps(true))
-	sid := h.NewSession(dir)
-	if _, err := h.Prompt(sid, "edit"); err != nil {
-		t.Fatal(err)
-	}
-	live, _ := toolCalls(t, h, sid)
-	h2 := reload(t, h, sid, acp.ClientCapabilities{})
-	replayed, order := toolCalls(t, h2, sid)
-	if len(order) != 2 {
-		t.Fatalf("replayed calls %v", order)
-	}
-	for _, id := range []string{"toolu_read", "toolu_edit"} {
-		l, r := live[id], replayed[id]
-		if r.title != l.title || r.kind != l.kind || r.status != l.status {
-			t.Errorf("%s: replayed %q %s %s, live %q %s %s", id, r.title, r.kind, r.status, l.title, l.kind, l.status)
-		}
-		if strings.Contains(string(r.meta["claudeCode"]), "mcp__") {
-			t.Errorf("%s replays as an MCP tool: %s", id, r.meta["claudeCode"])
-		}
-	}
-	if r := replayed["toolu_read"]; !strings.Contains(contentText(r.content), "// unsaved") {
-		t.Errorf("replayed read %q", contentText(r.content))
-	}
-	if d := diffs(replayed["toolu_edit"].content); len(d) != 1 || !strings.Contains(d[0].OldText.Or(""), "// unsaved") || !strings.Contains(d[0].NewText, "// edited") {
-		t.Errorf("replayed edit diff %+v", d)
-	}
-}
-
 // TestEditorFSAlwaysAllowWithinATurn: a grant counts for the very next
 // call of the same turn. In accept-edits mode a write outside the project
 // asks, offering the directory; allowed always, the next write there runs
@@ -496,14 +582,15 @@ func TestEditorFSReplay(t *testing.T) {
 func TestEditorFSAlwaysAllowWithinATurn(t *testing.T) {
 	t.Parallel()
 	ed := newBufferEditor()
-	h := startEditor(t, ed)
+	w, model := cfScripted()
+	h := startEditorCF(t, ed, w)
 	dir, outside := h.Sandbox.WorkDir, t.TempDir()
 	h.Permission = choose("allow_always")
-	h.API().Script(
-		toolUse("toolu_in", mcpWrite, map[string]any{"file_path": filepath.Join(dir, "in.txt"), "content": "in"}),
-		toolUse("toolu_out1", mcpWrite, map[string]any{"file_path": filepath.Join(outside, "a.txt"), "content": "a"}),
-		toolUse("toolu_out2", mcpWrite, map[string]any{"file_path": filepath.Join(outside, "b.txt"), "content": "b"}),
-		fakeapi.Text("ok"),
+	model.Script(
+		cfTool("toolu_in", mcpWrite, map[string]any{"file_path": filepath.Join(dir, "in.txt"), "content": "in"}),
+		cfTool("toolu_out1", mcpWrite, map[string]any{"file_path": filepath.Join(outside, "a.txt"), "content": "a"}),
+		cfTool("toolu_out2", mcpWrite, map[string]any{"file_path": filepath.Join(outside, "b.txt"), "content": "b"}),
+		cfText("ok"),
 	)
 	h.Initialize(fsCaps(true))
 	sid := h.NewSession(dir)
@@ -531,7 +618,8 @@ func TestEditorFSAlwaysAllowWithinATurn(t *testing.T) {
 func TestEditorFSAfterHibernation(t *testing.T) {
 	t.Parallel()
 	ed := newBufferEditor()
-	h := startEditor(t, ed, func(c *agent.Config) { c.MaxLiveSessions = 1 })
+	w, model := cfScripted()
+	h := startEditorCF(t, ed, w, func(c *agent.Config) { c.MaxLiveSessions = 1 })
 	dir := h.Sandbox.WorkDir
 	file := filepath.Join(dir, "a.txt")
 	if err := os.WriteFile(file, []byte("one\n"), 0o644); err != nil {
@@ -540,26 +628,26 @@ func TestEditorFSAfterHibernation(t *testing.T) {
 	h.Permission = choose("allow")
 	h.Initialize(fsCaps(true))
 	first := h.NewSession(dir)
-	h.API().Script(toolUse("toolu_r1", mcpRead, map[string]any{"file_path": file}), fakeapi.Text("read"))
+	model.Script(cfTool("toolu_r1", mcpRead, map[string]any{"file_path": file}), cfText("read"))
 	if _, err := h.Prompt(first, "read a.txt"); err != nil {
 		t.Fatal(err)
 	}
 	// A second session takes the one live CLI: the first hibernates.
 	second := h.NewSession(t.TempDir())
-	h.API().Script(fakeapi.Text("hello"))
+	model.Script(cfText("hello"))
 	if _, err := h.Prompt(second, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	h.WaitFor("the first session's CLI gone", 30*time.Second, func() bool { return len(clitest.LivePIDs(t)) <= 1 })
-	h.API().Script(
-		toolUse("toolu_r2", mcpRead, map[string]any{"file_path": file}),
-		toolUse("toolu_e", mcpEdit, map[string]any{"file_path": file, "old_string": "one", "new_string": "two"}),
-		fakeapi.Text("edited"),
+	h.WaitFor("the first session's CLI gone", 30*time.Second, func() bool { return len(w.Live()) <= 1 })
+	model.Script(
+		cfTool("toolu_r2", mcpRead, map[string]any{"file_path": file}),
+		cfTool("toolu_e", mcpEdit, map[string]any{"file_path": file, "old_string": "one", "new_string": "two"}),
+		cfText("edited"),
 	)
 	if resp, err := h.Prompt(first, "now edit it"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt after hibernation: %+v %v", resp, err)
 	}
-	if got, _ := sentToClaude(h.API(), "toolu_e"); !strings.Contains(got, "has been updated successfully") {
+	if got, _ := toldClaude(model, "toolu_e"); !strings.Contains(got, "has been updated successfully") {
 		t.Errorf("the Edit after the resume: %q", got)
 	}
 	if ws := ed.written(); len(ws) != 1 || ws[0].Content != "two\n" || string(ws[0].SessionID) != first {

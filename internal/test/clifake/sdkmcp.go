@@ -126,7 +126,8 @@ const rejectedRunning = "The user doesn't want to proceed with this tool use. Th
 
 // mcpCall is tool for a call of an SDK MCP server's tool: the model's
 // name (an alias or the MCP name), its id and input. It returns what the
-// model is told and false when the turn was interrupted.
+// model is told (t.sdkFailed says whether the call failed) and false when
+// the turn was interrupted.
 func (t *turnState) mcpCall(called, id string, input map[string]any) (string, bool) {
 	c := t.c
 	name, server, tool, _ := c.sdkTool(called)
@@ -246,8 +247,8 @@ func (t *turnState) mcpCall(called, id string, input map[string]any) (string, bo
 			"tool_result_meta": []any{map[string]any{"id": id, "non_execution_kind": "permission-rule",
 				"permission_decision": map[string]any{"decision": "reject", "source": "user_reject"}}}})
 		c.recordToolNamed(called, id, input, denial, true)
-		t.toolID = ""
-		return "denied: " + denial, true
+		t.toolID, t.sdkFailed = "", true
+		return denial, true
 	}
 
 	// tools/call.
@@ -329,10 +330,7 @@ func (t *turnState) mcpCall(called, id string, input map[string]any) (string, bo
 			"tool_use_id": id, "content": content, "is_error": isError}}},
 		"tool_use_result": toolUseResult, "tool_result_meta": meta})
 	c.recordToolNamed(called, id, input, text, isError)
-	t.toolID = ""
-	if isError {
-		return "denied: " + text, true
-	}
+	t.toolID, t.sdkFailed = "", isError
 	return text, true
 }
 

@@ -130,7 +130,7 @@ func TestSDKMCPTools(t *testing.T) {
 		t.Errorf("can_use_tool %s", got)
 	}
 	if len(results) != 4 || results[1].ToolResult != "echo: one" || results[1].ToolID != "toolu_1" ||
-		results[2].ToolResult != "echo: TWO" || !results[3].ToolFailed || results[3].ToolID != "toolu_3" {
+		results[2].ToolResult != "echo: TWO" || !results[3].ToolFailed || results[3].ToolResult != "echo: fail" || results[3].ToolID != "toolu_3" {
 		t.Errorf("the model was told %+v", results)
 	}
 	all := strings.Join(frames, "\n")

@@ -52,6 +52,7 @@ type turnState struct {
 	// progress (sdkmcp.go: a call stopped while it ran).
 	abortText string
 	sdkCall   bool // the last tool call was an SDK MCP server's
+	sdkFailed bool // and it failed (its text is what the model is told)
 }
 
 // wait waits d, and reports false if the turn was interrupted or the CLI
@@ -112,7 +113,7 @@ func (c *CLI) turn(m *message) {
 			t.aborted()
 			return
 		}
-		t.result, t.failed = ran, t.failed || ran == "" || strings.HasPrefix(ran, "denied: ")
+		t.result, t.failed = ran, ran == "" || strings.HasPrefix(ran, "denied: ") || t.sdkFailed
 		r2 := c.request(t, true)
 		if r2.APIError != nil {
 			t.apiError(r2.APIError)
@@ -215,6 +216,7 @@ func (t *turnState) tool(r Reply) (string, bool) {
 	name, input := r.toolCall() // tools.go
 	t.lastID = id
 	_, _, _, t.sdkCall = c.sdkTool(name)
+	t.sdkFailed = false
 	if t.sdkCall {
 		return t.mcpCall(name, id, input) // sdkmcp.go
 	}
