@@ -14,7 +14,10 @@
 // SIGTERM or SIGKILL, and it keeps a transcript the agent's session/load
 // reads (--session-id, --resume, unknown ids fail as the real CLI fails;
 // --fork-session copies the source's records as the real CLI does,
-// fork.go) and a resumed CLI sends its model (Request.History). A World can make
+// fork.go) and a resumed CLI sends its model (Request.History). It calls
+// the host's SDK MCP servers (initialize's sdkMcpServers) through
+// mcp_message, with their PreToolUse hooks, as the real CLI does
+// (sdkmcp.go). A World can make
 // CLIs slow to start (StartDelay) or fail to start (StartFails).
 //
 // What the model answers is the test's: [World.Model] is asked at every
