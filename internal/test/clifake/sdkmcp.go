@@ -26,11 +26,15 @@ import (
 //     The hook's "allow" runs the tool without asking; its "ask" asks
 //     (session_state_changed requires_action, can_use_tool with
 //     mcp_server, display_name and decision_reason* of the hook, then
-//     running); no decision asks where the mode asks, as for Bash.
+//     running); no decision asks where the mode asks, as the fake does
+//     for Bash (not seen on the real CLI: the agent's hook always
+//     decides in the tests that use this; the suggestions the CLI would
+//     offer then are not played).
 //   - An allowed call applies the answer's updatedPermissions (setMode
 //     switches the mode and writes system/status with permissionMode;
-//     addDirectories and addRules go into what list_permission_rules
-//     says) and sends tools/call (ids 2, 3, … per CLI, progressToken the
+//     addDirectories goes into list_permission_rules' workspaceDirectories
+//     (source session), as seen; addRules into its rules, in a shape not
+//     seen) and sends tools/call (ids 2, 3, … per CLI, progressToken the
 //     same, _meta claudecode/toolUseId) with the answer's updatedInput.
 //     The result becomes the tool_result: its content blocks and
 //     tool_use_result {content, _meta}; with isError, the text as a
