@@ -220,7 +220,10 @@ func TestResumeContinuesWithoutReplay(t *testing.T) {
 // prompt, not the source's (TestForkIsTitledByItsOwnPrompt checks the
 // rest of the titles on the fake CLI). The load runs in an agent with the
 // fake CLI behind it: what it reads is the real CLI's transcript, and
-// only its background resume would need a CLI.
+// only its background resume would need a CLI. Its two real CLIs are the
+// least that proves --fork-session: the source's, which writes the
+// transcript the fork copies (and whose later prompt must not see the
+// fork's), and the fork's.
 func TestForkContinuesIndependently(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)
