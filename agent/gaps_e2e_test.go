@@ -7,6 +7,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -98,6 +99,18 @@ func TestRefusalFallbackMovesModelPickerE2E(t *testing.T) {
 // active (with the Stop hook's rounds so far), and the resumed CLI goes on
 // evaluating it; a goal cleared later is not restored. The snapshot comes
 // after the replay, before the load's answer.
+//
+// Its three real CLIs each prove something of the CLI's own, so none moves
+// to the fake: the active session's CLI writes the transcript of a goal
+// whose prompt was cancelled (the goal records and the Stop hook's rounds
+// the load reads back), the cleared session's writes that of a goal set
+// and then cleared (another transcript: a CLI runs one session), and the
+// CLI that resumes the active session (--resume) must restore the goal
+// from its transcript and go on evaluating it, which only the real CLI
+// can show. The cleared session is loaded in an agent with the fake CLI
+// behind it: the load reads the real CLI's transcript, and the background
+// resume that follows a load (a fourth real CLI, in some runs, before the
+// test ended) has nothing to prove.
 func TestLoadRestoresGoalE2E(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)
@@ -165,9 +178,14 @@ func TestLoadRestoresGoalE2E(t *testing.T) {
 		t.Errorf("the resumed CLI did not evaluate the goal")
 	}
 
-	load(t, h2, cleared)
-	if gs := goalSnapshots(h2, cleared); len(gs) != 0 {
+	validSubagentWire(t, h2)
+	h2.Close()
+
+	h3 := fakeHarness(t, &clifake.World{}, agenttest.Options{Sandbox: h.Sandbox})
+	h3.Initialize(acp.ClientCapabilities{})
+	load(t, h3, cleared)
+	if gs := goalSnapshots(h3, cleared); len(gs) != 0 {
 		t.Errorf("a cleared goal was restored: %v", gs)
 	}
-	validSubagentWire(t, h2)
+	validSubagentWire(t, h3)
 }

@@ -144,6 +144,13 @@ func TestPermissionReject(t *testing.T) {
 // it; "always allow" saves the command's rule but not that directory, so
 // Claude is never told "Additional working directories added: <cwd>", nor
 // "… removed" after a load.
+//
+// Both of its real CLIs prove the CLI's side: the first suggests the
+// directory, saves the rule and would tell Claude of an added directory;
+// the second, resuming the session after the load, would tell Claude of a
+// removed one, from what the first recorded. What the agent does (answer
+// "always allow" without the session's own directory) only shows in what
+// these two CLIs then send the model, so neither moves to the fake.
 func TestAlwaysAllowAddsNoOwnDirectory(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)

@@ -18,6 +18,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -135,6 +136,14 @@ func checkNoSecrets(t *testing.T, h *agenttest.Harness, logBuf *syncBuffer) {
 // agent text of a failed turn (a gateway error that echoes them and
 // credentials of every recognisable shape), a typed failure's title and
 // details, and the log at debug level. None survives anywhere.
+//
+// The legacy variant runs the real CLI: it proves what the CLI itself
+// sends of them (its streamed text, a tool's input and output, its error
+// for a gateway's 400, its stdout and stderr when it dies) and the agent's
+// redaction of each. The typed-failures variant is the agent's rendering
+// of an error as a typed failure for a client of the session-failure
+// extension: it plays the frames the real CLI wrote for its gateway error
+// (recording api_500_secrets) over the fake CLI, without starting one.
 func TestNoSecretReachesTheClient(t *testing.T) {
 	t.Parallel()
 	t.Run("legacy", func(t *testing.T) {
@@ -190,10 +199,13 @@ func TestNoSecretReachesTheClient(t *testing.T) {
 		checkNoSecrets(t, h, logBuf)
 	})
 	t.Run("typed failures", func(t *testing.T) {
-		h, sid, logBuf, _ := secretSession(t, airCaps(airOn))
-		// Long enough for a title and details.
-		e := fakeapi.HTTPError(500, "api_error", leakyText+"\n\n"+strings.Repeat("More context. ", 30)+leakyText)
-		h.API().Script(e)
+		// The real CLI's frames for a gateway's HTTP 500 api_error whose
+		// message is leakyText, "\n\n", "More context. " 30 times and
+		// leakyText again (long enough for a title and details), played
+		// by the fake CLI (recording api_500_secrets): the typed failure
+		// is the agent's rendering of them.
+		w := fakeFailureWorld(map[string]clifake.Reply{"hi": realFrames("api_500_secrets")})
+		h, sid, logBuf, _ := secretSession(t, airCaps(airOn), func(c *agent.Config) { c.Launch = w.Launch })
 		resp, err := h.Prompt(sid, "hi")
 		if err != nil || resp.Meta == nil {
 			t.Fatalf("want a typed failure: %+v %v", resp, err)

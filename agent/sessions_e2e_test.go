@@ -57,23 +57,35 @@ func editScript(file string, tasks bool) []fakeapi.Step {
 // context. It runs for a plain client with TodoWrite plans, and for a
 // client that shows terminal output (Zed's _meta.terminal_output) with
 // Task* plans.
+//
+// The live turn of each variant runs on the real CLI: it proves the CLI's
+// frames and the transcript it writes for them (TodoWrite in one, Task*
+// tools in the other), which the replay must equal. The prompt after the
+// load proves two things: that the real CLI started with --resume gives
+// the model the stored conversation (its prompt and Claude's answer), a
+// CLI behaviour the plain variant proves on the real CLI; and that the
+// agent sends the loaded session's prompt to a CLI resumed on it, the
+// agent's bookkeeping, which the terminal variant checks with the fake CLI
+// behind the loading agent (fakeResume): it still loads the real CLI's
+// transcript, and its resumed CLI reads it, but no third real CLI starts.
 func TestLoadReplaysWhatLiveShowed(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name  string
-		caps  acp.ClientCapabilities
-		env   []string
-		tasks bool
+		name       string
+		caps       acp.ClientCapabilities
+		env        []string
+		tasks      bool
+		fakeResume bool
 	}{
 		{name: "plain", env: []string{"CLAUDE_CODE_ENABLE_TASKS=0", "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}},
 		{name: "terminal", caps: acp.ClientCapabilities{Meta: map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}},
-			env: []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}, tasks: true},
+			env: []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}, tasks: true, fakeResume: true},
 	} {
-		t.Run(tc.name, func(t *testing.T) { loadEqualsLive(t, tc.caps, tc.env, tc.tasks) })
+		t.Run(tc.name, func(t *testing.T) { loadEqualsLive(t, tc.caps, tc.env, tc.tasks, tc.fakeResume) })
 	}
 }
 
-func loadEqualsLive(t *testing.T, caps acp.ClientCapabilities, env []string, tasks bool) {
+func loadEqualsLive(t *testing.T, caps acp.ClientCapabilities, env []string, tasks, fakeResume bool) {
 	h1 := agenttest.Start(t, agenttest.Options{Env: env})
 	file := filepath.Join(h1.Sandbox.WorkDir, "notes.txt")
 	h1.API().Script(editScript(file, tasks)...)
@@ -93,7 +105,15 @@ func loadEqualsLive(t *testing.T, caps acp.ClientCapabilities, env []string, tas
 	live := h1.Updates(sid)
 	h1.Close() // the agent process exits
 
-	h2 := agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox, Env: env})
+	var h2 *agenttest.Harness
+	var w *clifake.World
+	var m *fakeModel
+	if fakeResume {
+		w, m = newFakeWorld()
+		h2 = fakeHarness(t, w, agenttest.Options{Sandbox: h1.Sandbox, Env: env})
+	} else {
+		h2 = agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox, Env: env})
+	}
 	h2.Initialize(caps)
 	var lr acp.LoadSessionResponse
 	err = h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
@@ -125,6 +145,20 @@ func loadEqualsLive(t *testing.T, caps acp.ClientCapabilities, env []string, tas
 		t.Errorf("replay shape %q", k)
 	}
 
+	if fakeResume {
+		m.script("You asked me to write notes.txt.")
+		if resp, err := h2.Prompt(sid, "What did I ask you before?"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt after load: %+v %v", resp, err)
+		}
+		last := m.last(t)
+		if last.Session != sid || last.Prompt != "What did I ask you before?" || w.CLIs()[last.CLI].Flag("resume") != sid {
+			t.Errorf("the prompt after load ran in session %s (%q), in a CLI started with --resume %q", last.Session, last.Prompt, w.CLIs()[last.CLI].Flag("resume"))
+		}
+		if !strings.Contains(h2.AgentText(sid), "You asked me to write notes.txt.") {
+			t.Errorf("the answer after load: %q", h2.AgentText(sid))
+		}
+		return
+	}
 	h2.API().Script(fakeapi.Text("You asked me to write notes.txt."))
 	if resp, err := h2.Prompt(sid, "What did I ask you before?"); err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt after load: %+v %v", resp, err)
@@ -186,7 +220,10 @@ func TestResumeContinuesWithoutReplay(t *testing.T) {
 // prompt, not the source's (TestForkIsTitledByItsOwnPrompt checks the
 // rest of the titles on the fake CLI). The load runs in an agent with the
 // fake CLI behind it: what it reads is the real CLI's transcript, and
-// only its background resume would need a CLI.
+// only its background resume would need a CLI. Its two real CLIs are the
+// least that proves --fork-session: the source's, which writes the
+// transcript the fork copies (and whose later prompt must not see the
+// fork's), and the fork's.
 func TestForkContinuesIndependently(t *testing.T) {
 	t.Parallel()
 	h := agenttest.Start(t)

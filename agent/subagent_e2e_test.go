@@ -3,8 +3,10 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -491,46 +494,90 @@ func TestSubagentSessionCancelledAlone(t *testing.T) {
 // the CLI's subagents/ files) with the same relations as live: the same
 // tool calls with parentToolUseId, the transcript client's related text,
 // and for a sessions client the same child session with its traffic.
+//
+// The real CLI runs the turn once, for the transcript client: its live
+// updates and the transcript it writes (the main one and the subagent's)
+// prove what the CLI writes, and the load of that transcript for the same
+// client must equal that live turn exactly. The three clients then load
+// that same transcript (the CLI's transcript does not depend on what the
+// client can show; the agent's initialize asks only for stdout frames).
+// The flat and sessions clients' live turns are the agent's rendering of
+// the frames the real CLI wrote for them (recordings subagent_flat and
+// subagent_sessions, played over the fake CLI in the same work directory);
+// being another run of the CLI, they differ from the loaded transcript in
+// what each run draws afresh (API message ids, the subagent's agent id,
+// its duration), which sameRun maps to placeholders in order of first
+// appearance, so that which chunks share an id still has to match. That
+// the child session's id is the CLI's agent id, live and loaded, is
+// checked on each side against the agentId the Agent call's result
+// reports (which the transcript client's exact comparison proves the same
+// live and loaded).
 func TestSubagentReplay(t *testing.T) {
 	t.Parallel()
+	h1 := agenttest.Start(t)
+	h1.API().Script(subagentScript(filepath.Join(h1.Sandbox.WorkDir, "marker.txt"))...)
+	h1.Initialize(transcriptCaps())
+	sid := h1.NewSession(h1.Sandbox.WorkDir)
+	prompt := []acp.ContentBlock{{Text: &acp.TextContent{Text: "Delegate the survey."}}}
+	if resp, err := h1.PromptBlocks(h1.Ctx(), sid, prompt...); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("live prompt: %+v %v", resp, err)
+	}
+	realLive := h1.Updates(sid)
+	if len(subagentUpdates(h1, sid)) > 0 {
+		t.Error("child sessions for a client that did not ask for them (live)")
+	}
+	h1.Close()
+
 	for _, tc := range []struct {
-		name string
-		caps acp.ClientCapabilities
+		name      string
+		caps      acp.ClientCapabilities
+		recording string // "": the real CLI's live turn above
 	}{
-		{"flat", acp.ClientCapabilities{}},
-		{"transcript", transcriptCaps()},
-		{"sessions", sessionsCaps()},
+		{"flat", acp.ClientCapabilities{}, "subagent_flat"},
+		{"transcript", transcriptCaps(), ""},
+		{"sessions", sessionsCaps(), "subagent_sessions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h1 := agenttest.Start(t)
-			h1.API().Script(subagentScript(filepath.Join(h1.Sandbox.WorkDir, "marker.txt"))...)
-			h1.Initialize(tc.caps)
-			sid := h1.NewSession(h1.Sandbox.WorkDir)
-			prompt := []acp.ContentBlock{{Text: &acp.TextContent{Text: "Delegate the survey."}}}
-			if resp, err := h1.PromptBlocks(h1.Ctx(), sid, prompt...); err != nil || resp.StopReason != acp.StopReasonEndTurn {
-				t.Fatalf("live prompt: %+v %v", resp, err)
+			live, child, liveChild := realLive, "", []acp.SessionUpdate(nil)
+			if tc.recording != "" {
+				hl := recordedHarness(t, "Delegate the survey.", tc.recording, agenttest.Options{Sandbox: h1.Sandbox})
+				hl.Initialize(tc.caps)
+				lsid := hl.NewSession(h1.Sandbox.WorkDir)
+				if resp, err := hl.PromptBlocks(hl.Ctx(), lsid, prompt...); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+					t.Fatalf("live prompt (recorded frames): %+v %v", resp, err)
+				}
+				live = hl.Updates(lsid)
+				if ups := subagentUpdates(hl, lsid); len(ups) > 0 {
+					child = ups[0].SessionID
+				}
+				liveChild = hl.Updates(child)
+				if child != "" && agentIDOf(live) != child {
+					t.Errorf("live child %q, the Agent call reports agentId %q", child, agentIDOf(live))
+				}
+				hl.Close()
 			}
-			live := h1.Updates(sid)
-			var child string
-			if ups := subagentUpdates(h1, sid); len(ups) > 0 {
-				child = ups[0].SessionID
-			}
-			liveChild := h1.Updates(child)
-			h1.Close()
 
-			h2 := agenttest.Start(t, agenttest.Options{Sandbox: h1.Sandbox})
+			h2 := fakeHarness(t, &clifake.World{}, agenttest.Options{Sandbox: h1.Sandbox})
 			h2.Initialize(tc.caps)
 			var lr acp.LoadSessionResponse
 			if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
 				SessionID: acp.SessionID(sid), Cwd: h1.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &lr); err != nil {
 				t.Fatalf("session/load: %v", err)
 			}
-			if diff := cmp.Diff(normalize(append(userChunks(prompt), live...)), normalize(h2.Updates(sid))); diff != "" {
+			want, got := normalize(append(userChunks(prompt), live...)), normalize(h2.Updates(sid))
+			if tc.recording != "" {
+				want, got = sameRun(want), sameRun(got)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("replay differs from live (-live +replay):\n%s", diff)
+			}
+			replayChild := ""
+			if ups := subagentUpdates(h2, sid); len(ups) > 0 {
+				replayChild = ups[0].SessionID
 			}
 			calls, _ := toolCalls(t, h2, sid)
 			if tc.name == "sessions" {
-				calls, _ = toolCalls(t, h2, child)
+				calls, _ = toolCalls(t, h2, replayChild)
 			}
 			if c := calls["toolu_sub_touch"]; c == nil || claudeMeta(c.meta)["parentToolUseId"] != "toolu_agent1" {
 				t.Errorf("replayed subagent call: %+v", c)
@@ -540,22 +587,68 @@ func TestSubagentReplay(t *testing.T) {
 				t.Errorf("replayed subagent text on the parent %q, want %q", subText, want)
 			}
 			if tc.name != "sessions" {
-				if child != "" || len(subagentUpdates(h2, sid)) > 0 {
+				if child != "" || replayChild != "" {
 					t.Error("child sessions for a client that did not ask for them")
 				}
 				validSubagentWire(t, h2)
 				return
 			}
-			if st := states(h2, sid, child); child == "" || len(st) == 0 || st[0] != "running/" || lastState(h2, sid, child) != "idle/end_turn" {
-				t.Errorf("replayed child %q states %v", child, states(h2, sid, child))
+			if replayChild == "" || replayChild != agentIDOf(h2.Updates(sid)) {
+				t.Errorf("replayed child %q, the Agent call reports agentId %q", replayChild, agentIDOf(h2.Updates(sid)))
 			}
-			if diff := cmp.Diff(normalize(liveChild), normalize(h2.Updates(child))); diff != "" {
+			if st := states(h2, sid, replayChild); child == "" || len(st) == 0 || st[0] != "running/" || lastState(h2, sid, replayChild) != "idle/end_turn" {
+				t.Errorf("replayed child %q states %v (live child %q)", replayChild, states(h2, sid, replayChild), child)
+			}
+			if diff := cmp.Diff(sameRun(normalize(liveChild)), sameRun(normalize(h2.Updates(replayChild)))); diff != "" {
 				t.Errorf("child replay differs from live (-live +replay):\n%s", diff)
 			}
-			if len(sessionMessages(h2, child)) != 1 {
-				t.Errorf("replayed launch prompt: %v", sessionMessages(h2, child))
+			if len(sessionMessages(h2, replayChild)) != 1 {
+				t.Errorf("replayed launch prompt: %v", sessionMessages(h2, replayChild))
 			}
 			validSubagentWire(t, h2)
 		})
 	}
+}
+
+// runDrawn is what two runs of one CLI scenario draw afresh: the fake
+// API's message ids, the CLI's agent id of a subagent (a and 16 hex
+// digits), and the subagent's duration in the Agent call's report.
+var runDrawn = regexp.MustCompile(`msg_fake_[0-9a-f]+|\ba[0-9a-f]{16}\b|duration_ms: [0-9]+`)
+
+// sameRun puts placeholders in place of what the run drew (runDrawn): each
+// id its number in order of first appearance, a duration "N".
+func sameRun(lines []string) []string {
+	ids := map[string]string{}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = runDrawn.ReplaceAllStringFunc(l, func(s string) string {
+			if strings.HasPrefix(s, "duration_ms") {
+				return "duration_ms: N"
+			}
+			if ids[s] == "" {
+				ids[s] = fmt.Sprintf("<id %d>", len(ids)+1)
+			}
+			return ids[s]
+		})
+	}
+	return out
+}
+
+// agentIDOf is the agentId the Agent call toolu_agent1 reports in its
+// result, among a session's updates.
+func agentIDOf(us []acp.SessionUpdate) string {
+	re := regexp.MustCompile(`agentId: (a[0-9a-f]{16})`)
+	for _, u := range us {
+		var b []byte
+		switch {
+		case u.ToolCall != nil && u.ToolCall.ToolCallID == "toolu_agent1":
+			b, _ = json.Marshal(u.ToolCall)
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallID == "toolu_agent1":
+			b, _ = json.Marshal(u.ToolCallUpdate)
+		}
+		if m := re.FindSubmatch(b); m != nil {
+			return string(m[1])
+		}
+	}
+	return ""
 }

@@ -29,15 +29,16 @@ var recordedInit = map[string]map[string]any{
 // with the named recording of the real CLI's turn. At the end of the test
 // it checks that the agent asked every CLI for what the recording's agent
 // asked (recordedInit), so that the frames played are those the real CLI
-// would have written for this agent.
-func recordedHarness(t *testing.T, prompt, recording string) *agenttest.Harness {
+// would have written for this agent. opts are fakeHarness's (a Sandbox to
+// share).
+func recordedHarness(t *testing.T, prompt, recording string, opts ...agenttest.Options) *agenttest.Harness {
 	t.Helper()
 	w := fakeFailureWorld(map[string]clifake.Reply{prompt: realFrames(recording)})
 	want, ok := recordedInit[recording]
 	if !ok {
 		t.Fatalf("recordedInit has no %s", recording)
 	}
-	h := fakeHarness(t, w)
+	h := fakeHarness(t, w, opts...)
 	t.Cleanup(func() {
 		for _, c := range w.CLIs() {
 			init := c.Initialize()

@@ -50,6 +50,7 @@ var recordedFiles = map[string]string{
 	"refusal_fallback":         "a refusal then \"Safe answer.\", refusal fallback on (CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK unset)",
 	"model_fallback":           "--model claude-opus-4-5 --fallback-model claude-sonnet-4-5, 529 overloaded on opus, then \"From the fallback.\", CLAUDE_CODE_MAX_RETRIES=3",
 	"refusal_retry_notice":     "a refusal then \"Safe answer.\", refusal retry on (CLAUDE_CODE_DISABLE_REFUSAL_RETRY unset)",
+	"api_500_secrets":          "HTTP 500 api_error whose message is leakyText, \"\\n\\n\", \"More context. \" 30 times and leakyText again (agent/secrets_e2e_test.go: secrets and credentials of every shape), to TestNoSecretReachesTheClient's agent (secretEnv, a typed-failure client)",
 	// (The CLI's can_use_tool request, and the session_state_changed
 	// requires_action before it, are left out too: nobody answers it.)
 	"informational_rule_not_saved": "a Bash tool_use (touch a.txt, toolu_t1) then \"Done.\", allowed always in a git repository that tracks .claude/settings.local.json: the CLI's system/informational warning that it did not save the rule",
