@@ -237,3 +237,11 @@ func (l *lineTap) Close() error {
 	l.tp.add(TapeLine{EOF: true})
 	return l.w.Close()
 }
+
+// NewTape is a tape of a run that cmd made, with lines, for tests of what
+// plays tapes back.
+func NewTape(cmd claude.Command, lines ...TapeLine) *Tape {
+	done := make(chan struct{})
+	close(done)
+	return &Tape{lines: lines, cmd: cmd, done: done}
+}
