@@ -27,15 +27,17 @@ import (
 // once the agent has written what the taped agent had written before it
 // (the tape keeps every cause before its effect, clitest.Tape), except
 // the user messages of later turns: the CLI did not need the next prompt
-// to finish a turn, however early the taped agent sent it. What the agent
-// writes is matched with what the taped agent wrote (user messages in
-// order, control requests by subtype in order, answers by request id, the
-// close of stdin) and must be the same but for the agent's own ids; the
-// CLI's lines go out with the live session id, request ids, user message
-// uuids and directories (working, home, config, project) in place of the
-// taped ones. Every difference (a line the taped agent did not write,
-// another command line, a wait for a line that does not come) is an error
-// of f's.
+// to finish a turn, however early the taped agent sent it; and no sooner
+// after the line before it than on the tape (pace). What the agent writes
+// is matched with what the taped agent wrote (user messages in order,
+// control requests by subtype in order, answers by request id, the close
+// of stdin) and must be the same but for the agent's own ids; the CLI's
+// lines go out with the live session id, request ids, user message uuids
+// and directories (working, home, config, project) in place of the taped
+// ones. Every difference (a line the taped agent did not write, another
+// command line, a line the CLI waits for over replayWait) is an error of
+// f's. Once stdin is closed the CLI writes what no longer waits for the
+// agent and exits 0; SIGTERM ends it at once (143), as CLI.Signal.
 func Replay(tp *clitest.Tape, f interface{ Errorf(string, ...any) }) claude.Launcher {
 	var mu sync.Mutex
 	started := false
