@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -22,12 +24,15 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.jsonl")
 // TestGoldenTranscripts runs each scenario through the real CLI and
 // compares the whole ACP conversation, normalised (ids, paths), with
 // testdata/golden/<name>.jsonl. Every line is also checked against the
-// official ACP JSON schema.
+// official ACP JSON schema. The CLI's run is taped (clitest.Taping), and
+// the scenario's v2 variant (its subtest v2, golden_v2_test.go) plays the
+// tape back instead of starting the CLI again.
 func TestGoldenTranscripts(t *testing.T) {
 	t.Parallel()
 	for _, sc := range goldenScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
-			h := agenttest.Start(t)
+			tape := &clitest.Tape{}
+			h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.Launch = clitest.Taping(tape) }})
 			h.API().Script(sc.steps...)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			waitCLIUp(t, h)
@@ -42,7 +47,14 @@ func TestGoldenTranscripts(t *testing.T) {
 				h.Cancel(sid)
 				<-done
 			}
-			checkGolden(t, sc.name, h, sid)
+			wire := h.Wire()
+			// The agent stops its CLI: the tape has the CLI's whole run.
+			h.Close()
+			if !tape.Wait() {
+				t.Fatal("the agent started no CLI")
+			}
+			t.Run("v2", func(t *testing.T) { goldenV2(t, sc, tape) })
+			compareGolden(t, filepath.Join("testdata", "golden", sc.name+".jsonl"), wire, h.Sandbox.WorkDir, sid, true)
 		})
 	}
 }
@@ -67,11 +79,6 @@ func waitCLIUp(t *testing.T, h interface {
 		}
 		return false
 	})
-}
-
-func checkGolden(t *testing.T, name string, h *agenttest.Harness, sid string) {
-	t.Helper()
-	compareGolden(t, filepath.Join("testdata", "golden", name+".jsonl"), h.Wire(), h.Sandbox.WorkDir, sid, true)
 }
 
 // compareGolden compares a normalised conversation with the golden file at
@@ -206,8 +213,8 @@ type goldenScenario struct {
 	cancel  bool
 }
 
-// goldenScenarios are run on v1 (TestGoldenTranscripts) and on v2
-// (TestGoldenTranscriptsV2).
+// goldenScenarios are run on v1 with the real CLI (TestGoldenTranscripts)
+// and on v2 with its tape (goldenV2).
 func goldenScenarios() []goldenScenario {
 	hang := fakeapi.Hang(30)
 	maxTok := fakeapi.Text("truncated")

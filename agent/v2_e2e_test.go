@@ -25,7 +25,8 @@ import (
 // it on the in-process fake CLI (startV2CF, v2sim_helpers_test.go); the real
 // CLI and the fake Messages API are behind TestV2PermissionEdits (its Write
 // and Edit frames) and the golden scenarios (golden_v2_test.go), which
-// prove v2 against the real CLI's frames.
+// prove v2 against the real CLI's frames (the whole run the scenario's v1
+// golden taped, played back).
 
 // obj decodes a JSON object (the test fails if it is not one).
 func v2Obj(t *testing.T, raw []byte) map[string]any {
@@ -282,7 +283,7 @@ func TestV2V1MethodsRefused(t *testing.T) {
 // client sees its user_message, running, the agent's chunks with the API
 // message id, and idle end_turn. The v2 lifecycle is the agent's: it runs
 // on the fake CLI; the golden "plain_turn" scenario (golden_v2_test.go)
-// has the same turn on the real CLI.
+// has the same turn on the real CLI's frames.
 func TestV2PromptText(t *testing.T) {
 	t.Parallel()
 	w, model := cfScripted(cfText("Hello from Claude."))
@@ -558,7 +559,8 @@ func TestV2PermissionEdits(t *testing.T) {
 
 // TestV2Cancel: session/cancel ends a running turn with idle cancelled,
 // and the session goes on. The agent's cancel, on the fake CLI; the real
-// CLI's interrupt is the golden "cancel" scenario's (golden_v2_test.go).
+// CLI's interrupt is the golden "cancel" scenario's (golden_test.go, whose
+// tape golden_v2_test.go plays on v2).
 func TestV2Cancel(t *testing.T) {
 	t.Parallel()
 	w, _ := cfScripted(cfHang(), cfText("after cancel"))
