@@ -228,6 +228,7 @@ type CLI struct {
 	session string
 	dir     string
 	config  string // the config directory (transcripts)
+	tmp     string // the temporary directory (task output files, taskfile.go)
 	resume  bool
 	args    []string // the command line, after the executable
 	forkOf  string   // --fork-session: the session resumed and copied (fork.go)
@@ -300,7 +301,8 @@ func newCLI(w *World, cmd claude.Command) *CLI {
 		}
 	}
 	c.fork(cmd.Args, resumeID, sessionID)
-	c.keepStart(cmd.Env) // startup.go
+	c.keepStart(cmd.Env)    // startup.go
+	c.tmp = tmpDir(cmd.Env) // taskfile.go
 	c.config = env(cmd.Env, "CLAUDE_CONFIG_DIR")
 	if c.config == "" {
 		c.config = filepath.Join(env(cmd.Env, "HOME"), ".claude")

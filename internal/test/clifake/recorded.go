@@ -62,6 +62,9 @@ var recordedFiles = map[string]string{
 	"subagent_flat":     "subagentScript (TestSubagentForegroundToolCall, a client without subagent capabilities): the foreground Agent toolu_agent1 \"Survey the files\"; the subagent says \"Looking around.\" and calls Bash toolu_sub_touch (touch $CWD/marker.txt; can_use_tool answered allow), then \"Marker made.\"; the main loop says \"The subagent made the marker.\"",
 	"subagent_sessions": "subagentScript as subagent_flat, for a sessions client (TestSubagentSessionForeground; forwardSubagentText and perTaskStopAffordance)",
 	"bash_exit_3":       "Bash toolu_sh \"echo out; echo err >&2; exit 3\" (can_use_tool answered allow), then \"It failed.\" (TestBashOutput, a console client)",
+	// Recordings with the history of a command's task output file
+	// (taskfile.go), watched every 5 ms as the real CLI ran it:
+	"bash_live_short":   "Bash toolu_live \"for i in 1 2 3 4; do echo line$i; sleep 0.4; done\" (can_use_tool answered allow), then \"Done.\" (TestShortCommandLiveOutput's script, a console client): the task file bde0k4fm7.output growing a line at a time, no task_started (the command ends within 2 s)",
 	"subagent_thinking": "TestSubagentTextAfterThinking's script for a sessions client: the foreground Agent toolu_agent1 \"Think it over\"; the subagent thinks \"Weighing the options.\" and says \"The report after thinking.\"; the main loop says \"Done.\"",
 }
 
@@ -95,6 +98,13 @@ func (t *turnState) play(r Reply) {
 		if i > 0 && !t.wait(r.Every) {
 			t.aborted()
 			return
+		}
+		if strings.HasPrefix(line, taskOutputPrefix) { // taskfile.go
+			if !t.taskOutput(line) {
+				t.aborted()
+				return
+			}
+			continue
 		}
 		line = uuidRE.ReplaceAllStringFunc(line, func(u string) string {
 			if fresh[u] == "" {

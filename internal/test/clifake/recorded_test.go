@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,13 @@ func TestRecordings(t *testing.T) {
 		frames := Recorded(name)
 		results := 0
 		for i, f := range frames {
+			if strings.HasPrefix(f, taskOutputPrefix) { // taskfile.go
+				var l taskOutputLine
+				if err := json.Unmarshal([]byte(f), &l); err != nil || l.Task == "" || l.AfterMS < 0 || l.Remove && l.Append != "" {
+					t.Errorf("%s:%d: task output line %s: %v", name, i+1, f, err)
+				}
+				continue
+			}
 			var fr struct {
 				Type        string `json:"type"`
 				SessionID   string `json:"session_id"`

@@ -1,0 +1,77 @@
+package clifake_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
+)
+
+// TestTaskOutputFile: playing a recording with a task file's history
+// (bash_live_short), the fake writes the command's output file where the
+// real CLI does, under the CLI's TMPDIR (or CLAUDE_CODE_TMPDIR), growing a
+// line at a time while the turn waits, and removes it after the tool
+// result, before the turn's result.
+func TestTaskOutputFile(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	w := &clifake.World{Model: func(clifake.Request) clifake.Reply {
+		return clifake.Reply{Frames: clifake.Recorded("bash_live_short")}
+	}}
+	p, err := claude.Start(context.Background(), claude.Options{
+		Launch: w.Launch, Dir: t.TempDir(), StartupTimeout: time.Minute, SessionID: "00000000-0000-4000-8000-000000000002",
+		Env: append(os.Environ(), "TMPDIR="+tmp+"/"),
+		CanUseTool: func(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+			return claude.Allow(req.Input), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.Send(ctx, claude.Text("run it")); err != nil {
+		t.Fatal(err)
+	}
+	path := w.CLIs()[0].TaskOutputPath("bde0k4fm7")
+	if !strings.HasPrefix(path, tmp+"/claude-") || !strings.HasSuffix(path, "/00000000-0000-4000-8000-000000000002/tasks/bde0k4fm7.output") {
+		t.Fatalf("task file at %s", path)
+	}
+	// The file's contents, each time they change, until the tool result.
+	var seen []string
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	msgs := p.Messages()
+	for result := false; !result; {
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				t.Fatal("the CLI ended before its result")
+			}
+			if m.Type == "user" && strings.Contains(string(m.Raw), `"tool_result"`) {
+				b, err := os.ReadFile(path)
+				if err != nil || string(b) != "line1\nline2\nline3\nline4\n" {
+					t.Errorf("at the tool result the file is %q (%v)", b, err)
+				}
+			}
+			if m.Type == "result" {
+				result = true
+			}
+		case <-tick.C:
+			if b, err := os.ReadFile(path); err == nil && (len(seen) == 0 || seen[len(seen)-1] != string(b)) {
+				seen = append(seen, string(b))
+			}
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the file is still there after the result: %v", err)
+	}
+	if got := strings.Join(seen, "|"); got != "line1\n|line1\nline2\n|line1\nline2\nline3\n|line1\nline2\nline3\nline4\n" {
+		t.Errorf("the file grew as %q", got)
+	}
+}
