@@ -20,6 +20,7 @@ import (
 // on it (subagents.go).
 var recordedInit = map[string]map[string]any{
 	"bash_exit_3":       {},
+	"bash_live_short":   {},
 	"subagent_flat":     {},
 	"subagent_sessions": {"forwardSubagentText": true, "perTaskStopAffordance": true},
 	"subagent_thinking": {"forwardSubagentText": true, "perTaskStopAffordance": true},

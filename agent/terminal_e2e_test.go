@@ -81,23 +81,31 @@ func shownText(c *callState, terminal bool) string {
 // TestShortCommandLiveOutput (issue 15, item 16): a command that ends
 // within the ~3 s before Claude Code names its task (here ~1.6 s) streams
 // too: its first lines reach the client while it still runs, and the
-// result repeats nothing.
+// result repeats nothing. The terminal variant runs the real CLI (the
+// proof that the CLI writes the command's task file from its first byte,
+// growing while it runs, before any task_started); the console variant,
+// the agent's other rendering of the same output (the CLI is started the
+// same), plays what the real CLI did for it over the fake CLI: its frames
+// and its task file growing a line at a time (recording bash_live_short).
 func TestShortCommandLiveOutput(t *testing.T) {
 	t.Parallel()
 	for _, terminal := range []bool{true, false} {
 		name := map[bool]string{true: "terminal", false: "console"}[terminal]
 		t.Run(name, func(t *testing.T) {
-			h := agenttest.Start(t)
+			var h *agenttest.Harness
 			caps := acp.ClientCapabilities{}
 			if terminal {
 				caps.Meta = map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}
+				h = agenttest.Start(t)
+				cmd := "for i in 1 2 3 4; do echo line$i; sleep 0.4; done"
+				h.API().Script(
+					toolUse("toolu_live", "Bash", map[string]any{"command": cmd, "description": "Count for a second and a half"}),
+					fakeapi.Text("Done."),
+				)
+			} else {
+				h = recordedHarness(t, "run it", "bash_live_short")
 			}
 			h.Initialize(caps)
-			cmd := "for i in 1 2 3 4; do echo line$i; sleep 0.4; done"
-			h.API().Script(
-				toolUse("toolu_live", "Bash", map[string]any{"command": cmd, "description": "Count for a second and a half"}),
-				fakeapi.Text("Done."),
-			)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			if _, err := h.Prompt(sid, "run it"); err != nil {
 				t.Fatal(err)
