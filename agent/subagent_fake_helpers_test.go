@@ -21,6 +21,7 @@ import (
 var recordedInit = map[string]map[string]any{
 	"bash_exit_3":       {},
 	"bash_live_short":   {},
+	"bash_live_gate":    {},
 	"subagent_flat":     {},
 	"subagent_sessions": {"forwardSubagentText": true, "perTaskStopAffordance": true},
 	"subagent_thinking": {"forwardSubagentText": true, "perTaskStopAffordance": true},

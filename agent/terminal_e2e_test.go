@@ -16,23 +16,35 @@ import (
 // TestForegroundLiveOutput: a foreground command's output reaches the
 // client while it runs (the command waits for the test to see its first
 // line before it prints the second), and the result does not repeat it.
+// The terminal variant runs the real CLI (the proof that its task file
+// shows the command's output while the command runs); the console
+// variant, the agent's other rendering of the same output (the CLI is
+// started the same), plays what the real CLI did for it over the fake
+// CLI: its frames and its task file, "first", the command's wait for the
+// gate, "second" (recording bash_live_gate; the gate is in the working
+// directory, $CWD in the recording).
 func TestForegroundLiveOutput(t *testing.T) {
 	t.Parallel()
 	for _, terminal := range []bool{true, false} {
 		name := map[bool]string{true: "terminal", false: "console"}[terminal]
 		t.Run(name, func(t *testing.T) {
-			h := agenttest.Start(t)
+			var h *agenttest.Harness
 			caps := acp.ClientCapabilities{}
 			if terminal {
 				caps.Meta = map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}
+				h = agenttest.Start(t)
+			} else {
+				h = recordedHarness(t, "run it", "bash_live_gate")
 			}
 			h.Initialize(caps)
-			gate := filepath.Join(t.TempDir(), "go-on")
-			cmd := "echo first; for i in $(seq 1 600); do [ -e '" + gate + "' ] && break; sleep 0.1; done; echo second"
-			h.API().Script(
-				toolUse("toolu_live", "Bash", map[string]any{"command": cmd, "description": "Wait for the test"}),
-				fakeapi.Text("Done."),
-			)
+			gate := filepath.Join(h.Sandbox.WorkDir, "go-on")
+			if terminal {
+				cmd := "echo first; for i in $(seq 1 600); do [ -e '" + gate + "' ] && break; sleep 0.1; done; echo second"
+				h.API().Script(
+					toolUse("toolu_live", "Bash", map[string]any{"command": cmd, "description": "Wait for the test"}),
+					fakeapi.Text("Done."),
+				)
+			}
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			done := promptAsync(h, sid, "run it")
 			defer h.DumpWire()

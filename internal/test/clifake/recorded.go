@@ -65,6 +65,7 @@ var recordedFiles = map[string]string{
 	// Recordings with the history of a command's task output file
 	// (taskfile.go), watched every 5 ms as the real CLI ran it:
 	"bash_live_short":   "Bash toolu_live \"for i in 1 2 3 4; do echo line$i; sleep 0.4; done\" (can_use_tool answered allow), then \"Done.\" (TestShortCommandLiveOutput's script, a console client): the task file bde0k4fm7.output growing a line at a time, no task_started (the command ends within 2 s)",
+	"bash_live_gate":    "Bash toolu_live \"echo first; for i in $(seq 1 600); do [ -e '$CWD/go-on' ] && break; sleep 0.1; done; echo second\" (can_use_tool answered allow), then \"Done.\" (TestForegroundLiveOutput's script, a console client that made go-on once it was shown \"first\"): the task file b1eoa2l5l.output with \"first\", the command's wait for go-on, then \"second\"; the command ended within 2 s (no task_started)",
 	"subagent_thinking": "TestSubagentTextAfterThinking's script for a sessions client: the foreground Agent toolu_agent1 \"Think it over\"; the subagent thinks \"Weighing the options.\" and says \"The report after thinking.\"; the main loop says \"Done.\"",
 }
 

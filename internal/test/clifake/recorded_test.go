@@ -37,7 +37,7 @@ func TestRecordings(t *testing.T) {
 		for i, f := range frames {
 			if strings.HasPrefix(f, taskOutputPrefix) { // taskfile.go
 				var l taskOutputLine
-				if err := json.Unmarshal([]byte(f), &l); err != nil || l.Task == "" || l.AfterMS < 0 || l.Remove && l.Append != "" {
+				if err := json.Unmarshal([]byte(f), &l); err != nil || l.Task == "" || l.AfterMS < 0 || l.Remove && l.Append != "" || l.WaitFor != "" && (l.Remove || l.Append != "") {
 					t.Errorf("%s:%d: task output line %s: %v", name, i+1, f, err)
 				}
 				continue

@@ -18,12 +18,16 @@ import (
 // <munged cwd>/<session>/tasks/<task id>.output, from the command's start
 // (whether or not it later names the task with system/task_started): the
 // file appears with the command's first output, grows as the command
-// prints, and is removed once the CLI has written the tool result. The
-// agent follows it for live output (agent/terminals.go). Watched on the
-// pinned CLI (2.1.332) every 5 ms, "for i in 1 2 3 4; do echo line$i;
-// sleep 0.4; done" gave the file "line1\n" 0.3 s after the permission
-// answer, then a line every 0.4 s, and its removal 0.1 s after the tool
-// result frame (recording bash_live_short).
+// prints, and is removed as the command ends, about when the CLI writes
+// the tool result (just before or after it). The agent follows it for
+// live output (agent/terminals.go). Watched on the pinned CLI (2.1.332),
+// "for i in 1 2 3 4; do echo line$i; sleep 0.4; done" gave the file
+// "line1\n" 0.3 s after the permission answer, then a line every 0.4 s,
+// and its removal 0.1 s after the tool result frame (recording
+// bash_live_short, polled every 5 ms); "echo first; <wait for a file>;
+// echo second" gave "first\n" 0.2 s after the answer, "second\n" 0.1 s
+// after the file was made, and its removal 4 ms before the tool result
+// (bash_live_gate, the file held open and read every 2 ms).
 //
 // A recording holds the file's history as lines of its own among the
 // frames, in the order the real CLI did it, which the fake does instead of
@@ -31,9 +35,13 @@ import (
 //
 //	{"$task_output":"<task id>","after_ms":N,"append":"<text>"}
 //	{"$task_output":"<task id>","after_ms":N,"remove":true}
+//	{"$task_output":"<task id>","wait_for":"<path>"}
 //
 // after_ms is the wait before it (as the real CLI's command took); append
 // creates the file if need be and appends text, remove deletes it.
+// wait_for is the recorded command's own wait: the command waited until
+// the test made the file at path ($CWD, $CONFIG as in frames), so the
+// fake waits for it too (polling every 10 ms) before it goes on.
 
 const taskOutputPrefix = `{"$task_output":`
 
@@ -42,6 +50,7 @@ type taskOutputLine struct {
 	AfterMS int    `json:"after_ms"`
 	Append  string `json:"append"`
 	Remove  bool   `json:"remove"`
+	WaitFor string `json:"wait_for"`
 }
 
 // tmpDir is the temporary directory of a CLI run with env (nil: this
@@ -84,6 +93,17 @@ func (t *turnState) taskOutput(line string) bool {
 	}
 	if !t.wait(time.Duration(l.AfterMS) * time.Millisecond) {
 		return false
+	}
+	if l.WaitFor != "" {
+		p := t.c.placeholders(l.WaitFor)
+		for {
+			if _, err := os.Stat(p); err == nil {
+				return true
+			}
+			if !t.wait(10 * time.Millisecond) {
+				return false
+			}
+		}
 	}
 	path := t.c.TaskOutputPath(l.Task)
 	if l.Remove {

@@ -3,6 +3,7 @@ package clifake_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,73 @@ func TestTaskOutputFile(t *testing.T) {
 	}
 	if got := strings.Join(seen, "|"); got != "line1\n|line1\nline2\n|line1\nline2\nline3\n|line1\nline2\nline3\nline4\n" {
 		t.Errorf("the file grew as %q", got)
+	}
+}
+
+// TestTaskOutputFileWaitsForTheCommand: a recording whose command waited
+// for a file (bash_live_gate) holds the task file at "first" and the
+// tool result back until the test makes that file in the CLI's working
+// directory; then the file gets "second" and goes, and the turn ends.
+func TestTaskOutputFileWaitsForTheCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w := &clifake.World{Model: func(clifake.Request) clifake.Reply {
+		return clifake.Reply{Frames: clifake.Recorded("bash_live_gate")}
+	}}
+	p, err := claude.Start(context.Background(), claude.Options{
+		Launch: w.Launch, Dir: dir, StartupTimeout: time.Minute, SessionID: "00000000-0000-4000-8000-000000000003",
+		Env: append(os.Environ(), "CLAUDE_CODE_TMPDIR="+t.TempDir()),
+		CanUseTool: func(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+			return claude.Allow(req.Input), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.Send(ctx, claude.Text("run it")); err != nil {
+		t.Fatal(err)
+	}
+	path := w.CLIs()[0].TaskOutputPath("b1eoa2l5l")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(path); string(b) == "first\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no task file with first")
+		}
+	}
+	// Held: no tool result while the gate is shut.
+	timer := time.NewTimer(300 * time.Millisecond)
+	defer timer.Stop()
+	msgs := p.Messages()
+	for held := true; held; {
+		select {
+		case m := <-msgs:
+			if strings.Contains(string(m.Raw), `"tool_result"`) || m.Type == "result" {
+				t.Fatalf("before the gate: %s", m.Raw)
+			}
+		case <-timer.C:
+			held = false
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first\n" {
+		t.Fatalf("before the gate the file is %q", b)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go-on"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for m := range msgs {
+		if strings.Contains(string(m.Raw), `"tool_result"`) && !strings.Contains(string(m.Raw), `"content":"first\nsecond"`) {
+			t.Errorf("tool result %s", m.Raw)
+		}
+		if m.Type == "result" {
+			break
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the file is still there after the result: %v", err)
 	}
 }
