@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/acp"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -163,22 +164,48 @@ func mustJSONTest(t *testing.T, v any) []byte {
 // output was cut, how big it was and where all of it is, in a terminal
 // and in a console block, live and after session/load. (On a loaded
 // machine the command can last long enough to be followed live: a
-// terminal then shows the whole output, which is not cut.)
+// terminal then shows the whole output, which is not cut.) The terminal
+// variant runs the real CLI (the proof of its persistedOutputPath and
+// persistedOutputSize, live and in its transcript, and of the file it
+// saves); the console variant, the agent's other rendering of the same
+// result (the CLI is started the same), plays what the real CLI did for
+// it over the fake CLI (recording bash_big_output: its frames, and its
+// saving the 300 KB under tool-results), with a transcript that keeps the
+// played tool call and result as the real CLI's does (RichTranscript),
+// which a second agent over the fake CLI loads.
 func TestBigOutputSaysItWasCut(t *testing.T) {
 	t.Parallel()
 	for _, terminal := range []bool{true, false} {
 		name := map[bool]string{true: "terminal", false: "console"}[terminal]
 		t.Run(name, func(t *testing.T) {
-			h := agenttest.Start(t)
+			var h *agenttest.Harness
+			reload := reload
 			caps := acp.ClientCapabilities{}
 			if terminal {
 				caps.Meta = map[string]json.RawMessage{"terminal_output": json.RawMessage("true")}
+				h = agenttest.Start(t)
+				h.API().Script(
+					toolUse("toolu_big", "Bash", map[string]any{"command": "yes abcdefghi | head -c 300000", "description": "Print 300 KB"}),
+					fakeapi.Text("Done."),
+				)
+			} else {
+				w := fakeFailureWorld(map[string]clifake.Reply{"print a lot": realFrames("bash_big_output")})
+				w.RichTranscript = true
+				h = fakeHarness(t, w)
+				reload = func(t *testing.T, h1 *agenttest.Harness, sid string, caps acp.ClientCapabilities) *agenttest.Harness {
+					t.Helper()
+					h1.Close()
+					h2 := fakeHarness(t, w, agenttest.Options{Sandbox: h1.Sandbox})
+					h2.Initialize(caps)
+					var lr acp.LoadSessionResponse
+					if err := h2.Client.Call(h2.Ctx(), acp.MethodSessionLoad, &acp.LoadSessionRequest{
+						SessionID: acp.SessionID(sid), Cwd: h1.Sandbox.WorkDir, MCPServers: []acp.MCPServer{}}, &lr); err != nil {
+						t.Fatalf("session/load: %v", err)
+					}
+					return h2
+				}
 			}
 			h.Initialize(caps)
-			h.API().Script(
-				toolUse("toolu_big", "Bash", map[string]any{"command": "yes abcdefghi | head -c 300000", "description": "Print 300 KB"}),
-				fakeapi.Text("Done."),
-			)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			if _, err := h.Prompt(sid, "print a lot"); err != nil {
 				t.Fatal(err)

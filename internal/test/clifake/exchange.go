@@ -3,6 +3,8 @@ package clifake
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
 )
 
 // Recordings with the CLI's own requests: a turn the real CLI played with
@@ -16,10 +18,14 @@ import (
 // (control_cancel_request) and aborts the turn, as the CLI does.
 //
 // A recording may also name the CLI's directories: $CWD is the CLI's
-// working directory and $CONFIG its config directory.
+// working directory, $CONFIG its config directory and $PROJECT its project
+// directory.
 
-// placeholders puts the CLI's directories in place of $CWD and $CONFIG.
+// placeholders puts the CLI's directories in place of $CWD, $CONFIG and
+// $PROJECT (its project directory under $CONFIG/projects, where its
+// transcripts and saved tool results are).
 func (c *CLI) placeholders(line string) string {
+	line = strings.ReplaceAll(line, "$PROJECT", transcript.ProjectDir(c.config, c.dir))
 	line = strings.ReplaceAll(line, "$CWD", c.dir)
 	return strings.ReplaceAll(line, "$CONFIG", c.config)
 }

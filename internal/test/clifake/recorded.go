@@ -66,6 +66,7 @@ var recordedFiles = map[string]string{
 	// (taskfile.go), watched every 5 ms as the real CLI ran it:
 	"bash_live_short":   "Bash toolu_live \"for i in 1 2 3 4; do echo line$i; sleep 0.4; done\" (can_use_tool answered allow), then \"Done.\" (TestShortCommandLiveOutput's script, a console client): the task file bde0k4fm7.output growing a line at a time, no task_started (the command ends within 2 s)",
 	"bash_live_gate":    "Bash toolu_live \"echo first; for i in $(seq 1 600); do [ -e '$CWD/go-on' ] && break; sleep 0.1; done; echo second\" (can_use_tool answered allow), then \"Done.\" (TestForegroundLiveOutput's script, a console client that made go-on once it was shown \"first\"): the task file b1eoa2l5l.output with \"first\", the command's wait for go-on, then \"second\"; the command ended within 2 s (no task_started)",
+	"bash_big_output":   "Bash toolu_big \"yes abcdefghi | head -c 300000\" (can_use_tool answered allow), then \"Done.\" (TestBigOutputSaysItWasCut's script, a console client): the result with persistedOutputPath $PROJECT/$SESSION/tool-results/brs4yl1i6.txt and persistedOutputSize 300000; the task file lines are from a watch of the same run's command in another run (the task file was there empty, then all 300,000 bytes 0.2 s later, then gone and the tool-results file had them; in three more runs it lived too short to be seen)",
 	"subagent_thinking": "TestSubagentTextAfterThinking's script for a sessions client: the foreground Agent toolu_agent1 \"Think it over\"; the subagent thinks \"Weighing the options.\" and says \"The report after thinking.\"; the main loop says \"Done.\"",
 }
 
@@ -115,7 +116,8 @@ func (t *turnState) play(r Reply) {
 		})
 		line = strings.ReplaceAll(line, "$SESSION", c.session)
 		line = strings.ReplaceAll(line, "$MESSAGE", t.m.uuid)
-		line = c.placeholders(line)     // exchange.go
+		line = c.placeholders(line) // exchange.go
+		c.recordPlayed(line)
 		if !t.exchange(line, answers) { // exchange.go: the CLI's own requests
 			t.aborted()
 			return
@@ -132,4 +134,39 @@ func (c *CLI) sendLine(line string) {
 		return
 	}
 	_, _ = c.outW.Write([]byte(line + "\n"))
+}
+
+// recordPlayed keeps a played frame's tool call or tool result in a
+// RichTranscript, as the real CLI's transcript has them: the assistant's
+// tool_use, the user's tool_result with the frame's tool_use_result as
+// its toolUseResult.
+func (c *CLI) recordPlayed(line string) {
+	if !c.w.RichTranscript {
+		return
+	}
+	var fr struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+		ToolUseResult json.RawMessage `json:"tool_use_result"`
+		Parent        *string         `json:"parent_tool_use_id"`
+	}
+	if json.Unmarshal([]byte(line), &fr) != nil || fr.Parent != nil || fr.Type != "assistant" && fr.Type != "user" {
+		return
+	}
+	var blocks []map[string]any
+	if json.Unmarshal(fr.Message.Content, &blocks) != nil || len(blocks) == 0 {
+		return
+	}
+	switch b := blocks[0]["type"]; {
+	case fr.Type == "assistant" && b == "tool_use":
+		c.recordRich("assistant", "", blocks, nil)
+	case fr.Type == "user" && b == "tool_result":
+		var extra map[string]any
+		if len(fr.ToolUseResult) > 0 {
+			extra = map[string]any{"toolUseResult": fr.ToolUseResult}
+		}
+		c.recordRich("user", "", blocks, extra)
+	}
 }

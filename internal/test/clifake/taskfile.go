@@ -36,12 +36,19 @@ import (
 //	{"$task_output":"<task id>","after_ms":N,"append":"<text>"}
 //	{"$task_output":"<task id>","after_ms":N,"remove":true}
 //	{"$task_output":"<task id>","wait_for":"<path>"}
+//	{"$task_output":"<task id>","after_ms":N,"append":"<text>","size":N}
+//	{"$task_output":"<task id>","after_ms":N,"move_to":"<path>"}
 //
 // after_ms is the wait before it (as the real CLI's command took); append
 // creates the file if need be and appends text, remove deletes it.
 // wait_for is the recorded command's own wait: the command waited until
 // the test made the file at path ($CWD, $CONFIG as in frames), so the
-// fake waits for it too (polling every 10 ms) before it goes on.
+// fake waits for it too (polling every 10 ms) before it goes on. size
+// appends text over and over, up to size bytes in all (an output too big
+// to keep in a recording: "yes abcdefghi | head -c 300000"); move_to is
+// where the CLI keeps a too big output once the command ended (the task
+// file is gone then, and a file of the same contents is at
+// $PROJECT/$SESSION/tool-results/<task id>.txt, bash_big_output).
 
 const taskOutputPrefix = `{"$task_output":`
 
@@ -51,6 +58,8 @@ type taskOutputLine struct {
 	Append  string `json:"append"`
 	Remove  bool   `json:"remove"`
 	WaitFor string `json:"wait_for"`
+	Size    int    `json:"size"`
+	MoveTo  string `json:"move_to"`
 }
 
 // tmpDir is the temporary directory of a CLI run with env (nil: this
@@ -106,6 +115,14 @@ func (t *turnState) taskOutput(line string) bool {
 		}
 	}
 	path := t.c.TaskOutputPath(l.Task)
+	if l.MoveTo != "" {
+		to := strings.ReplaceAll(t.c.placeholders(l.MoveTo), "$SESSION", t.c.session)
+		_ = os.MkdirAll(filepath.Dir(to), 0o700)
+		if err := os.Rename(path, to); err != nil {
+			panic("clifake: " + err.Error())
+		}
+		return true
+	}
 	if l.Remove {
 		_ = os.Remove(path)
 		return true
@@ -116,7 +133,11 @@ func (t *turnState) taskOutput(line string) bool {
 		panic("clifake: " + err.Error())
 	}
 	defer f.Close()
-	if _, err := f.WriteString(l.Append); err != nil {
+	text := l.Append
+	if l.Size > 0 {
+		text = strings.Repeat(l.Append, l.Size/len(l.Append)+1)[:l.Size]
+	}
+	if _, err := f.WriteString(text); err != nil {
 		panic("clifake: " + err.Error())
 	}
 	return true
