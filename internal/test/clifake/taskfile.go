@@ -17,8 +17,8 @@ import (
 // <CLAUDE_CODE_TMPDIR, else TMPDIR, TMP, TEMP, else /tmp>/claude-<uid>/
 // <munged cwd>/<session>/tasks/<task id>.output, from the command's start
 // (whether or not it later names the task with system/task_started): the
-// file appears with the command's first output, grows as the command
-// prints, and is removed as the command ends, about when the CLI writes
+// file appears as the command starts (with its first output, or empty
+// until then), grows as the command prints, and is removed as the command ends, about when the CLI writes
 // the tool result (just before or after it). The agent follows it for
 // live output (agent/terminals.go). Watched on the pinned CLI (2.1.332),
 // "for i in 1 2 3 4; do echo line$i; sleep 0.4; done" gave the file

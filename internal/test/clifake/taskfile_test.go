@@ -2,6 +2,7 @@ package clifake_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,63 @@ func TestTaskOutputFileWaitsForTheCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the file is still there after the result: %v", err)
+	}
+}
+
+// TestTaskOutputFileSavedWhole: a too big output (bash_big_output) is
+// written whole to the task file, which then goes to the CLI's
+// tool-results file that the played result names; a RichTranscript keeps
+// the played tool call and its result with the frame's tool_use_result.
+func TestTaskOutputFileSavedWhole(t *testing.T) {
+	t.Parallel()
+	w := &clifake.World{RichTranscript: true, Model: func(clifake.Request) clifake.Reply {
+		return clifake.Reply{Frames: clifake.Recorded("bash_big_output")}
+	}}
+	config := t.TempDir()
+	p, err := claude.Start(context.Background(), claude.Options{
+		Launch: w.Launch, Dir: t.TempDir(), StartupTimeout: time.Minute, SessionID: "00000000-0000-4000-8000-000000000004",
+		Env: append(os.Environ(), "CLAUDE_CODE_TMPDIR="+t.TempDir(), "CLAUDE_CONFIG_DIR="+config),
+		CanUseTool: func(ctx context.Context, req claude.CanUseToolRequest) (claude.PermissionResult, error) {
+			return claude.Allow(req.Input), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.Send(ctx, claude.Text("print a lot")); err != nil {
+		t.Fatal(err)
+	}
+	var saved string
+	for m := range p.Messages() {
+		if strings.Contains(string(m.Raw), `"tool_result"`) {
+			var fr struct {
+				Result struct {
+					Path string `json:"persistedOutputPath"`
+					Size int    `json:"persistedOutputSize"`
+				} `json:"tool_use_result"`
+			}
+			_ = json.Unmarshal(m.Raw, &fr)
+			saved = fr.Result.Path
+			if !strings.HasPrefix(saved, config+"/projects/") || !strings.HasSuffix(saved, "/00000000-0000-4000-8000-000000000004/tool-results/brs4yl1i6.txt") || fr.Result.Size != 300000 {
+				t.Errorf("the result names %+v", fr.Result)
+			}
+		}
+		if m.Type == "result" {
+			break
+		}
+	}
+	b, err := os.ReadFile(saved)
+	if err != nil || len(b) != 300000 || string(b[:20]) != "abcdefghi\nabcdefghi\n" || strings.Count(string(b), "abcdefghi\n") != 30000 {
+		t.Errorf("saved output: %d bytes %v", len(b), err)
+	}
+	if _, err := os.Stat(w.CLIs()[0].TaskOutputPath("brs4yl1i6")); !os.IsNotExist(err) {
+		t.Errorf("the task file is still there: %v", err)
+	}
+	tr, _ := os.ReadFile(filepath.Join(filepath.Dir(saved), "..", "..", "00000000-0000-4000-8000-000000000004.jsonl"))
+	if !strings.Contains(string(tr), `"id":"toolu_big"`) || !strings.Contains(string(tr), `"toolUseResult":{`) || !strings.Contains(string(tr), `"persistedOutputSize":300000`) {
+		t.Errorf("transcript %.600s", tr)
 	}
 }
