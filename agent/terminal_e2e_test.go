@@ -14,6 +14,21 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
+// Live and big Bash output, each for a terminal client and a console
+// client. The variants differ only in the client's capabilities (the
+// agent starts the CLI the same way for both), so the terminal variant of
+// each test runs the real CLI and keeps proving what only it shows: the
+// CLI's task output file, written from the command's first byte and
+// growing while it runs (TestForegroundLiveOutput, TestShortCommandLiveOutput),
+// and its persistedOutputPath/persistedOutputSize, the file it saves and
+// its transcript that session/load reads (TestBigOutputSaysItWasCut). The
+// console variants play what the real CLI did for them over the fake CLI
+// (clifake.Recorded: bash_live_gate, bash_live_short, bash_big_output):
+// its frames and the history of the command's task file (clifake's
+// taskfile.go). In the recorded runs every command ended within 2 s, so no
+// task_started came: following a task named by task_started is left to
+// whichever run is slow enough to get one.
+
 // TestForegroundLiveOutput: a foreground command's output reaches the
 // client while it runs (the command waits for the test to see its first
 // line before it prints the second), and the result does not repeat it.
