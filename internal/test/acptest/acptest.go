@@ -509,7 +509,13 @@ type Line struct {
 // handles.
 func ValidateLine(t testing.TB, l Line, line []byte) {
 	t.Helper()
-	if err := validateLine(l, line, true); err != nil {
+	reportLine(t, l, line, validateLine(l, line, true))
+}
+
+// reportLine fails t with ValidateLine's message when err is set.
+func reportLine(t testing.TB, l Line, line []byte, err error) {
+	t.Helper()
+	if err != nil {
 		from := "client"
 		if l.FromAgent {
 			from = "agent"
