@@ -56,12 +56,19 @@ type loadFixture struct {
 // (replayHeadStart 0, restored at the end of the test).
 func newLoadFixture(t *testing.T, mode string) *loadFixture {
 	t.Helper()
+	return newLoadFixtureOf(t, mode, 600)
+}
+
+// newLoadFixtureOf is newLoadFixture with a history of the given number
+// of messages.
+func newLoadFixtureOf(t *testing.T, mode string, messages int) *loadFixture {
+	t.Helper()
 	saved := replayHeadStart
 	t.Cleanup(func() { replayHeadStart = saved })
 	replayHeadStart = 0
 	w := newFakeCLIWorld(t)
 	home, cwd, dir := w.home, w.cwd, w.dir
-	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: 600, PermissionMode: mode})
+	path, st, err := transcriptgen.WriteSession(filepath.Join(home, ".claude"), transcriptgen.Options{Cwd: cwd, Messages: messages, PermissionMode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +77,10 @@ func newLoadFixture(t *testing.T, mode string) *loadFixture {
 }
 
 func testPromptDuringLoad(t *testing.T, c loadCase) {
-	f := newLoadFixture(t, c.mode)
+	// The prompt is sent once 64 records are replayed (replayBatchHook),
+	// which waits there until the prompt is accepted and the CLI up; 200
+	// messages leave a history of as many records after that.
+	f := newLoadFixtureOf(t, c.mode, 200)
 	rc, st, cwd, dir, sid := f.rc, f.st, f.cwd, f.dir, f.sid
 	history := len(historyUpdates(mustReplay(t, f.path)))
 	ctx := context.Background()

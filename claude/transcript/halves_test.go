@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -58,6 +59,11 @@ func sameAtEverySplit(t testing.TB, data []byte) {
 			continue
 		}
 		got := passOver(t, data, int64(i+1))
+		if reflect.DeepEqual(want, got) {
+			// Equal: cmp.Diff would say so too, after sorting the keys of
+			// every map (most of this test's CPU, at every split).
+			continue
+		}
 		if d := cmp.Diff(want, got, cmp.AllowUnexported(node{}), cmp.Comparer(func(a, b map[string]int32) bool {
 			return len(a) == len(b) && fmt.Sprint(a) == fmt.Sprint(b) // nil and empty alike
 		})); d != "" {

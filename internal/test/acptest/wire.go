@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -38,24 +39,31 @@ func (c *Conversation) Check(t testing.TB, fromAgent bool, line []byte) {
 	}
 	c.Counts[fromAgent]++
 	l := Line{Version: c.Version, FromAgent: fromAgent}
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(line, &env); err != nil {
+	// The line is parsed once, for the schema, and its id and method read
+	// from that.
+	inst, err := parse(line)
+	msg, isObject := inst.(map[string]any)
+	if err != nil || !isObject {
 		ValidateLine(t, l, line) // says what it is instead (not JSON, a batch)
 		return
 	}
-	key := func(fromAgent bool) string { return fmt.Sprintf("%v/%s", fromAgent, env.ID) }
+	id, hasID := msg["id"]
+	method, _ := msg["method"].(string)
+	key := func(fromAgent bool) string { return fmt.Sprintf("%v/%s", fromAgent, idKey(id, hasID)) }
 	switch {
-	case env.Method != "" && env.ID != nil:
-		c.methods[key(fromAgent)] = env.Method
-		if !fromAgent && c.OffSchema != nil && c.OffSchema(env.Method, env.Params) {
-			c.skipped[key(false)] = true
-			return
+	case method != "" && hasID:
+		c.methods[key(fromAgent)] = method
+		if !fromAgent && c.OffSchema != nil {
+			var env struct {
+				Params json.RawMessage `json:"params"`
+			}
+			_ = json.Unmarshal(line, &env) // the params as sent, for OffSchema
+			if c.OffSchema(method, env.Params) {
+				c.skipped[key(false)] = true
+				return
+			}
 		}
-	case env.Method != "":
+	case method != "":
 	case c.skipped[key(!fromAgent)]:
 		// The answer to an off-schema request: envelope and error only.
 	default:
@@ -64,7 +72,25 @@ func (c *Conversation) Check(t testing.TB, fromAgent bool, line []byte) {
 			t.Errorf("response to no request: %s", line)
 		}
 	}
-	ValidateLine(t, l, line)
+	reportLine(t, l, line, validateMessage(l, inst, true))
+}
+
+// idKey is a JSON-RPC id as parsed (json.Number, string or nil) in a form
+// that tells them apart: 1 and "1" are different ids.
+func idKey(id any, present bool) string {
+	switch v := id.(type) {
+	case nil:
+		if present {
+			return "null"
+		}
+		return ""
+	case string:
+		return strconv.Quote(v)
+	case json.Number:
+		return string(v)
+	}
+	b, _ := json.Marshal(id)
+	return string(b)
 }
 
 // ValidateWireFile checks a conversation recorded at path, one

@@ -30,3 +30,20 @@ func TestConversation(t *testing.T) {
 		t.Errorf("counts %v", c.Counts)
 	}
 }
+
+// TestConversationIDs: a response answers the request with its id, the
+// same JSON value: "5" and 5 are two ids, and an id spelt with escapes is
+// the same string.
+func TestConversationIDs(t *testing.T) {
+	r := &recorder{TB: t}
+	c := Conversation{Version: 1}
+	c.Check(r, false, []byte(`{"jsonrpc":"2.0","id":"5","method":"session/close","params":{"sessionId":"s"}}`))
+	c.Check(r, true, []byte(`{"jsonrpc":"2.0","id":"\u0035","result":{}}`))
+	if len(r.errs) != 0 {
+		t.Fatalf("the answer to request \"5\" fails: %v", r.errs)
+	}
+	c.Check(r, true, []byte(`{"jsonrpc":"2.0","id":5,"result":{}}`))
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "response to no request") {
+		t.Errorf("an answer to id 5 after a request \"5\": errors %q", r.errs)
+	}
+}

@@ -39,6 +39,7 @@ type HarnessV2 struct {
 	updates     []UpdateV2
 	permissions []PermissionV2
 	offSchema   map[string]bool // client request ids sent off the schema on purpose
+	calls       agentCalls      // the agent's calls on the wire, by method
 
 	// Permission answers session/request_permission; the default selects
 	// the first allow_once option. Set it before prompting.
@@ -54,6 +55,7 @@ type UpdateV2 struct {
 	DecodeErr error
 	Wire      int // index of its line in Wire()
 	seq       int
+	state     string // a state_update's state, read once (StateOf)
 }
 
 // PermissionV2 is one session/request_permission the client received.
@@ -79,9 +81,10 @@ func StartV2(t testing.TB, opts ...Options) *HarnessV2 {
 		_ = json.Unmarshal(*raw, &env)
 		var kind struct {
 			SessionUpdate string `json:"sessionUpdate"`
+			State         string `json:"state"`
 		}
 		_ = json.Unmarshal(env.Update, &kind)
-		u := UpdateV2{SessionID: env.SessionID, Kind: kind.SessionUpdate, Raw: env.Update}
+		u := UpdateV2{SessionID: env.SessionID, Kind: kind.SessionUpdate, Raw: env.Update, state: kind.State}
 		u.DecodeErr = json.Unmarshal(env.Update, &u.Update)
 		h.mu.Lock()
 		u.seq = len(h.updates)
@@ -109,24 +112,35 @@ func StartV2(t testing.TB, opts ...Options) *HarnessV2 {
 	return h
 }
 
+// agentCalls indexes the agent's calls on the wire by method, read up to
+// scanned: each line is decoded once, the first time agentLines runs
+// after it crossed (WaitFor conditions call it on every poll).
+type agentCalls struct {
+	scanned int
+	lines   map[string][]int
+}
+
 // agentLines are the indexes of the agent's lines calling method, in
 // order: the connection handles them in wire order, so the k-th one
-// handled is the k-th of these.
+// handled is the k-th of these. Call it with h.mu held.
 func (h *HarnessV2) agentLines(method string) []int {
-	var out []int
-	for i, l := range h.Wire() {
-		if !l.FromAgent || !strings.Contains(l.Line, method) {
+	c := &h.calls
+	if c.lines == nil {
+		c.lines = map[string][]int{}
+	}
+	for ; c.scanned < len(h.wire); c.scanned++ {
+		l := h.wire[c.scanned]
+		if !l.FromAgent || !strings.Contains(l.Line, `"method"`) {
 			continue
 		}
 		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
+			Method string `json:"method"`
 		}
-		if json.Unmarshal([]byte(l.Line), &env) == nil && env.Method == method {
-			out = append(out, i)
+		if json.Unmarshal([]byte(l.Line), &env) == nil && env.Method != "" {
+			c.lines[env.Method] = append(c.lines[env.Method], c.scanned)
 		}
 	}
-	return out
+	return c.lines[method]
 }
 
 // AllowOnceV2 selects the first allow_once option.
@@ -245,9 +259,9 @@ func (h *HarnessV2) Cancel(sid string) {
 
 // Updates returns the session/update notifications seen for sid.
 func (h *HarnessV2) Updates(sid string) []UpdateV2 {
-	lines := h.agentLines(acpv2.MethodSessionUpdate)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	lines := h.agentLines(acpv2.MethodSessionUpdate)
 	var out []UpdateV2
 	for _, u := range h.updates {
 		if u.SessionID == sid {
@@ -281,9 +295,9 @@ func (h *HarnessV2) WaitIdle(sid string, n int) UpdateV2 {
 
 // Permissions returns the permission requests the client received.
 func (h *HarnessV2) Permissions() []PermissionV2 {
-	lines := h.agentLines(acpv2.MethodSessionRequestPermission)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	lines := h.agentLines(acpv2.MethodSessionRequestPermission)
 	out := append([]PermissionV2(nil), h.permissions...)
 	for i := range out {
 		out[i].Wire = -1
@@ -329,7 +343,13 @@ func StateOf(u UpdateV2) string {
 	var s struct {
 		State string `json:"state"`
 	}
-	if u.Kind != "state_update" || json.Unmarshal(u.Raw, &s) != nil {
+	if u.Kind != "state_update" {
+		return ""
+	}
+	if u.state != "" { // read when it came (Idles runs on every WaitIdle poll)
+		return u.state
+	}
+	if json.Unmarshal(u.Raw, &s) != nil {
 		return ""
 	}
 	return s.State
