@@ -15,7 +15,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/acptest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitape"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/fakeapi"
 )
 
@@ -24,15 +24,15 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.jsonl")
 // TestGoldenTranscripts runs each scenario through the real CLI and
 // compares the whole ACP conversation, normalised (ids, paths), with
 // testdata/golden/<name>.jsonl. Every line is also checked against the
-// official ACP JSON schema. The CLI's run is taped (clitest.Taping), and
+// official ACP JSON schema. The CLI's run is taped (clitape.Taping), and
 // the scenario's v2 variant (its subtest v2, golden_v2_test.go) plays the
 // tape back instead of starting the CLI again.
 func TestGoldenTranscripts(t *testing.T) {
 	t.Parallel()
 	for _, sc := range goldenScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
-			tape := &clitest.Tape{}
-			h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.Launch = clitest.Taping(tape) }})
+			tape := &clitape.Tape{}
+			h := agenttest.Start(t, agenttest.Options{Config: func(c *agent.Config) { c.Launch = clitape.Taping(tape) }})
 			h.API().Script(sc.steps...)
 			sid := h.NewSession(h.Sandbox.WorkDir)
 			waitCLIUp(t, h)

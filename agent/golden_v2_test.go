@@ -8,7 +8,7 @@ import (
 	"github.com/claude-agent-acp/claude-agent-acp/agent"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/agenttest"
 	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clifake"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitape"
 )
 
 // goldenV2 runs a golden scenario on an ACP v2 connection: the same CLI
@@ -31,7 +31,7 @@ import (
 // same run). What only the real CLI's timing decides stays in the v1 run:
 // the cancel scenario's interrupt lands where the v1 agent sent it, and
 // its tape holds what the CLI wrote after it.
-func goldenV2(t *testing.T, sc goldenScenario, tape *clitest.Tape) {
+func goldenV2(t *testing.T, sc goldenScenario, tape *clitape.Tape) {
 	h := agenttest.StartV2(t, agenttest.Options{Config: func(c *agent.Config) { c.Launch = clifake.Replay(tape, t) }})
 	sid := h.NewSession(h.Sandbox.WorkDir)
 	waitCLIUp(t, h)

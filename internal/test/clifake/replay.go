@@ -15,17 +15,17 @@ import (
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
 	"github.com/claude-agent-acp/claude-agent-acp/claude/transcript"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitape"
 )
 
-// Replay plays back a real CLI's whole run, taped by clitest.Taping: a
+// Replay plays back a real CLI's whole run, taped by clitape.Taping: a
 // variant of a real-CLI scenario (the same conversation on an ACP v2
 // connection, say) runs on exactly the frames the real CLI wrote for it,
 // its initialize answer included, without starting the CLI again.
 //
 // The replayed CLI writes the tape's lines of the CLI in their order, each
 // once the agent has written what the taped agent had written before it
-// (the tape keeps every cause before its effect, clitest.Tape), except
+// (the tape keeps every cause before its effect, clitape.Tape), except
 // the user messages of later turns: the CLI did not need the next prompt
 // to finish a turn, however early the taped agent sent it; and no sooner
 // after the line before it than on the tape (pace). What the agent writes
@@ -38,7 +38,7 @@ import (
 // command line, a line the CLI waits for over replayWait) is an error of
 // f's. Once stdin is closed the CLI writes what no longer waits for the
 // agent and exits 0; SIGTERM ends it at once (143), as CLI.Signal.
-func Replay(tp *clitest.Tape, f interface{ Errorf(string, ...any) }) claude.Launcher {
+func Replay(tp *clitape.Tape, f interface{ Errorf(string, ...any) }) claude.Launcher {
 	var mu sync.Mutex
 	started := false
 	return func(cmd claude.Command) (claude.Child, error) {
@@ -62,7 +62,7 @@ const replayWait = 20 * time.Second
 
 type replay struct {
 	f      interface{ Errorf(string, ...any) }
-	tape   []clitest.TapeLine
+	tape   []clitape.TapeLine
 	stderr string
 	keys   []string // the key of each of the tape's agent lines ("" for the CLI's)
 	users  []int    // by tape index: the user message's number (-1 for other lines)
@@ -88,7 +88,7 @@ type replay struct {
 	signal syscall.Signal
 }
 
-func newReplay(tp *clitest.Tape, cmd claude.Command, f interface{ Errorf(string, ...any) }) *replay {
+func newReplay(tp *clitape.Tape, cmd claude.Command, f interface{ Errorf(string, ...any) }) *replay {
 	r := &replay{f: f, tape: tp.Lines(), stderr: tp.Stderr(), matched: map[int]bool{}, at: map[int]time.Time{}, counts: map[string]int{},
 		ids: map[string]string{}, done: make(chan struct{})}
 	r.cond = sync.NewCond(&r.mu)
@@ -237,7 +237,7 @@ func (r *replay) toTaped(s string) string {
 // lineKey names an agent's line: user#n for the n-th user message,
 // control_request/<subtype>#n for the n-th such request, control_response/<id>
 // for an answer to the CLI's request id, eof for the close of stdin.
-func lineKey(l clitest.TapeLine, counts map[string]int) string {
+func lineKey(l clitape.TapeLine, counts map[string]int) string {
 	if l.EOF {
 		return "eof"
 	}
@@ -299,7 +299,7 @@ func (r *replay) read() {
 func (r *replay) match(line string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := lineKey(clitest.TapeLine{Line: line}, r.counts)
+	key := lineKey(clitape.TapeLine{Line: line}, r.counts)
 	i := slices.Index(r.keys, key)
 	if i < 0 {
 		r.f.Errorf("clifake: Replay: the agent wrote a line the taped agent did not (%s):\n%s", key, line)

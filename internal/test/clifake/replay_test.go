@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
-	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitape"
 )
 
 // errs keeps what a replay reports.
@@ -34,15 +34,15 @@ func (e *errs) all() []string {
 // twoTurns is a tape of two turns whose second prompt the taped agent
 // wrote before it read the first turn's idle frame, as a v1 agent does
 // (the v1 prompt is answered on the result, before idle).
-func twoTurns() *clitest.Tape {
-	in := func(l string) clitest.TapeLine { return clitest.TapeLine{Line: l} }
-	out := func(l string) clitest.TapeLine { return clitest.TapeLine{FromCLI: true, Line: l} }
+func twoTurns() *clitape.Tape {
+	in := func(l string) clitape.TapeLine { return clitape.TapeLine{Line: l} }
+	out := func(l string) clitape.TapeLine { return clitape.TapeLine{FromCLI: true, Line: l} }
 	const s, u1, u2 = "11111111-1111-4111-8111-111111111111", "aaaaaaaa-1111-4111-8111-111111111111", "bbbbbbbb-1111-4111-8111-111111111111"
 	user := func(u, text string) string {
 		return `{"type":"user","message":{"role":"user","content":"` + text + `"},"uuid":"` + u + `"}`
 	}
-	turn := func(u, text string) []clitest.TapeLine {
-		return []clitest.TapeLine{
+	turn := func(u, text string) []clitape.TapeLine {
+		return []clitape.TapeLine{
 			out(`{"type":"system","subtype":"session_state_changed","state":"running","session_id":"` + s + `"}`),
 			out(`{"type":"command_lifecycle","command_uuid":"` + u + `","state":"started","session_id":"` + s + `"}`),
 			out(`{"type":"assistant","text":"` + text + `","cwd":"/taped/work","session_id":"` + s + `"}`),
@@ -51,7 +51,7 @@ func twoTurns() *clitest.Tape {
 		}
 	}
 	idle := out(`{"type":"system","subtype":"session_state_changed","state":"idle","session_id":"` + s + `"}`)
-	lines := []clitest.TapeLine{
+	lines := []clitape.TapeLine{
 		in(`{"type":"control_request","request_id":"t-1","request":{"subtype":"initialize"}}`),
 		out(`{"type":"control_response","response":{"subtype":"success","request_id":"t-1","response":{"commands":[]}}}`),
 		in(user(u1, "first")),
@@ -59,8 +59,8 @@ func twoTurns() *clitest.Tape {
 	lines = append(lines, turn(u1, "One.")...)
 	lines = append(lines, in(user(u2, "second")), idle)
 	lines = append(lines, turn(u2, "Two.")...)
-	lines = append(lines, idle, clitest.TapeLine{EOF: true})
-	return clitest.NewTape(claude.Command{Args: []string{"--session-id=" + s}, Dir: "/taped/work"}, lines...)
+	lines = append(lines, idle, clitape.TapeLine{EOF: true})
+	return clitape.NewTape(claude.Command{Args: []string{"--session-id=" + s}, Dir: "/taped/work"}, lines...)
 }
 
 // TestReplay: the replayed CLI answers with the live ids and directories,

@@ -25,8 +25,8 @@ func KillGroup(cmd *exec.Cmd) error {
 	return err
 }
 
-// signalGroup sends sig to the command's process group, ignoring a group already gone.
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+// SignalGroup sends sig to the command's process group, ignoring a group already gone.
+func SignalGroup(cmd *exec.Cmd, sig syscall.Signal) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, sig)
 	}

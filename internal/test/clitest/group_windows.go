@@ -29,7 +29,7 @@ func KillGroup(cmd *exec.Cmd) error {
 	return nil
 }
 
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) { _ = KillGroup(cmd) }
+func SignalGroup(cmd *exec.Cmd, sig syscall.Signal) { _ = KillGroup(cmd) }
 
 // KillPID terminates pid, for tests that inject a crash.
 func KillPID(pid int) error {

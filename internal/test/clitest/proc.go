@@ -169,7 +169,7 @@ func (p *Proc) Close() error {
 			case p.waitErr = <-waitc:
 				return
 			case <-time.After(step.wait):
-				signalGroup(p.Cmd, step.sig)
+				SignalGroup(p.Cmd, step.sig)
 			}
 		}
 		p.waitErr = <-waitc

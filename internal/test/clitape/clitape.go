@@ -1,4 +1,7 @@
-package clitest
+// Package clitape tapes a real CLI's run (Taping) for internal/test/clifake to play back
+// to another agent (clifake.Replay). It is apart from clitest, which the
+// claude package's own tests import, because it imports claude.
+package clitape
 
 import (
 	"bytes"
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-agent-acp/claude-agent-acp/claude"
+	"github.com/claude-agent-acp/claude-agent-acp/internal/test/clitest"
 )
 
 // A Tape is what crossed a real CLI's stdin and stdout, line by line: a
@@ -90,12 +94,12 @@ func Taping(tp *Tape) claude.Launcher {
 		mu.Lock()
 		defer mu.Unlock()
 		if started {
-			panic("clitest: Taping tapes one CLI; the agent started a second")
+			panic("clitape: Taping tapes one CLI; the agent started a second")
 		}
 		started = true
 		c := exec.Command(cmd.Path, cmd.Args...)
 		c.Env, c.Dir = cmd.Env, cmd.Dir
-		SetGroup(c)
+		clitest.SetGroup(c)
 		inR, inW, err := os.Pipe()
 		if err != nil {
 			return nil, err
@@ -190,7 +194,7 @@ type tapedChild struct {
 func (c *tapedChild) Stdin() io.WriteCloser   { return c.in }
 func (c *tapedChild) Stdout() io.ReadCloser   { return c.outR }
 func (c *tapedChild) Stderr() io.ReadCloser   { return c.errR }
-func (c *tapedChild) Signal(s syscall.Signal) { signalGroup(c.cmd, s) }
+func (c *tapedChild) Signal(s syscall.Signal) { clitest.SignalGroup(c.cmd, s) }
 
 func (c *tapedChild) Wait() (int, syscall.Signal) {
 	<-c.done
