@@ -443,11 +443,12 @@ func TestStuckClientBackpressure(t *testing.T) {
 		"prompt": []any{map[string]any{"type": "text", "text": fmt.Sprintf("chunks %d %d", chunks, size)}}})
 
 	// Wait until the fake CLI stops making progress: it is blocked on its
-	// stdout because nobody reads ours.
-	last, since := -2, time.Now()
-	for deadline := time.Now().Add(60 * time.Second); time.Since(since) < 500*time.Millisecond; {
+	// stdout because nobody reads ours. Its clock starts with its first
+	// chunk: a CLI still starting (no progress yet) has not stalled.
+	last, since := -1, time.Now()
+	for deadline := time.Now().Add(60 * time.Second); last < 0 || time.Since(since) < 500*time.Millisecond; {
 		if time.Now().After(deadline) {
-			t.Fatal("the CLI never stalled")
+			t.Fatalf("the CLI never stalled (at chunk %d)", last)
 		}
 		if n := progress(p.dir); n != last {
 			last, since = n, time.Now()
