@@ -143,9 +143,17 @@ func (r *PipeReader) Read(b []byte) (int, error) {
 }
 
 // read is the raw read of r.b; false asks the poller to wait until r's
-// epoll instance reports input, which it does only while listening: so
-// before it waits, the pipe goes back into its interest (the kernel then
-// checks the pipe, so input that came meanwhile is not missed).
+// epoll instance reports input, which it does only while listening. So a
+// read that finds nothing while not listening (after a pause) puts the
+// pipe back into the instance's interest and reads once more before it
+// waits: input written between the empty read and the change woke
+// nobody, and the change itself may not either (the kernel wakes the
+// instance's pollers on that change only when the pipe is not already on
+// its ready list, where it stays from an earlier wake-up, since nobody
+// calls epoll_wait on the instance). Without the second read, a CLI that
+// filled the pipe in that moment waited on its write and the agent on
+// the poller, for good (seen once in a few runs of the suite's stuck-client
+// test, on a loaded machine).
 func (r *PipeReader) read(uintptr) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -160,7 +168,15 @@ func (r *PipeReader) read(uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			r.listen(true)
+			if r.listening {
+				return false // any input from now on wakes the poller
+			}
+			if hookNotListening != nil {
+				hookNotListening()
+			}
+			if r.listen(true) {
+				continue
+			}
 			return false
 		}
 		r.n, r.errno = int(m), e
@@ -168,20 +184,27 @@ func (r *PipeReader) read(uintptr) bool {
 	}
 }
 
+// hookNotListening, when set (by tests), runs when a read found nothing
+// while the pipe was out of its instance's interest, before it goes back in.
+var hookNotListening func()
+
 // listen puts the pipe into its epoll instance's interest or takes it
 // out; r.mu is held. Out of it, the pipe reports a hang-up only (epoll
 // always does): a write wakes nobody.
-func (r *PipeReader) listen(on bool) {
+// It reports whether it changed anything.
+func (r *PipeReader) listen(on bool) bool {
 	if r.closed || r.listening == on {
-		return
+		return false
 	}
 	var ev unix.EpollEvent
 	if on {
 		ev.Events = unix.EPOLLIN | unix.EPOLLRDHUP
 	}
-	if unix.EpollCtl(r.epfd, unix.EPOLL_CTL_MOD, r.fd, &ev) == nil {
-		r.listening = on
+	if unix.EpollCtl(r.epfd, unix.EPOLL_CTL_MOD, r.fd, &ev) != nil {
+		return false
 	}
+	r.listening = on
+	return true
 }
 
 // SetReadDeadline sets the deadline of Read's wait for input.

@@ -175,3 +175,35 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestPipeReadsWhatCameWhileItWasNotListening: after a pause, a read that
+// finds the pipe empty goes back to listening; what was written between
+// that empty read and the change is read, not waited for. The kernel does
+// not wake the poller for it when the pipe is still on the epoll
+// instance's ready list from an earlier write, which the first steps
+// arrange: a write while listening, the runtime's poller given time to
+// take its wake-up, then a read of it. Before the fix the Read waited
+// until its deadline, with the input in the pipe.
+func TestPipeReadsWhatCameWhileItWasNotListening(t *testing.T) {
+	r, w := newPipe(t)
+	buf := make([]byte, 64)
+	if _, err := w.Write([]byte("first\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the poller takes the wake-up, the pipe still full
+	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "first\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	hookNotListening = func() {
+		if _, err := w.Write([]byte("second\n")); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { hookNotListening = nil })
+	r.Pause(time.Millisecond)
+	r.SetReadDeadline(time.Now().Add(2 * time.Second))
+	n, err := r.Read(buf)
+	if err != nil || string(buf[:n]) != "second\n" {
+		t.Fatalf("Read = %q, %v: what came while the pipe was out of the epoll's interest was not read", buf[:n], err)
+	}
+}
