@@ -70,7 +70,7 @@ test-all: test vet-platforms test-release fuzz-short bench-short
 
 ## test-go: go test -race over every package, except the two heavy release and harness tests,
 ## which test-release runs. Each package's test binary gets TEST_TIMEOUT; the slowest (agent)
-## takes about 4 minutes alone on a quiet 2-core machine, about 6 beside the others. When a
+## takes about 2.5 minutes alone on a quiet 2-core machine, about 3.5 beside the others. When a
 ## package runs out of it, internal/tools/testtimeout replaces Go's goroutine dump (thousands of
 ## lines) with the tests that were running, the line of our code each one was blocked on, and
 ## the load average, and saves the full dump to a file. TEST_FLAGS adds go test flags (-run, -v, ...).
