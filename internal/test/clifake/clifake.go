@@ -348,14 +348,17 @@ func (c *CLI) Session() string { return c.session }
 
 // Flag is the value of a --name flag on the CLI's command line ("" when
 // it was not given; "true" for a flag without a value).
-func (c *CLI) Flag(name string) string {
-	for i, a := range c.args {
+func (c *CLI) Flag(name string) string { return flagValue(c.args, name) }
+
+// flagValue is Flag on a command line.
+func flagValue(args []string, name string) string {
+	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
 			return v
 		}
 		if a == "--"+name {
-			if i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1], "--") {
-				return c.args[i+1]
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
+				return args[i+1]
 			}
 			return "true"
 		}
@@ -584,28 +587,76 @@ func (c *CLI) control(fr frame) {
 	}
 }
 
-// ask sends a control request of the CLI's own (can_use_tool) and waits
-// for the answer; an interrupt withdraws it (control_cancel_request), as
-// the CLI does.
-func (c *CLI) ask(req map[string]any, stop <-chan struct{}) (json.RawMessage, bool) {
+// controlRequest sends a control request of the CLI's own and waits for the
+// answer, or for stop or the CLI's end (ok false); id is the request's.
+func (c *CLI) controlRequest(req map[string]any, stop <-chan struct{}) (resp json.RawMessage, id string, ok bool) {
 	c.mu.Lock()
 	c.nextID++
-	id := fmt.Sprintf("fake-%d-%d", c.n, c.nextID)
+	id = fmt.Sprintf("fake-%d-%d", c.n, c.nextID)
 	ch := make(chan json.RawMessage, 1)
 	c.waiting[id] = ch
 	c.mu.Unlock()
 	c.send(map[string]any{"type": "control_request", "request_id": id, "request": req})
 	select {
 	case r := <-ch:
-		return r, true
+		return r, id, true
 	case <-stop:
 	case <-c.done:
 	}
 	c.mu.Lock()
 	delete(c.waiting, id)
 	c.mu.Unlock()
-	c.send(map[string]any{"type": "control_cancel_request", "request_id": id})
-	return nil, false
+	return nil, id, false
+}
+
+// ask is controlRequest for can_use_tool: an interrupt withdraws it
+// (control_cancel_request), as the CLI does.
+func (c *CLI) ask(req map[string]any, stop <-chan struct{}) (json.RawMessage, bool) {
+	resp, id, ok := c.controlRequest(req, stop)
+	if !ok {
+		c.send(map[string]any{"type": "control_cancel_request", "request_id": id})
+	}
+	return resp, ok
+}
+
+// A permission is the client's answer to can_use_tool, as the CLI reads it.
+type permission struct {
+	allowed            bool
+	denial             string            // the message Claude gets when not allowed
+	updatedInput       map[string]any    // nil: the input as asked
+	updatedPermissions []json.RawMessage // rules and modes the answer grants
+}
+
+// askPermission asks can_use_tool; ok is false when the turn ends instead
+// (an interrupt, or a denial that interrupts, which ends the turn as an
+// interrupt does).
+func (c *CLI) askPermission(req map[string]any, stop <-chan struct{}) (p permission, ok bool) {
+	resp, ok := c.ask(req, stop)
+	if !ok {
+		return p, false
+	}
+	var a struct {
+		Subtype  string `json:"subtype"`
+		Response struct {
+			Behavior           string            `json:"behavior"`
+			Message            string            `json:"message"`
+			Interrupt          bool              `json:"interrupt"`
+			UpdatedInput       map[string]any    `json:"updatedInput"`
+			UpdatedPermissions []json.RawMessage `json:"updatedPermissions"`
+		} `json:"response"`
+	}
+	_ = json.Unmarshal(resp, &a)
+	if a.Subtype == "success" && a.Response.Behavior == "deny" && a.Response.Interrupt {
+		return p, false
+	}
+	p = permission{allowed: a.Subtype == "success" && a.Response.Behavior == "allow", denial: a.Response.Message}
+	if a.Subtype != "success" {
+		p.denial = "Tool permission request failed"
+	}
+	if p.allowed {
+		p.updatedInput, p.updatedPermissions = a.Response.UpdatedInput, a.Response.UpdatedPermissions
+	}
+	return p, true
 }
 
 func (c *CLI) respond(id string, resp any) {

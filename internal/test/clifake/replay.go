@@ -2,6 +2,7 @@ package clifake
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,18 +200,9 @@ func replacements(taped, live claude.Command) []string {
 	return out
 }
 
+// sessionArg is the session a command line names (--session-id or --resume).
 func sessionArg(args []string) string {
-	for i, a := range args {
-		for _, flag := range []string{"--session-id", "--resume"} {
-			if v, ok := strings.CutPrefix(a, flag+"="); ok {
-				return v
-			}
-			if a == flag && i+1 < len(args) {
-				return args[i+1]
-			}
-		}
-	}
-	return ""
+	return cmp.Or(flagValue(args, "session-id"), flagValue(args, "resume"))
 }
 
 // toLive puts the live session id and directories in place of the taped

@@ -2,7 +2,6 @@ package clifake
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -208,32 +207,15 @@ func (t *turnState) mcpCall(called, id string, input map[string]any) (string, bo
 			req["permission_suggestions"] = []any{}
 		}
 		c.state("requires_action")
-		resp, ok := c.ask(req, t.m.interrupt)
+		p, ok := c.askPermission(req, t.m.interrupt) // clifake.go
 		if !ok {
 			return "", false
 		}
-		var a struct {
-			Subtype  string `json:"subtype"`
-			Response struct {
-				Behavior           string            `json:"behavior"`
-				Message            string            `json:"message"`
-				Interrupt          bool              `json:"interrupt"`
-				UpdatedInput       map[string]any    `json:"updatedInput"`
-				UpdatedPermissions []json.RawMessage `json:"updatedPermissions"`
-			} `json:"response"`
-		}
-		_ = json.Unmarshal(resp, &a)
-		if a.Subtype == "success" && a.Response.Behavior == "deny" && a.Response.Interrupt {
-			return "", false
-		}
-		allowed, denial, source = a.Subtype == "success" && a.Response.Behavior == "allow", a.Response.Message, "user_temporary"
-		if a.Subtype != "success" {
-			denial = "Tool permission request failed"
-		}
+		allowed, denial, source = p.allowed, p.denial, "user_temporary"
 		if allowed {
-			c.grant(a.Response.UpdatedPermissions)
-			if a.Response.UpdatedInput != nil {
-				args = a.Response.UpdatedInput
+			c.grant(p.updatedPermissions)
+			if p.updatedInput != nil {
+				args = p.updatedInput
 			}
 		}
 		c.state("running")
@@ -261,7 +243,7 @@ func (t *turnState) mcpCall(called, id string, input map[string]any) (string, bo
 	rpcID := c.sdk.nextID
 	c.sdk.nextID++
 	c.mu.Unlock()
-	resp, ok := c.call(map[string]any{"subtype": "mcp_message", "server_name": server, "message": map[string]any{
+	resp, _, ok := c.controlRequest(map[string]any{"subtype": "mcp_message", "server_name": server, "message": map[string]any{
 		"method": "tools/call", "params": map[string]any{"name": tool, "arguments": args,
 			"_meta": map[string]any{"claudecode/toolUseId": id, "progressToken": rpcID}}, "jsonrpc": "2.0", "id": rpcID}}, t.m.interrupt)
 	if !ok {
@@ -399,26 +381,4 @@ func (c *CLI) permissionRules() map[string]any {
 	}
 	c.mu.Unlock()
 	return map[string]any{"state": map[string]any{"rules": rules, "workspaceDirectories": dirs, "originalCwd": c.dir, "managedOnly": false}}
-}
-
-// call is ask without the control_cancel_request: the CLI withdraws a
-// tools/call with an MCP notification instead (mcpCall).
-func (c *CLI) call(req map[string]any, stop <-chan struct{}) (json.RawMessage, bool) {
-	c.mu.Lock()
-	c.nextID++
-	id := fmt.Sprintf("fake-%d-%d", c.n, c.nextID)
-	ch := make(chan json.RawMessage, 1)
-	c.waiting[id] = ch
-	c.mu.Unlock()
-	c.send(map[string]any{"type": "control_request", "request_id": id, "request": req})
-	select {
-	case r := <-ch:
-		return r, true
-	case <-stop:
-	case <-c.done:
-	}
-	c.mu.Lock()
-	delete(c.waiting, id)
-	c.mu.Unlock()
-	return nil, false
 }

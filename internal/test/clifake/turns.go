@@ -236,27 +236,11 @@ func (t *turnState) tool(r Reply) (string, bool) {
 	allowed := mode == claude.PermissionBypass
 	denial := ""
 	if !allowed {
-		resp, ok := c.ask(canUseTool(name, id, input), t.m.interrupt) // tools.go
+		p, ok := c.askPermission(canUseTool(name, id, input), t.m.interrupt) // tools.go, clifake.go
 		if !ok {
 			return "", false
 		}
-		var a struct {
-			Subtype  string `json:"subtype"`
-			Response struct {
-				Behavior  string `json:"behavior"`
-				Message   string `json:"message"`
-				Interrupt bool   `json:"interrupt"`
-			} `json:"response"`
-		}
-		_ = json.Unmarshal(resp, &a)
-		if a.Subtype == "success" && a.Response.Behavior == "deny" && a.Response.Interrupt {
-			return "", false // a denial that interrupts: the turn ends as an interrupt does
-		}
-		allowed = a.Subtype == "success" && a.Response.Behavior == "allow"
-		denial = a.Response.Message
-		if a.Subtype != "success" {
-			denial = "Tool permission request failed"
-		}
+		allowed, denial = p.allowed, p.denial
 	}
 	if !t.wait(0) {
 		return "", false
